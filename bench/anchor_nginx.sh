@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The server against its anchor, side by side in one run: wrk against nginx serving a
+# static ~10 KB file with one worker, and against `hitcost-server --threads 1` serving a
+# ~10 KB page (strategy html, memory store: every request a hit). Both get the SAME bytes
+# (nginx serves a copy of hitcost's page), the same keep-alive wrk, the same CPU placement.
+# A third row runs hitcost-server with --no-metrics: the cost of its own instrumentation.
+#
+# Prints req/s and server CPU µs per request (from /proc/PID/stat over the run), each as
+# median [min..max] over --repeat interleaved runs, and the ratios.
+#   bench/anchor_nginx.sh [--duration 10] [--repeat 3] [--connections 16]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration=10; repeat=3; conns=16
+while [ $# -gt 0 ]; do
+  case $1 in
+    --duration) duration=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --connections) conns=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+HITCOST_DEPS="build bench" ./scripts/install-deps.sh
+[ -n "${HITCOST_NO_BUILD:-}" ] || ./scripts/build.sh build/release Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
+. bench/proc_cpu.sh
+
+ncpu=$(nproc)
+server_cpu=0
+load_cpu=$(( ncpu > 1 ? 1 : 0 ))
+tmp=$(mktemp -d)
+chmod 755 "$tmp"  # the nginx worker runs as an unprivileged user
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+start_hitcost() {  # start_hitcost LOGFILE [extra args] -> sets hc_pid, hc_port
+  build/release/server/hitcost-server --port 0 --threads 1 --cpus "$server_cpu" --store memory \
+    --strategy html "${@:2}" >"$1" 2>&1 &
+  hc_pid=$!
+  pids+=("$hc_pid")
+  for _ in $(seq 1 100); do grep -q '^listening on' "$1" && break; sleep 0.05; done
+  hc_port=$(sed -n 's/^listening on 127.0.0.1://p' "$1")
+}
+
+# 1. A hitcost page of about 10 KB: the smallest row count whose page reaches 10240 bytes.
+start_hitcost "$tmp/probe.log"
+rows=1
+while :; do
+  size=$(curl -s "http://127.0.0.1:$hc_port/page/1?rows=$rows" | wc -c)
+  [ "$size" -ge 10240 ] && break
+  rows=$((rows + 1))
+done
+mkdir -p "$tmp/www"
+curl -s "http://127.0.0.1:$hc_port/page/1?rows=$rows" >"$tmp/www/page.html"
+kill "$hc_pid"; wait "$hc_pid" 2>/dev/null || true
+echo "page: $rows rows, $size bytes; server on CPU $server_cpu, wrk on CPU $load_cpu, $conns connections, ${duration}s x $repeat"
+
+# 2. nginx, one worker, the same bytes as a static file.
+ng_port=$(./scripts/free-port.sh)
+cat >"$tmp/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx.error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nodelay on;
+  keepalive_requests 100000000;
+  keepalive_timeout 60s;
+  open_file_cache max=16;
+  client_body_temp_path $tmp/body; proxy_temp_path $tmp/proxy; fastcgi_temp_path $tmp/fcgi;
+  uwsgi_temp_path $tmp/uwsgi; scgi_temp_path $tmp/scgi;
+  types { text/html html; }
+  server {
+    listen 127.0.0.1:$ng_port;
+    root $tmp/www;
+  }
+}
+CONF
+taskset -c "$server_cpu" nginx -c "$tmp/nginx.conf" &
+ng_master=$!
+pids+=("$ng_master")
+for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$ng_port") 2>/dev/null && break; sleep 0.05; done
+ng_pids() { echo "$ng_master $(pgrep -P "$ng_master" | tr '\n' ' ')"; }
+
+# 3. hitcost-server with and without its per-phase instrumentation.
+start_hitcost "$tmp/hc.log"
+hc_on_pid=$hc_pid; hc_on_port=$hc_port
+start_hitcost "$tmp/hc_off.log" --no-metrics
+hc_off_pid=$hc_pid; hc_off_port=$hc_port
+curl -s "http://127.0.0.1:$hc_on_port/page/1?rows=$rows" >/dev/null     # warm: every timed request hits
+curl -s "http://127.0.0.1:$hc_off_port/page/1?rows=$rows" >/dev/null
+cmp -s <(curl -s "http://127.0.0.1:$ng_port/page.html") <(curl -s "http://127.0.0.1:$hc_on_port/page/1?rows=$rows") ||
+  { echo "nginx and hitcost do not serve the same bytes" >&2; curl -si "http://127.0.0.1:$ng_port/page.html" | head -5 >&2; cat "$tmp/nginx.error.log" >&2; exit 1; }
+
+run_one() {  # run_one NAME URL PIDS... -> appends "rps cpu_us_per_req p50 p99" to $tmp/NAME
+  local name=$1 url=$2; shift 2
+  local c0 c1 out rps reqs
+  c0=$(cpu_us "$@")
+  out=$(taskset -c "$load_cpu" wrk -t1 -c"$conns" -d"${duration}s" --latency "$url")
+  c1=$(cpu_us "$@")
+  rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
+  reqs=$(awk '/requests in/ {print $1}' <<<"$out")
+  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
+  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
+  grep -q 'Non-2xx\|Socket errors' <<<"$out" && { echo "$name: wrk saw errors:" >&2; echo "$out" >&2; }
+  echo "$rps $(awk -v c=$((c1 - c0)) -v r="$reqs" 'BEGIN {printf "%.2f", c / r}') $p50 $p99" >>"$tmp/$name"
+}
+
+for i in $(seq 1 "$repeat"); do
+  run_one nginx "http://127.0.0.1:$ng_port/page.html" $(ng_pids)
+  run_one hitcost "http://127.0.0.1:$hc_on_port/page/1?rows=$rows" "$hc_on_pid"
+  run_one hitcost_no_metrics "http://127.0.0.1:$hc_off_port/page/1?rows=$rows" "$hc_off_pid"
+done
+
+summary() {  # summary NAME COLUMN -> "median [min..max]"
+  local col=$2
+  local vals; vals=$(awk -v c="$col" '{print $c}' "$tmp/$1")
+  printf '%s [%s..%s]' "$(median <<<"$vals")" "$(sort -g <<<"$vals" | head -1)" "$(sort -g <<<"$vals" | tail -1)"
+}
+med() { awk -v c="$2" '{print $c}' "$tmp/$1" | median; }
+printf '\n%-22s %-28s %-26s %-10s %-10s\n' server "req/s median [min..max]" "CPU us/req median [range]" "p50" "p99"
+for n in nginx hitcost hitcost_no_metrics; do
+  printf '%-22s %-28s %-26s %-10s %-10s\n' "$n" "$(summary $n 1)" "$(summary $n 2)" \
+    "$(awk '{print $3}' "$tmp/$n" | head -1)" "$(awk '{print $4}' "$tmp/$n" | head -1)"
+done
+echo
+awk -v a="$(med hitcost 1)" -v b="$(med nginx 1)" 'BEGIN {printf "req/s ratio hitcost/nginx: %.2f (goal >= 1.0; below 0.8 is a defect)\n", a/b}'
+awk -v a="$(med nginx 2)" -v b="$(med hitcost 2)" 'BEGIN {printf "CPU per request nginx/hitcost: %.2f (>1: hitcost uses less CPU per request)\n", a/b}'
+awk -v a="$(med hitcost 2)" -v b="$(med hitcost_no_metrics 2)" 'BEGIN {printf "instrumentation cost: %+.1f%% CPU per request (goal <= 3%%)\n", (a/b-1)*100}'

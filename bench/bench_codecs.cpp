@@ -1,0 +1,248 @@
+// Microbenchmarks of every step of the hit path, per serializer x compressor x page size.
+// Names (read as a table):
+//   copy_html/N                  baseline: copy the pre-rendered HTML into a reused string
+//   render/N                     Page -> HTML
+//   encode/<ser>/N, decode/<ser>/N           serializer alone (simdjson encodes like json)
+//   deflate/<comp>/<payload>/N, inflate/<comp>/<payload>/N   compressor alone, payload
+//                                = html | json | msgpack | php (inflate: exact-size path)
+//   unwrap/<strategy>/N          flags + inflate into a reused scratch (the fetch side)
+//   hit/<strategy>/N             unwrap -> inflate -> decode -> render (html: unwrap + copy)
+//   store/<strategy>/N           encode_value (the miss side)
+// Strategies use the native scheme with compression forced (threshold 0) so each compressor
+// is measured; memcache:<strategy> rows use php-memcache's zlib without a length prefix.
+// Every benchmark checks its round trip once before timing and skips with an error if
+// it fails. counters["bytes"] = bytes of the value the step reads (stored or plain).
+#include <benchmark/benchmark.h>
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codecs/compressor.h"
+#include "codecs/page_generator.h"
+#include "codecs/renderer.h"
+#include "codecs/value_codec.h"
+
+namespace hitcost {
+namespace {
+
+struct Fixture {
+  uint32_t rows;
+  Page page;
+  std::string html;
+};
+
+const Fixture& fixture(uint32_t rows) {
+  static std::vector<Fixture*> all;
+  for (Fixture* f : all) {
+    if (f->rows == rows) return *f;
+  }
+  auto* f = new Fixture{rows, generate_page({1000 + rows, rows, 42, 1.0}), {}};
+  f->html = render_page(f->page);
+  all.push_back(f);  // lives for the program
+  return *f;
+}
+
+const SerializerId kSerializers[] = {SerializerId::json, SerializerId::msgpack, SerializerId::php};
+const SerializerId kDecoders[] = {SerializerId::json, SerializerId::simdjson, SerializerId::msgpack, SerializerId::php};
+const CompressorId kCompressors[] = {CompressorId::zlib, CompressorId::zstd, CompressorId::lz4};
+
+std::string payload_of(const Fixture& f, SerializerId s) {
+  return s == SerializerId::none ? f.html : encode_page(s, f.page);
+}
+
+void bytes_counter(benchmark::State& state, size_t n) {
+  state.counters["bytes"] = benchmark::Counter(static_cast<double>(n));
+}
+
+void bm_copy_html(benchmark::State& state, uint32_t rows) {
+  const Fixture& f = fixture(rows);
+  std::string out;
+  for (auto _ : state) {
+    out.assign(f.html);
+    benchmark::DoNotOptimize(out.data());
+  }
+  bytes_counter(state, f.html.size());
+}
+
+void bm_render(benchmark::State& state, uint32_t rows) {
+  const Fixture& f = fixture(rows);
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    render_page(f.page, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  bytes_counter(state, out.size());
+}
+
+void bm_encode(benchmark::State& state, SerializerId s, uint32_t rows) {
+  const Fixture& f = fixture(rows);
+  if (decode_page(s, encode_page(s, f.page)).value() != f.page) return state.SkipWithError("round trip failed");
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    encode_page_into(s, f.page, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  bytes_counter(state, out.size());
+}
+
+void bm_decode(benchmark::State& state, SerializerId s, uint32_t rows) {
+  const Fixture& f = fixture(rows);
+  std::string bytes = encode_page(s, f.page);
+  auto check = decode_page(s, bytes);
+  if (!check || *check != f.page) return state.SkipWithError("round trip failed");
+  for (auto _ : state) {
+    auto p = decode_page(s, bytes);
+    benchmark::DoNotOptimize(p);
+  }
+  bytes_counter(state, bytes.size());
+}
+
+void bm_deflate(benchmark::State& state, CompressorId c, SerializerId payload, uint32_t rows) {
+  std::string plain = payload_of(fixture(rows), payload), packed, back;
+  if (!compress(c, 0, plain, packed).ok() || !decompress_exact(c, packed, plain.size(), back).ok() || back != plain) {
+    return state.SkipWithError("round trip failed");
+  }
+  for (auto _ : state) {
+    packed.clear();
+    benchmark::DoNotOptimize(compress(c, 0, plain, packed));
+  }
+  bytes_counter(state, plain.size());
+}
+
+void bm_inflate(benchmark::State& state, CompressorId c, SerializerId payload, uint32_t rows) {
+  std::string plain = payload_of(fixture(rows), payload), packed, out;
+  if (!compress(c, 0, plain, packed).ok() || !decompress_exact(c, packed, plain.size(), out).ok() || out != plain) {
+    return state.SkipWithError("round trip failed");
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(decompress_exact(c, packed, plain.size(), out));
+    benchmark::DoNotOptimize(out.data());
+  }
+  bytes_counter(state, packed.size());
+}
+
+struct Prepared {
+  Strategy st;
+  EncodedValue v;
+};
+
+bool prepare(const std::string& text, FlagScheme scheme, const Fixture& f, Prepared& p, benchmark::State& state) {
+  auto st = parse_strategy(text, scheme);
+  if (!st) {
+    state.SkipWithError(st.error().message.c_str());
+    return false;
+  }
+  st->rule.threshold_bytes = 0;
+  p.st = *st;
+  p.v = encode_value(p.st, f.page, f.html);
+  return true;
+}
+
+// One hit: what the server does with a fetched value. Returns false on any error.
+bool serve(const Prepared& p, std::string& scratch, std::string& out) {
+  auto u = unwrap_value(p.v.bytes, p.v.flags, p.st.scheme, scratch);
+  if (!u) return false;
+  out.clear();
+  if (u->rep == Representation::html) {
+    out.append(u->payload);
+    return true;
+  }
+  auto page = decode_page(decoder_for(u->serializer, p.st), u->payload);
+  if (!page) return false;
+  render_page(*page, out);
+  return true;
+}
+
+void bm_hit(benchmark::State& state, std::string text, FlagScheme scheme, uint32_t rows) {
+  const Fixture& f = fixture(rows);
+  Prepared p;
+  if (!prepare(text, scheme, f, p, state)) return;
+  std::string scratch, out;
+  if (!serve(p, scratch, out) || out != f.html) return state.SkipWithError("hit path round trip failed");
+  for (auto _ : state) {
+    if (!serve(p, scratch, out)) return state.SkipWithError("hit failed");
+    benchmark::DoNotOptimize(out.data());
+  }
+  bytes_counter(state, p.v.bytes.size());
+}
+
+void bm_unwrap(benchmark::State& state, std::string text, FlagScheme scheme, uint32_t rows) {
+  const Fixture& f = fixture(rows);
+  Prepared p;
+  if (!prepare(text, scheme, f, p, state)) return;
+  std::string scratch;
+  auto u = unwrap_value(p.v.bytes, p.v.flags, scheme, scratch);
+  std::string plain = p.st.rep == Representation::html ? f.html : encode_page(p.st.serializer, f.page);
+  if (!u || u->payload != plain) return state.SkipWithError("unwrap round trip failed");
+  for (auto _ : state) {
+    auto r = unwrap_value(p.v.bytes, p.v.flags, scheme, scratch);
+    benchmark::DoNotOptimize(r);
+  }
+  bytes_counter(state, p.v.bytes.size());
+}
+
+void bm_store(benchmark::State& state, std::string text, FlagScheme scheme, uint32_t rows) {
+  const Fixture& f = fixture(rows);
+  Prepared p;
+  if (!prepare(text, scheme, f, p, state)) return;
+  std::string scratch, out;
+  if (!serve(p, scratch, out) || out != f.html) return state.SkipWithError("store round trip failed");
+  for (auto _ : state) {
+    auto v = encode_value(p.st, f.page, f.html);
+    benchmark::DoNotOptimize(v.bytes.data());
+  }
+  bytes_counter(state, p.v.bytes.size());
+}
+
+// Names are built by appending: GCC 12 -O3 warns falsely (-Wrestrict, bug 105329) on
+// chains of std::string operator+.
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (auto p : parts) s.append(p);
+  return s;
+}
+
+int register_all() {
+  using benchmark::RegisterBenchmark;
+  for (uint32_t rows : {5u, 50u, 500u}) {
+    const std::string n = cat({"/", std::to_string(rows)});
+    RegisterBenchmark(cat({"copy_html", n}).c_str(), bm_copy_html, rows);
+    RegisterBenchmark(cat({"render", n}).c_str(), bm_render, rows);
+    for (SerializerId s : kSerializers) {
+      RegisterBenchmark(cat({"encode/", to_string(s), n}).c_str(), bm_encode, s, rows);
+    }
+    for (SerializerId s : kDecoders) {
+      RegisterBenchmark(cat({"decode/", to_string(s), n}).c_str(), bm_decode, s, rows);
+    }
+    for (CompressorId c : kCompressors) {
+      for (SerializerId payload : {SerializerId::none, SerializerId::json, SerializerId::msgpack, SerializerId::php}) {
+        const std::string what = cat({to_string(c), "/", payload == SerializerId::none ? "html" : to_string(payload)});
+        RegisterBenchmark(cat({"deflate/", what, n}).c_str(), bm_deflate, c, payload, rows);
+        RegisterBenchmark(cat({"inflate/", what, n}).c_str(), bm_inflate, c, payload, rows);
+      }
+    }
+    for (std::string_view rep : {"html", "struct:json", "struct:simdjson", "struct:msgpack", "struct:php"}) {
+      for (std::string_view comp : {"", "+zlib", "+zstd", "+lz4"}) {
+        const std::string st = cat({rep, comp});
+        RegisterBenchmark(cat({"unwrap/", st, n}).c_str(), bm_unwrap, st, FlagScheme::native, rows);
+        RegisterBenchmark(cat({"hit/", st, n}).c_str(), bm_hit, st, FlagScheme::native, rows);
+        RegisterBenchmark(cat({"store/", st, n}).c_str(), bm_store, st, FlagScheme::native, rows);
+      }
+    }
+    // php-memcache's zlib has no length prefix: the reader inflates into a growing buffer.
+    for (std::string st : {"html+zlib", "struct:php+zlib"}) {
+      RegisterBenchmark(cat({"unwrap/memcache:", st, n}).c_str(), bm_unwrap, st, FlagScheme::php_memcache, rows);
+      RegisterBenchmark(cat({"hit/memcache:", st, n}).c_str(), bm_hit, st, FlagScheme::php_memcache, rows);
+    }
+  }
+  return 0;
+}
+
+const int registered = register_all();
+
+}  // namespace
+}  // namespace hitcost

@@ -1,0 +1,261 @@
+// Store microbenchmarks: get/set per backend and value size, and the seed experiment —
+// 1M random 64-byte reads of a hot file, pread(2) against memcpy from a mapping.
+// Every benchmark checks what it reads before it starts timing.
+#include <arpa/inet.h>
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "stores/store.h"
+
+namespace {
+
+using hitcost::Store;
+
+// ---- a memcached of our own, on a free loopback port, killed at exit ---------------------
+class BenchMemcached {
+ public:
+  static BenchMemcached& instance() {
+    static BenchMemcached m;
+    return m;
+  }
+  bool ok() const { return port_ > 0; }
+  int port() const { return port_; }
+  ~BenchMemcached() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+ private:
+  BenchMemcached() {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      return;
+    ::close(fd);
+    const int port = ntohs(a.sin_port);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      std::string p = std::to_string(port);
+      int devnull = ::open("/dev/null", O_WRONLY);
+      if (devnull >= 0) ::dup2(devnull, 2);
+      if (::geteuid() == 0)
+        ::execlp("memcached", "memcached", "-l", "127.0.0.1", "-p", p.c_str(), "-U", "0", "-m",
+                 "512", "-t", "1", "-u", "root", nullptr);
+      else
+        ::execlp("memcached", "memcached", "-l", "127.0.0.1", "-p", p.c_str(), "-U", "0", "-m",
+                 "512", "-t", "1", nullptr);
+      ::_exit(127);
+    }
+    for (int i = 0; i < 200 && pid_ > 0; ++i) {  // wait until it accepts
+      int c = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      a.sin_port = htons(static_cast<uint16_t>(port));
+      bool up = ::connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+      ::close(c);
+      if (up) {
+        port_ = port;
+        return;
+      }
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  pid_t pid_ = -1;
+  int port_ = -1;
+};
+
+std::string bench_dir() {
+  static std::string dir = [] {
+    std::string t = (std::filesystem::temp_directory_path() / "hitcost-bench-XXXXXX").string();
+    if (!::mkdtemp(t.data())) std::abort();
+    std::atexit([] { std::filesystem::remove_all(bench_dir()); });
+    return t;
+  }();
+  return dir;
+}
+
+// Opened stores are cached per spec so repetitions reuse the warm store.
+Store* store_for(const std::string& kind, std::string* why) {
+  static std::map<std::string, std::unique_ptr<Store>> stores;
+  auto& slot = stores[kind];
+  if (slot) return slot.get();
+  std::string spec;
+  if (kind == "memory") spec = "memory";
+  else if (kind == "mmap") spec = "mmap:" + bench_dir() + "/mmap.dat?size=256M";
+  else if (kind == "pread") spec = "pread:" + bench_dir() + "/pread.dat?size=256M";
+  else if (kind == "memcached") {
+    auto& mc = BenchMemcached::instance();
+    if (!mc.ok()) {
+      *why = "memcached not available";
+      return nullptr;
+    }
+    spec = "memcached:127.0.0.1:" + std::to_string(mc.port());
+  }
+  auto s = hitcost::open_store(spec);
+  if (!s) {
+    *why = s.error().message;
+    return nullptr;
+  }
+  slot = std::move(*s);
+  return slot.get();
+}
+
+const char* kKinds[] = {"memory", "mmap", "pread", "memcached"};
+
+std::string value_of(size_t size, size_t i) {
+  std::string v(size, '\0');
+  for (size_t j = 0; j < size; ++j) v[j] = static_cast<char>('a' + (i * 131 + j * 7) % 26);
+  return v;
+}
+
+size_t keys_for(size_t size) { return size >= 100000 ? 256 : 1024; }
+
+void BM_StoreGet(benchmark::State& state) {
+  const std::string kind = kKinds[state.range(0)];
+  const auto size = static_cast<size_t>(state.range(1));
+  std::string why;
+  Store* s = store_for(kind, &why);
+  if (!s) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  const size_t n = keys_for(size);
+  std::vector<std::string> keys;
+  std::string v;
+  uint32_t f = 0;
+  for (size_t i = 0; i < n; ++i) {
+    keys.push_back("get:" + std::to_string(size) + ":" + std::to_string(i));
+    std::string want = value_of(size, i);
+    if (!s->set(keys.back(), want, static_cast<uint32_t>(i)) || !s->get(keys.back(), v, f) ||
+        v != want || f != i) {
+      state.SkipWithError("value read back differs from the value written");
+      return;
+    }
+  }
+  std::mt19937 rng(1);
+  std::vector<uint32_t> order(4096);
+  for (auto& o : order) o = static_cast<uint32_t>(rng() % n);
+  size_t i = 0;
+  for (auto _ : state) {
+    auto r = s->get(keys[order[i++ & 4095]], v, f);
+    benchmark::DoNotOptimize(r);
+    benchmark::DoNotOptimize(v.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
+  state.SetLabel(kind);
+}
+
+void BM_StoreSet(benchmark::State& state) {
+  const std::string kind = kKinds[state.range(0)];
+  const auto size = static_cast<size_t>(state.range(1));
+  std::string why;
+  Store* s = store_for(kind, &why);
+  if (!s) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  const size_t n = keys_for(size);
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < n; ++i) keys.push_back("set:" + std::to_string(size) + ":" + std::to_string(i));
+  const std::string value = value_of(size, 3);
+  std::string v;
+  uint32_t f = 0;
+  if (!s->set(keys[0], value, 9) || !s->get(keys[0], v, f) || v != value || f != 9) {
+    state.SkipWithError("value read back differs from the value written");
+    return;
+  }
+  size_t i = 0;
+  for (auto _ : state) {
+    auto r = s->set(keys[i++ % n], value, 9);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
+  state.SetLabel(kind);
+}
+
+void store_args(benchmark::internal::Benchmark* b) {
+  for (int k = 0; k < 4; ++k)
+    for (int size : {64, 1024, 10 * 1024, 100 * 1024}) b->Args({k, size});
+  b->ArgNames({"store", "bytes"});
+}
+BENCHMARK(BM_StoreGet)->Apply(store_args);
+BENCHMARK(BM_StoreSet)->Apply(store_args);
+
+// ---- the seed experiment -------------------------------------------------------------------
+// 1M random 64-byte reads of a hot 64 MiB file: pread(2) into a buffer vs memcpy out of a
+// shared read-only mapping (pages faulted in before timing). One iteration = both loops;
+// counters report ns per read and the ratio.
+void BM_SeedPreadVsMmap64(benchmark::State& state) {
+  constexpr size_t kFile = 64u << 20, kReads = 1u << 20, kRead = 64;
+  const std::string path = bench_dir() + "/seed.dat";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  std::string chunk = value_of(1 << 20, 5);
+  for (size_t off = 0; off < kFile; off += chunk.size())
+    if (::pwrite(fd, chunk.data(), chunk.size(), static_cast<off_t>(off)) !=
+        static_cast<ssize_t>(chunk.size()))
+      state.SkipWithError("cannot write the seed file");
+  auto* map = static_cast<const char*>(::mmap(nullptr, kFile, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0));
+  std::vector<uint64_t> offs(kReads);
+  std::mt19937_64 rng(7);
+  for (auto& o : offs) o = (rng() % (kFile / kRead)) * kRead;
+  char buf[kRead];
+  for (size_t i = 0; i < 1000; ++i) {  // both paths read the same bytes
+    if (::pread(fd, buf, kRead, static_cast<off_t>(offs[i])) != kRead ||
+        std::memcmp(buf, map + offs[i], kRead) != 0) {
+      state.SkipWithError("pread and mmap disagree");
+      break;
+    }
+  }
+  double pread_ns = 0, mmap_ns = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (uint64_t o : offs) {
+      if (::pread(fd, buf, kRead, static_cast<off_t>(o)) != kRead) std::abort();
+      benchmark::DoNotOptimize(buf);
+      benchmark::ClobberMemory();
+    }
+    auto t1 = std::chrono::steady_clock::now();
+    for (uint64_t o : offs) {
+      std::memcpy(buf, map + o, kRead);
+      benchmark::DoNotOptimize(buf);
+      benchmark::ClobberMemory();
+    }
+    auto t2 = std::chrono::steady_clock::now();
+    pread_ns += std::chrono::duration<double, std::nano>(t1 - t0).count();
+    mmap_ns += std::chrono::duration<double, std::nano>(t2 - t1).count();
+  }
+  const double iters = static_cast<double>(state.iterations()) * kReads;
+  state.counters["pread_ns"] = pread_ns / iters;
+  state.counters["mmap_ns"] = mmap_ns / iters;
+  state.counters["pread_over_mmap"] = mmap_ns > 0 ? pread_ns / mmap_ns : 0;
+  ::munmap(const_cast<char*>(map), kFile);
+  ::close(fd);
+}
+BENCHMARK(BM_SeedPreadVsMmap64)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace

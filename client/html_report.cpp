@@ -1,0 +1,511 @@
+#include "client/html_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "client/histogram.h"
+#include "client/log2_histogram.h"
+#include "client/report.h"
+#include "client/sweep.h"
+#include "client/verdict.h"
+
+namespace hitcost::client {
+
+namespace {
+
+using nlohmann::json;
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+// Short human number: 3 significant digits, no exponent for the ranges we draw.
+std::string num3(double v) {
+  if (v >= 100) return fmt("%.0f", v);
+  if (v >= 10) return fmt("%.1f", v);
+  return fmt("%.2f", v);
+}
+
+std::string short_us(uint64_t us) {
+  if (us >= 1'000'000) return fmt("%.0fs", double(us) / 1e6);
+  if (us >= 1000) return fmt("%.0fms", double(us) / 1e3);
+  return std::to_string(us);
+}
+
+std::optional<double> num_at(const json& j, const char* pointer) {
+  const auto p = json::json_pointer(pointer);
+  if (!j.contains(p) || !j.at(p).is_number()) return std::nullopt;
+  return j.at(p).get<double>();
+}
+
+double median_of(std::vector<double> v) {
+  auto r = Range::of(std::move(v));
+  return r ? r->median : 0.0;
+}
+
+std::string run_store(const json& run) {
+  const std::string s = run.value("sweep_store", std::string());
+  if (!s.empty()) return s;
+  return run.contains("store") && run["store"].is_string() ? run["store"].get<std::string>() : "";
+}
+std::string group_label(const std::string& store, const std::string& strategy) {
+  const std::string s = strategy.empty() ? "(server's strategy)" : strategy;
+  return store.empty() ? s : s + " @ " + store;
+}
+
+struct Group {
+  std::string store, strategy, label;
+  std::vector<const json*> runs;
+};
+
+std::vector<Group> group_runs(const std::vector<json>& runs) {
+  std::vector<Group> groups;
+  for (const json& r : runs) {
+    const std::string store = run_store(r), strategy = r.value("strategy", std::string());
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group& g) { return g.store == store && g.strategy == strategy; });
+    if (it == groups.end()) {
+      groups.push_back({store, strategy, group_label(store, strategy), {}});
+      it = groups.end() - 1;
+    }
+    it->runs.push_back(&r);
+  }
+  return groups;
+}
+
+const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+// ---- charts --------------------------------------------------------------------------
+
+// Latency percentiles per strategy: grouped bars on a log10 µs axis, bar = median over the
+// group's runs, whisker = min..max over them.
+std::string latency_chart(const std::vector<Group>& groups) {
+  static const std::pair<const char*, const char*> pcts[] = {
+      {"p50", "/latency_us/p50"}, {"p90", "/latency_us/p90"}, {"p99", "/latency_us/p99"},
+      {"p99.9", "/latency_us/p999"}, {"max", "/latency_us/max"}};
+  const int np = 5;
+  struct Cell { double med = 0, lo = 0, hi = 0; };
+  std::vector<std::vector<Cell>> cells(groups.size(), std::vector<Cell>(np));
+  double vmin = 1e300, vmax = 0;
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (int p = 0; p < np; ++p) {
+      std::vector<double> v;
+      for (const json* r : groups[g].runs)
+        if (auto x = num_at(*r, pcts[p].second)) v.push_back(std::max(*x, 0.001));
+      if (auto range = Range::of(v)) {
+        cells[g][size_t(p)] = {range->median, range->min, range->max};
+        vmin = std::min(vmin, range->min);
+        vmax = std::max(vmax, range->max);
+      }
+    }
+  if (vmax <= 0) vmin = 1, vmax = 10;
+  const double lo = std::pow(10.0, std::floor(std::log10(vmin))), hi = std::pow(10.0, std::ceil(std::log10(vmax)) + 1e-9);
+  // 36 px per bar: room for a 4-digit value label; a group at least as wide as its name.
+  size_t longest = 0;
+  for (const Group& g : groups) longest = std::max(longest, g.label.size());
+  const double L = 70, T = 30, H = 300, bar = 36, group_w = std::max(5 * bar + 30, 7.5 * double(longest) + 20),
+               W = std::max(L + group_w * double(groups.size()) + 20, 560.0);
+  auto y = [&](double v) { return T + H - H * (std::log10(std::max(v, lo)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)); };
+  std::ostringstream s;
+  s << "<svg class=\"chart\" data-chart=\"latency\" width=\"" << W
+    << "\" height=\"" << T + H + 70 << "\" role=\"img\" aria-label=\"latency percentiles per strategy\">";
+  for (double t = lo; t <= hi * 1.0001; t *= 10) {
+    s << "<line x1=\"" << L << "\" x2=\"" << W - 10 << "\" y1=\"" << y(t) << "\" y2=\"" << y(t)
+      << "\" class=\"grid\"/><text x=\"" << L - 6 << "\" y=\"" << y(t) + 4 << "\" text-anchor=\"end\">"
+      << num3(t) << "</text>";
+  }
+  s << "<text x=\"14\" y=\"" << T + H / 2 << "\" transform=\"rotate(-90 14 " << T + H / 2
+    << ")\" text-anchor=\"middle\">latency, µs (log scale)</text>";
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const double x0 = L + group_w * double(g) + 15;
+    for (int p = 0; p < np; ++p) {
+      const Cell& c = cells[g][size_t(p)];
+      if (c.med <= 0) continue;
+      const double x = x0 + p * bar, top = y(c.med);
+      s << "<rect class=\"lat-bar\" data-strategy=\"" << esc(groups[g].label) << "\" data-pct=\"" << pcts[p].first
+        << "\" x=\"" << x << "\" y=\"" << top << "\" width=\"" << bar - 4 << "\" height=\"" << T + H - top << "\" fill=\""
+        << kPalette[p] << "\"><title>" << esc(groups[g].label) << " " << pcts[p].first << ": " << num3(c.med)
+        << " µs [" << num3(c.lo) << ".." << num3(c.hi) << "]</title></rect>";
+      if (c.hi > c.lo)
+        s << "<line class=\"whisker\" x1=\"" << x + bar / 2 - 2 << "\" x2=\"" << x + bar / 2 - 2 << "\" y1=\"" << y(c.hi)
+          << "\" y2=\"" << y(c.lo) << "\"/>";
+      s << "<text class=\"small\" x=\"" << x + bar / 2 - 2 << "\" y=\"" << std::min(top, y(c.hi)) - 4
+        << "\" text-anchor=\"middle\">" << num3(c.med) << "</text>";
+    }
+    s << "<text class=\"label\" x=\"" << x0 + 2.5 * bar << "\" y=\"" << T + H + 18 << "\" text-anchor=\"middle\">"
+      << esc(groups[g].label) << "</text>";
+  }
+  for (int p = 0; p < np; ++p)
+    s << "<rect x=\"" << L + 90.0 * p << "\" y=\"" << T + H + 38 << "\" width=\"12\" height=\"12\" fill=\""
+      << kPalette[p] << "\"/><text x=\"" << L + 90.0 * p + 16 << "\" y=\"" << T + H + 49 << "\">" << pcts[p].first
+      << "</text>";
+  s << "</svg>";
+  return s.str();
+}
+
+// CPU per request, stacked: the server's per-phase time on the hit path, the rest of the
+// server's CPU ("other"), then the cache's and this client's CPU. Medians over the runs.
+std::string cpu_chart(const std::vector<Group>& groups) {
+  static const char* parts[] = {"fetch", "unwrap", "decode", "render", "write", "other", "cache CPU", "client CPU"};
+  const size_t np = 8;
+  std::vector<std::vector<double>> v(groups.size(), std::vector<double>(np, 0));
+  std::vector<double> server(groups.size(), 0);
+  double vmax = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    std::vector<std::vector<double>> samples(np);
+    std::vector<double> srv;
+    for (const json* r : groups[g].runs) {
+      double phases = 0;
+      for (size_t k = 0; k < 5; ++k) {
+        const std::string ptr = std::string("/phases_us_per_req/") + parts[k];
+        const double x = num_at(*r, ptr.c_str()).value_or(0);
+        samples[k].push_back(x);
+        phases += x;
+      }
+      const double s = num_at(*r, "/server_cpu_us_per_req").value_or(0);
+      srv.push_back(s);
+      samples[5].push_back(std::max(0.0, s - phases));
+      samples[6].push_back(num_at(*r, "/cache_cpu_us_per_req").value_or(0));
+      samples[7].push_back(num_at(*r, "/client_cpu_us_per_req").value_or(0));
+    }
+    double total = 0;
+    for (size_t k = 0; k < np; ++k) total += v[g][k] = median_of(samples[k]);
+    server[g] = median_of(srv);
+    vmax = std::max(vmax, total);
+  }
+  if (vmax <= 0) vmax = 1;
+  size_t longest = 0;
+  for (const Group& g : groups) longest = std::max(longest, g.label.size());
+  const double L = 70, T = 30, H = 300, bw = 60, gap = std::max(90.0, 7.5 * double(longest) - 40),
+               W = L + (bw + gap) * double(groups.size()) + 20;
+  auto h = [&](double x) { return H * x / (vmax * 1.1); };
+  std::ostringstream s;
+  s << "<svg class=\"chart\" data-chart=\"cpu\" width=\"" << std::max(W, 820.0)
+    << "\" height=\"" << T + H + 90 << "\" role=\"img\" aria-label=\"CPU per request by phase\">";
+  for (int t = 0; t <= 4; ++t) {
+    const double val = vmax * 1.1 * t / 4, yy = T + H - h(val);
+    s << "<line x1=\"" << L << "\" x2=\"" << W - 10 << "\" y1=\"" << yy << "\" y2=\"" << yy
+      << "\" class=\"grid\"/><text x=\"" << L - 6 << "\" y=\"" << yy + 4 << "\" text-anchor=\"end\">" << num3(val)
+      << "</text>";
+  }
+  s << "<text x=\"14\" y=\"" << T + H / 2 << "\" transform=\"rotate(-90 14 " << T + H / 2
+    << ")\" text-anchor=\"middle\">µs per request</text>";
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const double x = L + 30 + (bw + gap) * double(g);
+    double base = T + H, total = 0;
+    for (size_t k = 0; k < np; ++k) {
+      const double hh = h(v[g][k]);
+      total += v[g][k];
+      base -= hh;
+      s << "<rect class=\"cpu-seg\" data-strategy=\"" << esc(groups[g].label) << "\" data-part=\"" << parts[k]
+        << "\" x=\"" << x << "\" y=\"" << base << "\" width=\"" << bw << "\" height=\"" << hh << "\" fill=\""
+        << kPalette[k] << "\"><title>" << esc(groups[g].label) << " " << parts[k] << ": " << num3(v[g][k])
+        << " µs/req</title></rect>";
+    }
+    s << "<text class=\"small\" x=\"" << x + bw / 2 << "\" y=\"" << base - 4 << "\" text-anchor=\"middle\">"
+      << num3(total) << " total, server CPU " << num3(server[g]) << "</text>";
+    s << "<text class=\"label\" x=\"" << x + bw / 2 << "\" y=\"" << T + H + 18 << "\" text-anchor=\"middle\">"
+      << esc(groups[g].label) << "</text>";
+  }
+  for (size_t k = 0; k < np; ++k)
+    s << "<rect x=\"" << L + 88.0 * double(k) << "\" y=\"" << T + H + 40 << "\" width=\"12\" height=\"12\" fill=\""
+      << kPalette[k] << "\"/><text x=\"" << L + 88.0 * double(k) + 16 << "\" y=\"" << T + H + 51 << "\">" << parts[k]
+      << "</text>";
+  s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 76
+    << "\">phases are time inside the server (fetch includes waiting for the cache); other = server CPU outside "
+       "those phases (misses, parsing, syscalls)</text>";
+  s << "</svg>";
+  return s.str();
+}
+
+// bcc-style log2 histogram of one run, hits and misses stacked, count on a log axis so a
+// 1 % miss peak is visible next to a 99 % hit peak. Peaks found as in the terminal report.
+std::string log2_chart(const json& run, const std::string& label) {
+  Histogram all, hit, miss;
+  if (!run.contains("histogram") || !histogram_from_json(run["histogram"], &all)) return "";
+  if (run.contains("histogram_hit")) histogram_from_json(run["histogram_hit"], &hit);
+  if (run.contains("histogram_miss")) histogram_from_json(run["histogram_miss"], &miss);
+  const Log2Histogram la = Log2Histogram::from_ns(all), lh = Log2Histogram::from_ns(hit), lm = Log2Histogram::from_ns(miss);
+  size_t first = 0;
+  while (first < la.counts.size() && la.counts[first] == 0) ++first;
+  if (first >= la.counts.size()) return "<p class=\"note\">" + esc(label) + ": no samples</p>";
+  const size_t last = la.counts.size() - 1, n = last - first + 1;
+  const auto modes = find_bimodal(la);
+  const bool misses_seen = miss.count() > 0 || hit.count() == 0;
+  uint64_t peak = 1;
+  for (uint64_t c : la.counts) peak = std::max(peak, c);
+  const double L = 50, T = 36, H = 150, bw = 26, W = L + bw * double(n) + 20;
+  auto hgt = [&](double c) { return c <= 0 ? 0.0 : H * std::log10(1 + c) / std::log10(1 + double(peak)); };
+  auto at = [](const Log2Histogram& h, size_t i) { return i < h.counts.size() ? double(h.counts[i]) : 0.0; };
+  std::ostringstream s;
+  s << "<svg class=\"chart\" data-chart=\"log2\" data-strategy=\"" << esc(label)
+    << "\" width=\"" << std::max(W, 430.0) << "\" height=\"" << T + H + 50
+    << "\"><text class=\"label\" x=\"" << L << "\" y=\"14\">" << esc(label) << "</text>";
+  for (size_t i = first; i <= last; ++i) {
+    const double x = L + bw * double(i - first), total = at(la, i), hs = hgt(total);
+    const double hv = at(lh, i), mv = at(lm, i);
+    // split the log-height bar in proportion to hit / miss / untagged counts
+    const double fh = total > 0 ? hv / total : 0, fm = total > 0 ? mv / total : 0;
+    double y = T + H;
+    for (auto [frac, cls, color] : {std::tuple{fh, "hit", "#4e79a7"}, {fm, "miss", "#f28e2b"},
+                                    {std::max(0.0, 1 - fh - fm), "other", "#bab0ac"}}) {
+      if (frac <= 0) continue;
+      y -= hs * frac;
+      s << "<rect class=\"log2-bar\" data-kind=\"" << cls << "\" x=\"" << x + 1 << "\" y=\"" << y << "\" width=\""
+        << bw - 2 << "\" height=\"" << hs * frac << "\" fill=\"" << color << "\"><title>"
+        << Log2Histogram::slot_low(i) << "–" << Log2Histogram::slot_high(i) << " µs: " << uint64_t(total)
+        << "</title></rect>";
+    }
+    if ((i - first) % 2 == 0)
+      s << "<text class=\"tick\" x=\"" << x + bw / 2 << "\" y=\"" << T + H + 14 << "\" text-anchor=\"middle\">"
+        << short_us(Log2Histogram::slot_low(i)) << "</text>";
+    if (modes && (i == modes->hit_slot || i == modes->miss_slot)) {
+      const bool fast = i == modes->hit_slot;
+      const char* text = misses_seen ? (fast ? "hit peak" : "miss peak") : (fast ? "fast peak" : "slow peak");
+      s << "<text class=\"peak\" x=\"" << x + bw / 2 << "\" y=\"" << T + H - hs - 6 << "\" text-anchor=\"middle\">"
+        << text << "</text>";
+    }
+  }
+  s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 32
+    << "\">latency µs, log2 buckets; height: count (log); </text><text class=\"small\" x=\"" << L + 250 << "\" y=\"" << T + H + 32
+    << "\" style=\"fill:#4e79a7\">■ hit</text><text class=\"small\" x=\"" << L + 290 << "\" y=\"" << T + H + 32
+    << "\" style=\"fill:#f28e2b\">■ miss</text></svg>";
+  return s.str();
+}
+
+// Per-second throughput (line) and p99 (dashed) of one run, each scaled to its own maximum.
+std::string series_chart(const json& run, const std::string& label) {
+  if (!run.contains("series") || !run["series"].is_array() || run["series"].empty()) return "";
+  const json& pts = run["series"];
+  double rmax = 1e-9, pmax = 1e-9;
+  for (const auto& p : pts) {
+    rmax = std::max(rmax, p.value("throughput_rps", 0.0));
+    pmax = std::max(pmax, p.value("p99_us", 0.0));
+  }
+  const double L = 50, T = 30, H = 120, W = 420, dx = pts.size() > 1 ? (W - L - 20) / double(pts.size() - 1) : 0;
+  std::string rps_line, p99_line;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const double x = L + dx * double(i);
+    rps_line += fmt("%.1f,", x) + fmt("%.1f ", T + H - H * pts[i].value("throughput_rps", 0.0) / rmax);
+    p99_line += fmt("%.1f,", x) + fmt("%.1f ", T + H - H * pts[i].value("p99_us", 0.0) / pmax);
+  }
+  std::ostringstream s;
+  s << "<svg class=\"chart\" data-chart=\"series\" data-strategy=\"" << esc(label)
+    << "\" width=\"" << W << "\" height=\"" << T + H + 40 << "\">"
+    << "<text class=\"label\" x=\"" << L << "\" y=\"12\">per second</text><text class=\"small\" x=\"" << L
+    << "\" y=\"25\">req/s (blue, max " << num3(rmax) << "), p99 µs (red dashed, max " << num3(pmax) << ")</text>"
+    << "<line class=\"grid\" x1=\"" << L << "\" x2=\"" << W - 20 << "\" y1=\"" << T + H << "\" y2=\"" << T + H << "\"/>"
+    << "<polyline class=\"series-rps\" fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"2\" points=\"" << rps_line
+    << "\"/><polyline class=\"series-p99\" fill=\"none\" stroke=\"#e15759\" stroke-dasharray=\"4 3\" stroke-width=\"2\" "
+       "points=\""
+    << p99_line << "\"/><text class=\"tick\" x=\"" << L << "\" y=\"" << T + H + 14 << "\">0 s</text><text class=\"tick\" x=\""
+    << W - 20 << "\" y=\"" << T + H + 14 << "\" text-anchor=\"end\">" << pts.size() - 1 << " s</text>";
+  for (size_t i = 0; i < pts.size(); ++i)  // markers: a 1 s run is a single point, not a line
+    s << "<circle cx=\"" << L + dx * double(i) << "\" cy=\"" << T + H - H * pts[i].value("throughput_rps", 0.0) / rmax
+      << "\" r=\"3\" fill=\"#4e79a7\"/><circle cx=\"" << L + dx * double(i) << "\" cy=\""
+      << T + H - H * pts[i].value("p99_us", 0.0) / pmax << "\" r=\"3\" fill=\"#e15759\"/>";
+  s << "</svg>";
+  return s.str();
+}
+
+std::string range_cell(const json& r, const char* f) {
+  if (!r.is_object()) return "<td>-</td>";
+  return "<td>" + fmt(f, r.value("median", 0.0)) + " <span class=\"rng\">[" + fmt(f, r.value("min", 0.0)) + ".." +
+         fmt(f, r.value("max", 0.0)) + "]</span></td>";
+}
+
+std::string uniq(const std::vector<json>& runs, const char* pointer) {
+  std::set<std::string> seen;
+  std::string out;
+  for (const json& r : runs) {
+    const auto p = json::json_pointer(pointer);
+    if (!r.contains(p)) continue;
+    const json& v = r.at(p);
+    if (v.is_null()) continue;
+    std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    if (v.is_array() && v.empty()) text = "none";
+    if (v.is_array() && !v.empty() && v[0].is_object() && v[0].contains("weight")) {  // rows_mix
+      text.clear();
+      for (const auto& e : v) text += (text.empty() ? "" : ",") + e.value("rows", json(0)).dump() + ":" + e.value("weight", json(0)).dump();
+    }
+    if (seen.insert(text).second) out += (out.empty() ? "" : ", ") + text;
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string header_section(const std::vector<json>& runs, const std::vector<json>& merged_info) {
+  std::ostringstream s;
+  size_t contaminated = 0, unknown = 0, retries = 0, unsent = 0;
+  for (const json& r : runs) {
+    if (!r.contains("contaminated") || r["contaminated"].is_null()) ++unknown;
+    else if (r["contaminated"].get<bool>()) ++contaminated;
+    retries += r.value("contamination_retries", size_t{0});
+    unsent += r.value("unsent", size_t{0}) + r.value("unfinished", size_t{0});
+  }
+  s << "<table class=\"kv\">";
+  auto row = [&](const std::string& k, const std::string& v) { s << "<tr><th>" << k << "</th><td>" << v << "</td></tr>"; };
+  std::string mode = esc(uniq(runs, "/mode"));
+  if (mode.find("open") != std::string::npos) mode += " at " + esc(uniq(runs, "/rate_rps")) + " req/s (latency from the intended send time)";
+  else mode += " (latency from the actual send: stalls are under-represented)";
+  row("mode", mode);
+  row("connections / threads", esc(uniq(runs, "/connections")) + " / " + esc(uniq(runs, "/threads")));
+  row("runs", std::to_string(runs.size()) + ", window " + esc(uniq(runs, "/duration_s")) + " s after " +
+                  esc(uniq(runs, "/warmup_s")) + " s warmup");
+  row("keys", esc(uniq(runs, "/keys")) + " " + esc(uniq(runs, "/key_dist")) + ", target hit ratio " +
+                  esc(uniq(runs, "/target_hit_ratio")) + ", rows " + esc(uniq(runs, "/rows")) +
+                  (runs.empty() || !runs[0].contains("rows_mix") ? "" : ", rows mix " + esc(uniq(runs, "/rows_mix"))));
+  row("CPU placement", "client pinned " + esc(uniq(runs, "/placement/client_pinned")) + " (threads seen on " +
+                           esc(uniq(runs, "/placement/client_thread_cpus")) + "); server " +
+                           esc(uniq(runs, "/placement/server_cpus")) + "; cache " + esc(uniq(runs, "/placement/cache_cpus")));
+  std::string cont = std::to_string(contaminated) + " of " + std::to_string(runs.size()) + " runs contaminated";
+  if (unknown) cont += ", " + std::to_string(unknown) + " unknown (no server stats)";
+  cont += "; " + std::to_string(retries) + " re-runs because of it";
+  row("contamination", contaminated ? "<b class=\"bad\">" + cont + "</b>" : cont);
+  if (unsent) row("overload", "<b class=\"bad\">" + std::to_string(unsent) + " requests due but never sent or answered "
+                                "(counted in latency from their intended time)</b>");
+  if (!merged_info.empty()) {
+    double worst = 1;
+    std::set<std::string> from;
+    for (const json& m : merged_info) {
+      worst = std::min(worst, m.value("overlap_fraction", 0.0));
+      from.insert(m.value("server_figures_from", std::string("?")));
+    }
+    std::string files;
+    for (const auto& f : from) files += (files.empty() ? "" : ", ") + f;
+    row("merged", std::to_string(merged_info.front().value("inputs", 0)) +
+                      " client JSONs, assumed concurrent (throughput summed); windows overlap " +
+                      fmt("%.0f%%", 100 * worst) + (merged_info.size() > 1 ? " (worst run)" : "") +
+                      "; server/cache CPU per request from " + esc(files) + " (not summed)");
+  }
+  s << "</table>";
+  return s.str();
+}
+
+const char* kStyle = R"(body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}
+h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}
+svg text{font:12px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg .tick{font-size:10px;fill:#666}
+svg .label{font-weight:600}svg .peak{font-size:11px;font-weight:700;fill:#c00}
+svg .grid{stroke:#e5e5e5}svg .whisker{stroke:#222;stroke-width:1.5}
+table{border-collapse:collapse}td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
+table.kv th{color:#555;font-weight:600}.rng{color:#888;font-size:12px}.bad{color:#b00}
+.runs{display:flex;flex-wrap:wrap;gap:18px}.run{border:1px solid #eee;padding:8px}.note{color:#666})";
+
+// After layout, every chart must have a real box; the count lands in a data attribute that
+// a headless browser's --dump-dom shows (the test reads it).
+const char* kScript = R"(<script>
+window.onerror=function(m){document.body.setAttribute('data-js-error',String(m));};
+window.addEventListener('load',function(){var n=0;document.querySelectorAll('svg.chart').forEach(function(s){
+var b=s.getBBox();if(b.width>0&&b.height>0)n++;});document.body.setAttribute('data-charts-rendered',String(n));});
+</script>)";
+
+}  // namespace
+
+std::string html_report(const std::vector<json>& docs, const std::string& title) {
+  std::vector<json> runs, merged_info;
+  json summary, verdicts;
+  size_t with_summary = 0;
+  for (const json& d : docs) {
+    if (d.contains("runs") && d["runs"].is_array()) {
+      for (const auto& r : d["runs"]) runs.push_back(r);
+      if (d.contains("summary")) {
+        ++with_summary;
+        summary = d["summary"];
+        verdicts = d.value("verdicts", json::array());
+      }
+    } else if (d.is_object()) {
+      runs.push_back(d);
+    }
+  }
+  for (const json& r : runs)
+    if (r.contains("merged")) merged_info.push_back(r["merged"]);
+  if (with_summary != 1 || docs.size() != 1) {  // several inputs: one table over all of them
+    const json s = summarize_runs_json(json(runs));
+    summary = s["summary"];
+    verdicts = s["verdicts"];
+  }
+  const std::vector<Group> groups = group_runs(runs);
+  std::ostringstream h;
+  char when[64];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
+  h << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << esc(title) << "</title><style>"
+    << kStyle << "</style>" << kScript << "</head><body><h1>" << esc(title) << "</h1><p class=\"note\">hitcost-load report, "
+    << when << ". Figures are median [min..max] over repeats; CPU per request is process CPU over the measured "
+    << "window divided by requests.</p><h2>What was measured</h2>" << header_section(runs, merged_info);
+  h << "<h2>Summary</h2><table><tr><th>strategy</th><th>store</th><th>runs</th><th>req/s</th><th>server µs/req</th>"
+       "<th>cache µs/req</th><th>client µs/req</th><th>p50 µs</th><th>p99 µs</th><th>errors</th></tr>";
+  for (const auto& row : summary)
+    h << "<tr><td>" << esc(row.value("strategy", std::string())) << "</td><td>" << esc(row.value("store", std::string()))
+      << "</td><td>" << row.value("runs", 0) << "</td>" << range_cell(row.value("throughput_rps", json()), "%.0f")
+      << range_cell(row.value("server_cpu_us_per_req", json()), "%.2f")
+      << range_cell(row.value("cache_cpu_us_per_req", json()), "%.2f")
+      << range_cell(row.value("client_cpu_us_per_req", json()), "%.2f") << range_cell(row.value("p50_us", json()), "%.1f")
+      << range_cell(row.value("p99_us", json()), "%.1f") << "<td>" << row.value("errors", 0) << "</td></tr>";
+  h << "</table><h3>Verdicts</h3><ul class=\"verdicts\">";
+  if (verdicts.empty()) h << "<li>none (fewer than two strategies with server CPU figures)</li>";
+  for (const auto& v : verdicts)
+    h << "<li class=\"" << (v.value("conclusive", false) ? "conclusive" : "inconclusive") << "\">"
+      << esc(v.value("text", std::string())) << "</li>";
+  h << "</ul><h2>Latency percentiles per strategy</h2>" << latency_chart(groups)
+    << "<h2>CPU per request by phase</h2>" << cpu_chart(groups) << "<h2>Runs</h2><div class=\"runs\">";
+  for (const Group& g : groups)
+    for (const json* r : g.runs) {
+      const std::string label = g.label + (r->contains("repeat") ? " #" + (*r)["repeat"].dump() : "");
+      h << "<div class=\"run\">" << log2_chart(*r, label) << series_chart(*r, label) << "<div class=\"note\">"
+        << num3(r->value("throughput_rps", 0.0)) << " req/s, p50 " << num3(num_at(*r, "/latency_us/p50").value_or(0))
+        << " µs, p99 " << num3(num_at(*r, "/latency_us/p99").value_or(0)) << " µs, errors "
+        << num_at(*r, "/errors/total").value_or(0) << ", contaminated "
+        << (r->contains("contaminated") ? (*r)["contaminated"].dump() : "null") << "</div></div>";
+    }
+  h << "</div></body></html>\n";
+  return h.str();
+}
+
+bool write_html_report(const std::string& path, const std::vector<json>& docs, const std::string& title,
+                       std::string* error) {
+  std::ofstream out(path);
+  out << html_report(docs, title);
+  if (!out) {
+    if (error) *error = "write failed";
+    return false;
+  }
+  return true;
+}
+
+std::optional<json> load_json_file(const std::string& path, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    if (error) *error = "cannot open " + path;
+    return std::nullopt;
+  }
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    if (error) *error = path + ": not a JSON object";
+    return std::nullopt;
+  }
+  return j;
+}
+
+}  // namespace hitcost::client

@@ -1,0 +1,173 @@
+#include "client/load_runner.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+#include "client/load_worker.h"
+
+namespace hitcost::client {
+
+uint64_t now_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1'000'000'000ULL + uint64_t(ts.tv_nsec);
+}
+
+void ErrorCounts::merge(const ErrorCounts& o) noexcept {
+  connect += o.connect;
+  read += o.read;
+  write += o.write;
+  timeout += o.timeout;
+  status += o.status;
+  parse += o.parse;
+  validation += o.validation;
+}
+
+RequestTemplate make_request_template(const LoadPlan& plan) {
+  RequestTemplate t;
+  std::string path = plan.path_template.empty() ? "/" : plan.path_template;
+  std::string before = path, after;
+  const size_t slot = path.find("{id}");
+  if (slot == std::string::npos) {
+    t.has_id = false;
+  } else {
+    before = path.substr(0, slot);
+    after = path.substr(slot + 4);
+  }
+  if (!plan.query.empty()) after += (path.find('?') == std::string::npos ? "?" : "&") + plan.query;
+  t.prefix = "GET " + before;
+  t.suffix = after + " HTTP/1.1\r\nHost: " + plan.endpoint.host_header + "\r\n\r\n";
+  return t;
+}
+
+std::vector<RequestTemplate> make_request_templates(const LoadPlan& plan) {
+  if (plan.rows_mix.empty()) return {make_request_template(plan)};
+  std::vector<RequestTemplate> out;
+  for (const RowsShare& share : plan.rows_mix) {
+    LoadPlan p = plan;
+    p.query = "rows=" + std::to_string(share.rows) + (plan.query.empty() ? "" : "&" + plan.query);
+    out.push_back(make_request_template(p));
+  }
+  return out;
+}
+
+namespace {
+
+using detail::Worker;
+
+void sleep_until_ns(uint64_t t, const std::atomic<bool>* stop) {
+  for (;;) {
+    const uint64_t now = now_ns();
+    if (now >= t || (stop && stop->load())) return;
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(t - now, 50'000'000)));
+  }
+}
+
+}  // namespace
+
+LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std::atomic<bool>* stop) {
+  LoadPlan plan = plan_in;
+  plan.threads = std::max(1, plan.threads);
+  plan.connections = std::max(plan.connections, plan.threads);
+  const std::vector<RequestTemplate> tmpls = make_request_templates(plan);
+  const uint64_t t0 = now_ns() + 20'000'000;  // let the threads start first
+  const uint64_t measure_start = t0 + plan.warmup_ns;
+  const uint64_t measure_end = plan.requests ? UINT64_MAX : measure_start + plan.duration_ns;
+
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < plan.threads; ++i) {
+    const int conns = plan.connections / plan.threads + (i < plan.connections % plan.threads ? 1 : 0);
+    const double rate = plan.rate * double(conns) / double(plan.connections);
+    const uint64_t quota = plan.requests ? plan.requests / uint64_t(plan.threads) +
+                                               (uint64_t(i) < plan.requests % uint64_t(plan.threads) ? 1 : 0)
+                                         : 0;
+    if (plan.requests && quota == 0) continue;  // fewer requests than threads
+    workers.push_back(std::make_unique<Worker>(plan, tmpls, i, conns, rate, quota, t0, measure_start,
+                                               measure_end, stop));
+  }
+  std::vector<std::thread> threads;
+  std::atomic<size_t> done_workers{0};
+  for (auto& w : workers) threads.emplace_back([&w, &done_workers] {
+    w->run();
+    done_workers.fetch_add(1);
+  });
+
+  sleep_until_ns(measure_start, stop);
+  if (hooks.at_start) hooks.at_start();
+  timespec wall;
+  clock_gettime(CLOCK_REALTIME, &wall);
+  const uint64_t mono = now_ns();
+  const uint64_t wall_ns = uint64_t(wall.tv_sec) * 1'000'000'000ULL + uint64_t(wall.tv_nsec);
+  const uint64_t started_unix_ns = wall_ns - (mono > measure_start ? mono - measure_start : 0);
+  // Progress ticks while the window runs (duration mode) or until every worker is done.
+  if (plan.live_progress && hooks.every_second) {
+    std::vector<const LiveProgress*> parts;
+    for (auto& w : workers) parts.push_back(&w->progress());
+    uint64_t prev = 0, tick = measure_start;
+    for (;;) {
+      tick += 1'000'000'000ULL;
+      if (!plan.requests && tick > measure_end) break;
+      sleep_until_ns(tick, stop);
+      if ((stop && stop->load()) || done_workers.load() == workers.size()) break;
+      const ProgressSnapshot snap = read_progress(parts, double(tick - measure_start) / 1e9, prev, 1.0);
+      prev = snap.requests;
+      hooks.every_second(snap);
+      if (plan.requests && snap.requests >= plan.requests) break;
+    }
+  }
+  if (!plan.requests) {
+    sleep_until_ns(measure_end, stop);
+    if (hooks.at_end) hooks.at_end();
+  }
+  for (auto& t : threads) t.join();
+  if (plan.requests && hooks.at_end) hooks.at_end();
+
+  LoadResult out;
+  out.started_unix_ns = started_unix_ns;
+  out.rows_requests.assign(plan.rows_mix.size(), 0);
+  uint64_t last_done = measure_start;
+  for (auto& w : workers) {
+    LoadResult& r = w->result();
+    out.latency.merge(r.latency);
+    out.hit.merge(r.hit);
+    out.miss.merge(r.miss);
+    out.service.merge(r.service);
+    out.errors.merge(r.errors);
+    out.requests += r.requests;
+    out.ok += r.ok;
+    out.bytes_read += r.bytes_read;
+    out.body_bytes += r.body_bytes;
+    out.reconnects += r.reconnects;
+    out.unfinished += r.unfinished;
+    out.unsent += r.unsent;
+    out.series.merge(r.series);
+    for (size_t k = 0; k < r.rows_requests.size(); ++k) out.rows_requests[k] += r.rows_requests[k];
+    out.miss_end = std::max(out.miss_end, r.miss_end);
+    out.thread_cpus.push_back(r.thread_cpus.empty() ? std::vector<int>{} : r.thread_cpus.front());
+    last_done = std::max(last_done, w->last_done_ns());
+  }
+  if (!plan.requests) {
+    // Exactly one point per started second of the window, empty seconds included (a full
+    // stall must show as zeros, not vanish); a response stamped at the very end joins the last.
+    const size_t n = size_t((plan.duration_ns + Series::kIntervalNs - 1) / Series::kIntervalNs);
+    auto& pts = out.series.points;
+    for (size_t i = n; i < pts.size(); ++i) pts[n - 1].merge(pts[i]);
+    pts.resize(n);
+  }
+  out.window_s = plan.requests ? double(last_done - measure_start) / 1e9 : double(plan.duration_ns) / 1e9;
+  return out;
+}
+
+}  // namespace hitcost::client

@@ -1,0 +1,124 @@
+#pragma once
+// The load engine: T threads, each with its own epoll loop, its share of the connections,
+// its own key chooser and its own histograms (no locks or shared writes on the hot path).
+//
+// Closed loop (rate == 0): every connection keeps exactly one request in flight; latency is
+// measured from the actual send. Open loop (rate > 0): requests are due at fixed intended
+// times (rate split over threads by their connection share); a due request goes out on the
+// next idle connection, and latency is measured from the *intended* time, so a server stall
+// shows up in every request that should have been sent during it (coordinated omission
+// corrected, as in wrk2). Still one request in flight per connection: if the rate exceeds
+// what C connections can carry, the backlog grows and so do the latencies — as it should.
+//
+// Timeline (CLOCK_MONOTONIC ns): t0 → warmup → [measure_start, measure_end) → stop.
+// A request counts when it was (intended to be) sent inside the window and its last byte
+// arrived before the window closed (duration mode), or when it is among the first
+// `requests` sent after warmup (request-count mode).
+//
+// Open loop, end of the window: requests that were due inside the window but never sent
+// (every connection was busy: the server fell behind) or sent but not answered are not
+// dropped from the distribution — each is recorded in `latency` as (window end − intended
+// send time), a lower bound of what it would have waited. Leaving them out would hide
+// exactly the overload the open loop exists to show. They are counted in `unsent` and
+// `unfinished`, and are not responses (`requests` excludes them).
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "client/histogram.h"
+#include "client/key_chooser.h"
+#include "client/net.h"
+#include "client/series.h"
+
+namespace hitcost::client {
+
+uint64_t now_ns() noexcept;  // CLOCK_MONOTONIC
+
+struct ErrorCounts {
+  uint64_t connect = 0;     // connect() failed or timed out
+  uint64_t read = 0;        // recv() failed, or the peer closed with a request in flight
+  uint64_t write = 0;       // send() failed
+  uint64_t timeout = 0;     // no complete response within the per-request timeout
+  uint64_t status = 0;      // a complete response with a non-2xx status
+  uint64_t parse = 0;       // malformed response (bad status line, chunked, no length...)
+  uint64_t validation = 0;  // well-formed but wrong: a guaranteed miss answered "hit",
+                            // X-Strategy differs from the one asked for, no X-Cache
+  uint64_t total() const noexcept {
+    return connect + read + write + timeout + status + parse + validation;
+  }
+  void merge(const ErrorCounts& o) noexcept;
+};
+
+// One entry of --rows-mix: requests ask ?rows=rows with probability weight / sum(weights).
+struct RowsShare {
+  int rows = 50;
+  double weight = 1;
+};
+
+struct LoadPlan {
+  Endpoint endpoint;
+  std::string path_template = "/page/{id}";  // {id} replaced per request; may be absent
+  std::string query;                         // appended as-is ("rows=50&strategy=html"), no '?'
+  uint64_t warmup_ns = 1'000'000'000;
+  uint64_t duration_ns = 10'000'000'000;     // used when requests == 0
+  uint64_t requests = 0;                     // > 0: stop after this many measured requests
+  int connections = 16;
+  int threads = 1;
+  std::vector<int> cpus;                     // thread i pinned to cpus[i % size]; empty = no pin
+  KeySpec keys;
+  double rate = 0;                           // total req/s; 0 = closed loop
+  uint64_t timeout_ns = 2'000'000'000;
+  std::string expect_strategy;               // non-empty: X-Strategy must match (validation)
+  bool expect_cache_header = true;           // 2xx without X-Cache is a validation error
+  uint64_t seed = 1;
+  std::vector<RowsShare> rows_mix;           // non-empty: ?rows= chosen per request (before `query`)
+  bool live_progress = false;                // keep LiveProgress counters for WindowHooks::every_second
+};
+
+struct LoadResult {
+  Histogram latency;      // all measured responses, ns (open loop: from the intended time)
+  Histogram hit;          // X-Cache: hit
+  Histogram miss;         // X-Cache: miss
+  Histogram service;      // from the actual send (equals `latency` in closed loop)
+  ErrorCounts errors;
+  uint64_t requests = 0;  // measured complete responses, any status
+  uint64_t ok = 0;        // of which 2xx
+  uint64_t bytes_read = 0;       // all response bytes of measured responses
+  uint64_t body_bytes = 0;
+  uint64_t reconnects = 0;       // connections re-opened after the first (any reason)
+  uint64_t unfinished = 0;       // open loop: sent in the window, not answered at its end
+  uint64_t unsent = 0;           // open loop: due in the window, never sent (server fell behind)
+  uint64_t started_unix_ns = 0;  // the window's start by the wall clock (aligns merged clients)
+  Series series;                 // per second of the window, by arrival time
+  std::vector<uint64_t> rows_requests;  // measured responses per rows_mix entry
+  double window_s = 0;           // the measured window's length
+  uint64_t miss_end = 0;         // next unused never-seen id (feed into the next run)
+  std::vector<std::vector<int>> thread_cpus;  // CPUs each load thread was seen on
+};
+
+// Called by the coordinating thread at the window edges (server /stats, rusage, /proc/stat).
+struct WindowHooks {
+  std::function<void()> at_start;
+  std::function<void()> at_end;
+  // Once per second inside the window (needs plan.live_progress), on the coordinating thread.
+  std::function<void(const ProgressSnapshot&)> every_second;
+};
+
+// Runs one load phase and blocks until it is over. `stop` (may be null) ends it early.
+// Throws std::runtime_error only for set-up failures (epoll_create, thread start).
+LoadResult run_load(const LoadPlan& plan, const WindowHooks& hooks,
+                    const std::atomic<bool>* stop = nullptr);
+
+// "GET <path-with-id-slot><query> HTTP/1.1\r\nHost: ...\r\n\r\n" split at the id slot.
+struct RequestTemplate {
+  std::string prefix;  // up to the id
+  std::string suffix;  // after the id (rest of path, query, headers)
+  bool has_id = true;
+};
+RequestTemplate make_request_template(const LoadPlan& plan);
+// One template per rows_mix entry ("rows=R" ahead of plan.query), or just the one above.
+std::vector<RequestTemplate> make_request_templates(const LoadPlan& plan);
+
+}  // namespace hitcost::client

@@ -1,0 +1,368 @@
+#include "client/load_worker.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <thread>
+
+namespace hitcost::client::detail {
+
+void Worker::set_out(Conn& c, bool on) {
+  if (c.want_out == on) return;
+  epoll_event ev{};
+  ev.events = EPOLLIN | (on ? EPOLLOUT : 0u);
+  ev.data.u64 = tag(size_t(&c - conns_.data()));
+  epoll_ctl(epfd_, EPOLL_CTL_MOD, c.fd, &ev);
+  c.want_out = on;
+}
+
+void Worker::open(Conn& c, uint64_t now) {
+  if (c.ever_opened) ++r_.reconnects;
+  c.ever_opened = true;
+  bool pending = false;
+  c.fd = start_connect(plan_.endpoint, &pending);
+  if (c.fd < 0) {
+    count_error(r_.errors.connect, now);
+    c.state = Conn::State::closed;
+    c.retry_ns = now + kConnectRetryNs;
+    return;
+  }
+  ++c.gen;
+  epoll_event ev{};
+  ev.events = EPOLLIN | (pending ? EPOLLOUT : 0u);
+  ev.data.u64 = tag(size_t(&c - conns_.data()));
+  epoll_ctl(epfd_, EPOLL_CTL_ADD, c.fd, &ev);
+  c.want_out = pending;
+  c.parser.reset();
+  if (pending) {
+    c.state = Conn::State::connecting;
+    c.deadline_ns = now + plan_.timeout_ns;
+  } else {
+    on_connected(c, now);
+  }
+}
+
+void Worker::on_connected(Conn& c, uint64_t now) {
+  set_out(c, false);
+  c.state = Conn::State::idle;
+  became_idle(c, now);
+}
+
+// Closing the fd also removes it from the epoll set (we never dup these fds).
+void Worker::drop(Conn& c, uint64_t now, uint64_t retry_after) {
+  if (c.state == Conn::State::writing || c.state == Conn::State::reading) --in_flight_;
+  if (c.fd >= 0) ::close(c.fd);
+  c.fd = -1;
+  c.state = Conn::State::closed;
+  c.want_out = false;
+  c.retry_ns = now + retry_after;
+}
+
+void Worker::became_idle(Conn& c, uint64_t now) {
+  if (rate_ > 0) {
+    if (!c.in_idle) {
+      c.in_idle = true;
+      idle_.push_back(uint32_t(&c - conns_.data()));
+    }
+    return;
+  }
+  if (quota_done()) return;
+  if (duration_mode() && now >= measure_end_) return;
+  send(c, 0);
+}
+
+void Worker::send(Conn& c, uint64_t intended_ns) {
+  const KeyChooser::Pick pick = chooser_.next();
+  c.tmpl = 0;
+  if (mix_cdf_.size() > 1) {
+    const double u = mix_rng_.uniform();
+    while (c.tmpl + 1u < mix_cdf_.size() && u >= mix_cdf_[c.tmpl]) ++c.tmpl;
+  }
+  const RequestTemplate& t = tmpls_[c.tmpl];
+  char* p = c.req;
+  std::memcpy(p, t.prefix.data(), t.prefix.size());
+  p += t.prefix.size();
+  if (t.has_id) p = std::to_chars(p, p + 20, pick.id).ptr;
+  std::memcpy(p, t.suffix.data(), t.suffix.size());
+  p += t.suffix.size();
+  c.req_len = uint32_t(p - c.req);
+  c.req_off = 0;
+  c.forced_miss = pick.forced_miss;
+  c.sent_ns = now_ns();
+  c.intended_ns = rate_ > 0 ? intended_ns : c.sent_ns;
+  c.deadline_ns = c.sent_ns + plan_.timeout_ns;
+  c.measured = c.intended_ns >= measure_start_ && c.intended_ns < measure_end_ &&
+               (quota_ == 0 || quota_sent_ < quota_);
+  if (c.measured && quota_) ++quota_sent_;
+  c.state = Conn::State::writing;
+  ++in_flight_;
+  flush(c);
+}
+
+void Worker::flush(Conn& c) {
+  while (c.req_off < c.req_len) {
+    const ssize_t n = ::send(c.fd, c.req + c.req_off, c.req_len - c.req_off, MSG_NOSIGNAL);
+    if (n > 0) {
+      c.req_off += uint32_t(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      set_out(c, true);  // rare: the socket buffer is full; finish on EPOLLOUT
+      return;
+    }
+    const uint64_t now = now_ns();
+    count_error(r_.errors.write, now);
+    drop(c, now, kErrorRetryNs);
+    return;
+  }
+  set_out(c, false);
+  c.state = Conn::State::reading;
+}
+
+void Worker::handle(Conn& c, uint32_t events) {
+  if (c.state == Conn::State::connecting) {
+    const uint64_t now = now_ns();
+    if (connect_result(c.fd) != 0) {
+      count_error(r_.errors.connect, now);
+      drop(c, now, kConnectRetryNs);
+    } else if (events & (EPOLLOUT | EPOLLIN)) {
+      on_connected(c, now);
+    }
+    return;
+  }
+  if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+    on_readable(c);
+    if (c.fd < 0) return;
+  }
+  if ((events & EPOLLOUT) && c.state == Conn::State::writing) flush(c);
+}
+
+void Worker::on_readable(Conn& c) {
+  for (;;) {
+    const ssize_t n = ::recv(c.fd, rbuf_.data(), rbuf_.size(), 0);
+    if (n > 0) {
+      const uint64_t t = now_ns();  // the time the last byte so far was seen
+      if (!consume(c, rbuf_.data(), size_t(n), t)) return;
+      if (size_t(n) < rbuf_.size()) return;  // drained; skip the EAGAIN round trip
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    const uint64_t now = now_ns();
+    // EOF or error. An idle keep-alive connection closed by the server is not an error;
+    // losing a request in flight (or half a response) is.
+    const bool lost = c.state == Conn::State::writing || c.state == Conn::State::reading ||
+                      !c.parser.idle();
+    if (lost || n < 0) count_error(r_.errors.read, now);
+    drop(c, now, lost || n < 0 ? kErrorRetryNs : 0);
+    if (c.retry_ns <= now) open(c, now);
+    return;
+  }
+}
+
+bool Worker::consume(Conn& c, const char* data, size_t n, uint64_t t) {
+  while (n > 0) {
+    if (c.state != Conn::State::reading) {  // bytes nobody asked for
+      count_error(r_.errors.parse, t);
+      drop(c, t, kErrorRetryNs);
+      return false;
+    }
+    size_t used = 0;
+    const ResponseParser::Result res = c.parser.feed(data, n, &used);
+    data += used;
+    n -= used;
+    if (res == ResponseParser::Result::need_more) return true;
+    if (res == ResponseParser::Result::error) {
+      count_error(r_.errors.parse, t);
+      drop(c, t, kErrorRetryNs);
+      return false;
+    }
+    on_response(c, t);
+    const bool close = c.parser.info().close;
+    c.parser.reset();
+    --in_flight_;
+    c.state = Conn::State::idle;
+    if (close || n > 0) {
+      if (n > 0) count_error(r_.errors.parse, t);  // pipelined bytes we never asked for
+      drop(c, t, 0);
+      open(c, t);
+      return false;
+    }
+    became_idle(c, t);
+    return true;
+  }
+  return true;
+}
+
+void Worker::on_response(Conn& c, uint64_t t) {
+  if (!c.measured || (duration_mode() && t > measure_end_)) return;
+  const ResponseInfo& info = c.parser.info();
+  const uint64_t latency = t - c.intended_ns;
+  ++r_.requests;
+  r_.latency.record(latency);
+  r_.service.record(t - c.sent_ns);
+  r_.bytes_read += info.header_bytes + info.content_length;
+  r_.body_bytes += info.content_length;
+  if (!r_.rows_requests.empty()) ++r_.rows_requests[c.tmpl];
+  last_done_ns_ = t;
+  SeriesPoint& second = r_.series.at(measure_start_, t);
+  ++second.requests;
+  second.latency.record(latency);
+  if (plan_.live_progress) live_.record(latency);
+  if (info.status < 200 || info.status > 299) {
+    ++r_.errors.status;
+    ++second.errors;
+    if (plan_.live_progress) LiveProgress::bump(live_.errors);
+    return;
+  }
+  ++r_.ok;
+  ++second.ok;
+  if (info.cache == CacheTag::hit) {
+    r_.hit.record(latency);
+    ++second.hits;
+  } else if (info.cache == CacheTag::miss) {
+    r_.miss.record(latency);
+    ++second.misses;
+  }
+  const bool wrong_cache = (c.forced_miss && info.cache == CacheTag::hit) ||
+                           (plan_.expect_cache_header && info.cache == CacheTag::unknown);
+  const bool wrong_strategy = !plan_.expect_strategy.empty() && info.strategy[0] != '\0' &&
+                              plan_.expect_strategy != info.strategy;
+  if (wrong_cache || wrong_strategy) ++r_.errors.validation;
+}
+
+void Worker::dispatch_open_loop(uint64_t now) {
+  while (!idle_.empty()) {
+    const uint64_t due = intended(next_k_);
+    if (due > now) return;
+    if (duration_mode() && due >= measure_end_) return;
+    if (quota_done() && due >= measure_start_) return;
+    Conn& c = conns_[idle_.back()];
+    idle_.pop_back();
+    c.in_idle = false;
+    if (c.state != Conn::State::idle) continue;  // dropped while idle; re-queued on reconnect
+    ++next_k_;
+    send(c, due);
+  }
+}
+
+void Worker::check_timers(uint64_t now) {
+  for (Conn& c : conns_) {
+    switch (c.state) {
+      case Conn::State::closed:
+        if (now >= c.retry_ns) open(c, now);
+        break;
+      case Conn::State::connecting:
+        if (now > c.deadline_ns) {
+          count_error(r_.errors.connect, now);
+          drop(c, now, 0);
+          open(c, now);
+        }
+        break;
+      case Conn::State::writing:
+      case Conn::State::reading:
+        if (now > c.deadline_ns) {
+          if (c.measured) count_error(r_.errors.timeout, now);
+          drop(c, now, 0);
+          open(c, now);
+        }
+        break;
+      case Conn::State::idle:
+        break;
+    }
+  }
+}
+
+// Open loop, duration mode: what was due in the window but never answered is a symptom of
+// overload and must weigh in the latency (see the header). Closed loop always ends with C
+// requests cut off in flight: not a symptom, not counted.
+void Worker::account_cut_off(uint64_t end) {
+  if (rate_ <= 0 || !duration_mode()) return;
+  for (Conn& c : conns_) {
+    if ((c.state != Conn::State::writing && c.state != Conn::State::reading) || !c.measured) continue;
+    ++r_.unfinished;
+    r_.latency.record(end > c.intended_ns ? end - c.intended_ns : 0);
+  }
+  for (uint64_t k = next_k_;; ++k) {
+    const uint64_t due = intended(k);
+    if (due >= end) break;
+    if (due < measure_start_) continue;
+    ++r_.unsent;
+    r_.latency.record(end - due);
+  }
+}
+
+void Worker::run() {
+  if (!plan_.cpus.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(plan_.cpus[size_t(index_) % plan_.cpus.size()], &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  }
+  epfd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epfd_ < 0) return;
+  // Nothing is sent before t0 so that all threads start together.
+  while (now_ns() < t0_) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  uint64_t now = now_ns();
+  for (Conn& c : conns_) open(c, now);
+  epoll_event events[kMaxEvents];
+  uint64_t next_check = now;
+  bool have_pwait2 = true;
+  for (uint64_t loops = 0;; ++loops) {
+    now = now_ns();
+    if ((loops & 255) == 0) {
+      const int cpu = sched_getcpu();
+      if (cpu >= 0 && cpu < 1024) cpu_seen_[cpu / 64] |= uint64_t{1} << (cpu % 64);
+    }
+    if (stop_ && stop_->load(std::memory_order_relaxed)) break;
+    if (duration_mode() && now >= measure_end_) break;
+    if (quota_done() && in_flight_ == 0) break;
+    if (now >= next_check) {
+      check_timers(now);
+      next_check = now + 2'000'000;  // 2 ms: fine next to a 2 s timeout
+    }
+    if (rate_ > 0) dispatch_open_loop(now);
+    uint64_t wake = next_check;
+    if (rate_ > 0 && !idle_.empty()) wake = std::min(wake, intended(next_k_));
+    if (duration_mode()) wake = std::min(wake, measure_end_);
+    const uint64_t wait = wake > now ? wake - now : 0;
+    int n;
+    if (have_pwait2) {
+      timespec ts{time_t(wait / 1'000'000'000), long(wait % 1'000'000'000)};
+      n = epoll_pwait2(epfd_, events, kMaxEvents, &ts, nullptr);
+      if (n < 0 && errno == ENOSYS) {  // kernel < 5.11: fall back to ms resolution
+        have_pwait2 = false;
+        continue;
+      }
+    } else {
+      n = epoll_wait(epfd_, events, kMaxEvents, int((wait + 999'999) / 1'000'000));
+    }
+    for (int i = 0; i < n; ++i) {
+      const size_t idx = size_t(events[i].data.u64 & 0xffffffffu);
+      Conn& c = conns_[idx];
+      if (c.fd < 0 || c.gen != uint32_t(events[i].data.u64 >> 32)) continue;
+      handle(c, events[i].events);
+    }
+  }
+  account_cut_off(std::min(now_ns(), measure_end_));
+  for (Conn& c : conns_) {
+    if (c.fd >= 0) ::close(c.fd);
+    c.fd = -1;
+  }
+  ::close(epfd_);
+  r_.miss_end = chooser_.miss_end();
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < 1024; ++cpu)
+    if (cpu_seen_[cpu / 64] & (uint64_t{1} << (cpu % 64))) cpus.push_back(cpu);
+  r_.thread_cpus.push_back(std::move(cpus));
+}
+
+}  // namespace hitcost::client::detail

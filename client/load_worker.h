@@ -1,0 +1,118 @@
+#pragma once
+// Internal to the load engine (load_runner.cpp): one load thread's connections and epoll
+// loop. Split out of load_runner.cpp only to keep files short; not a public interface.
+#include <sys/epoll.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "client/http_parser.h"
+#include "client/key_chooser.h"
+#include "client/load_runner.h"
+#include "client/series.h"
+
+namespace hitcost::client::detail {
+
+constexpr uint64_t kConnectRetryNs = 10'000'000;  // back off after a failed connect
+constexpr uint64_t kErrorRetryNs = 1'000'000;     // reconnect after a dropped connection
+constexpr int kMaxEvents = 256;
+constexpr size_t kReadBuf = 256 * 1024;           // one per thread, shared by its connections
+
+struct Conn {
+  enum class State : uint8_t { closed, connecting, idle, writing, reading };
+  int fd = -1;
+  State state = State::closed;
+  bool want_out = false;     // EPOLLOUT currently registered
+  bool in_idle = false;      // sits in the open-loop idle stack
+  bool measured = false;     // the request in flight counts
+  bool forced_miss = false;  // the request in flight asks for a never-seen id
+  bool ever_opened = false;
+  uint16_t tmpl = 0;         // which request template (rows_mix entry) the request used
+  uint32_t gen = 0;          // epoll tag generation: stale events after a reconnect are ignored
+  uint32_t req_len = 0, req_off = 0;
+  uint64_t intended_ns = 0, sent_ns = 0, deadline_ns = 0, retry_ns = 0;
+  char* req = nullptr;       // this connection's slice of the worker's request arena
+  ResponseParser parser;
+};
+
+class Worker {
+ public:
+  Worker(const LoadPlan& plan, const std::vector<RequestTemplate>& tmpls, int index, int conns, double rate,
+         uint64_t requests_quota, uint64_t t0, uint64_t measure_start, uint64_t measure_end,
+         const std::atomic<bool>* stop)
+      : plan_(plan), tmpls_(tmpls), index_(index), rate_(rate), quota_(requests_quota), t0_(t0),
+        measure_start_(measure_start), measure_end_(measure_end), stop_(stop),
+        chooser_(plan.keys, plan.seed * 0x9e3779b97f4a7c15ULL + uint64_t(index) + 1, uint64_t(index),
+                 uint64_t(plan.threads)),
+        mix_rng_(plan.seed * 0xbf58476d1ce4e5b9ULL + uint64_t(index) + 7), conns_(size_t(conns)) {
+    size_t slot = 0;
+    for (const auto& t : tmpls_) slot = std::max(slot, t.prefix.size() + 20 + t.suffix.size());
+    double total = 0;
+    for (const auto& share : plan.rows_mix) total += share.weight;
+    for (const auto& share : plan.rows_mix) mix_cdf_.push_back((mix_cdf_.empty() ? 0.0 : mix_cdf_.back()) + share.weight / total);
+    r_.rows_requests.assign(plan.rows_mix.size(), 0);
+    arena_.resize(slot * conns_.size());
+    for (size_t i = 0; i < conns_.size(); ++i) conns_[i].req = arena_.data() + i * slot;
+    idle_.reserve(conns_.size());
+    if (rate_ > 0) interval_ns_ = 1e9 / rate_;
+  }
+
+  void run();
+  LoadResult& result() { return r_; }
+  const LiveProgress& progress() const { return live_; }
+  uint64_t last_done_ns() const noexcept { return last_done_ns_; }
+
+ private:
+  bool duration_mode() const noexcept { return quota_ == 0; }
+  bool quota_done() const noexcept { return quota_ && quota_sent_ >= quota_; }
+  uint64_t intended(uint64_t k) const noexcept { return t0_ + uint64_t(double(k) * interval_ns_); }
+
+  void open(Conn& c, uint64_t now);
+  void on_connected(Conn& c, uint64_t now);
+  void drop(Conn& c, uint64_t now, uint64_t retry_after);
+  void handle(Conn& c, uint32_t events);
+  void on_readable(Conn& c);
+  bool consume(Conn& c, const char* data, size_t n, uint64_t t);  // false: c was dropped
+  void on_response(Conn& c, uint64_t t);
+  void became_idle(Conn& c, uint64_t now);
+  void send(Conn& c, uint64_t intended_ns);
+  void flush(Conn& c);
+  void set_out(Conn& c, bool on);
+  void dispatch_open_loop(uint64_t now);
+  void check_timers(uint64_t now);
+  void count_error(uint64_t& counter, uint64_t now) {
+    if (now < measure_start_ || now > measure_end_) return;
+    ++counter;
+    ++r_.series.at(measure_start_, now).errors;
+    if (plan_.live_progress) LiveProgress::bump(live_.errors);
+  }
+  void account_cut_off(uint64_t end);
+  uint64_t tag(size_t i) const noexcept { return (uint64_t(conns_[i].gen) << 32) | i; }
+
+  const LoadPlan& plan_;
+  const std::vector<RequestTemplate>& tmpls_;
+  int index_;
+  double rate_;
+  double interval_ns_ = 0;
+  uint64_t quota_;
+  uint64_t t0_, measure_start_, measure_end_;
+  const std::atomic<bool>* stop_;
+  KeyChooser chooser_;
+  Rng mix_rng_;                 // rows_mix choice; separate so the key sequence stays the same
+  std::vector<double> mix_cdf_;
+  LiveProgress live_;
+  std::vector<Conn> conns_;
+  std::vector<char> arena_;
+  std::vector<uint32_t> idle_;  // open loop: connections ready to send
+  std::vector<char> rbuf_ = std::vector<char>(kReadBuf);
+  int epfd_ = -1;
+  uint64_t next_k_ = 0;         // open loop: index of the next request to send
+  uint64_t quota_sent_ = 0;
+  uint64_t in_flight_ = 0;
+  uint64_t last_done_ns_ = 0;
+  uint64_t cpu_seen_[16] = {};  // bitmap of CPUs this thread ran on (first 1024)
+  LoadResult r_;
+};
+
+}  // namespace hitcost::client::detail

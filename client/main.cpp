@@ -1,0 +1,132 @@
+// hitcost-load: drives hitcost-server and reports what a cache hit costs.
+// Recipe: parse options → build the load plan → run (or sweep) → report.
+// `report` and `merge` only read JSON written earlier (no load, no server).
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+
+#include <CLI/CLI.hpp>
+
+#include "client/html_report.h"
+#include "client/merge.h"
+#include "client/options.h"
+#include "client/report.h"
+#include "client/series.h"
+#include "client/sweep.h"
+
+namespace {
+std::atomic<bool> g_stop{false};
+extern "C" void on_signal(int) { g_stop.store(true); }
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) std::fprintf(stderr, "hitcost-load: cannot write %s\n", path.c_str());
+  return bool(out);
+}
+
+std::vector<nlohmann::json> load_all(const std::vector<std::string>& paths, bool* ok) {
+  std::vector<nlohmann::json> docs;
+  for (const auto& path : paths) {
+    std::string err;
+    auto j = hitcost::client::load_json_file(path, &err);
+    if (!j) {
+      std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
+      *ok = false;
+      continue;
+    }
+    docs.push_back(std::move(*j));
+  }
+  return docs;
+}
+
+int run_report(const hitcost::client::FilesOptions& o) {
+  bool ok = true;
+  const auto docs = load_all(o.inputs, &ok);
+  if (!ok) return 2;
+  std::string err;
+  if (!hitcost::client::write_html_report(o.html_out, docs, o.title.empty() ? "hitcost report" : o.title, &err)) {
+    std::fprintf(stderr, "hitcost-load: cannot write %s: %s\n", o.html_out.c_str(), err.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int run_merge(const hitcost::client::FilesOptions& o) {
+  using namespace hitcost::client;
+  bool ok = true;
+  const auto docs = load_all(o.inputs, &ok);
+  if (!ok) return 2;
+  std::string err;
+  std::vector<std::string> warnings;
+  auto merged = merge_docs(docs, o.inputs, &err, &warnings);
+  if (!merged) {
+    std::fprintf(stderr, "hitcost-load merge: %s\n", err.c_str());
+    return 2;
+  }
+  for (const auto& w : warnings) std::fprintf(stderr, "hitcost-load merge: warning: %s\n", w.c_str());
+  if (o.json_out.empty()) std::printf("%s\n", merged->dump(2).c_str());
+  else if (!write_file(o.json_out, merged->dump(2) + "\n")) return 1;
+  if (!o.csv_out.empty()) {
+    std::string csv = csv_run_header();
+    if (merged->contains("runs")) for (const auto& r : (*merged)["runs"]) csv += csv_run_row(r);
+    else csv += csv_run_row(*merged);
+    if (!write_file(o.csv_out, csv)) return 1;
+  }
+  if (!o.html_out.empty() &&
+      !write_html_report(o.html_out, {*merged}, o.title.empty() ? "hitcost merged report" : o.title, &err))
+    return 1;
+  return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace hitcost::client;
+  CLI::App app{"hitcost-load: load generator and cost report for hitcost-server"};
+  RunOptions run;
+  add_run_options(app, run);
+  SweepOptions sweep;
+  CLI::App* sweep_cmd = app.add_subcommand("sweep", "compare strategies (and stores) with repeats and verdicts");
+  add_sweep_options(*sweep_cmd, sweep);
+  FilesOptions report_opts, merge_opts;
+  CLI::App* report_cmd = app.add_subcommand("report", "build an HTML report from saved run/sweep JSON files");
+  add_report_options(*report_cmd, report_opts);
+  CLI::App* merge_cmd =
+      app.add_subcommand("merge", "combine the JSONs of several client machines that ran at the same time");
+  add_merge_options(*merge_cmd, merge_opts);
+  app.require_subcommand(0, 1);
+  CLI11_PARSE(app, argc, argv);
+
+  if (*report_cmd) return run_report(report_opts);
+  if (*merge_cmd) return run_merge(merge_opts);
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::signal(SIGPIPE, SIG_IGN);  // a closed peer is an error we count, not a crash
+
+  if (*sweep_cmd) return run_sweep(sweep, &g_stop);
+
+  std::string err;
+  auto plan = build_plan(run, run.duration, run.requests, run.hit_ratio, run.rows, run.strategy, &err);
+  if (!plan) {
+    std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
+    return 2;
+  }
+  MeasureOptions mo;
+  mo.server_stats = !run.no_server_stats;
+  mo.progress = !run.quiet && !run.no_progress && ::isatty(2);
+  mo.retry_contaminated = run.retry_contaminated;
+  RunReport report = measure_run(*plan, mo, &g_stop);
+  report.rows = run.rows;
+  std::fputs(format_terminal(report, run.quiet).c_str(), stdout);
+  if (run.series) std::printf("\n  per second\n%s", format_series(report.load.series, report.load.window_s).c_str());
+  const nlohmann::json j = to_json(report);
+  if (!run.json_out.empty()) write_file(run.json_out, j.dump(2) + "\n");
+  if (!run.csv_out.empty()) write_file(run.csv_out, csv_run_header() + csv_run_row(j));
+  if (!run.hdr_out.empty()) write_file(run.hdr_out, report.load.latency.percentiles_text(1000.0));
+  if (!run.html_out.empty() && !write_html_report(run.html_out, {j}, "hitcost run", &err))
+    std::fprintf(stderr, "hitcost-load: cannot write %s: %s\n", run.html_out.c_str(), err.c_str());
+  return report.load.requests > 0 ? 0 : 1;
+}

@@ -1,0 +1,234 @@
+#include "client/options.h"
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+namespace hitcost::client {
+
+std::optional<uint64_t> parse_duration_ns(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  size_t i = 0;
+  while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
+  if (i == 0) return std::nullopt;
+  const std::string number(text.substr(0, i));
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (*end != '\0' || !(v >= 0)) return std::nullopt;
+  const std::string_view unit = text.substr(i);
+  double scale;
+  if (unit.empty() || unit == "s") scale = 1e9;
+  else if (unit == "ms") scale = 1e6;
+  else if (unit == "us" || unit == "µs") scale = 1e3;
+  else if (unit == "ns") scale = 1.0;
+  else if (unit == "m" || unit == "min") scale = 60e9;
+  else if (unit == "h") scale = 3600e9;
+  else return std::nullopt;
+  const double ns = v * scale;
+  if (ns > 1e18) return std::nullopt;
+  return uint64_t(std::llround(ns));
+}
+
+std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string item(text.substr(0, comma));
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
+  std::vector<int> cpus;
+  for (const std::string& item : split_list(text)) {
+    int a = 0, b = 0;
+    const size_t dash = item.find('-');
+    const std::string first = item.substr(0, dash);
+    auto [p, ec] = std::from_chars(first.data(), first.data() + first.size(), a);
+    if (ec != std::errc() || p != first.data() + first.size() || a < 0 || a >= 1024) return std::nullopt;
+    b = a;
+    if (dash != std::string::npos) {
+      const std::string second = item.substr(dash + 1);
+      auto [q, ec2] = std::from_chars(second.data(), second.data() + second.size(), b);
+      if (ec2 != std::errc() || q != second.data() + second.size() || b < a || b >= 1024) return std::nullopt;
+    }
+    for (int c = a; c <= b; ++c) cpus.push_back(c);
+  }
+  if (cpus.empty()) return std::nullopt;
+  return cpus;
+}
+
+std::optional<std::vector<RowsShare>> parse_rows_mix(std::string_view text) {
+  std::vector<RowsShare> mix;
+  for (const std::string& item : split_list(text)) {
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos) return std::nullopt;
+    RowsShare s;
+    const std::string rows = item.substr(0, colon), weight = item.substr(colon + 1);
+    auto [p, ec] = std::from_chars(rows.data(), rows.data() + rows.size(), s.rows);
+    if (ec != std::errc() || p != rows.data() + rows.size() || s.rows < 1 || s.rows > 1'000'000) return std::nullopt;
+    char* end = nullptr;
+    s.weight = std::strtod(weight.c_str(), &end);
+    if (weight.empty() || *end != '\0' || !(s.weight > 0) || !std::isfinite(s.weight)) return std::nullopt;
+    mix.push_back(s);
+  }
+  if (mix.empty() || mix.size() > 1000) return std::nullopt;
+  return mix;
+}
+
+uint64_t default_miss_start(uint64_t keys) {
+  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::system_clock::now().time_since_epoch()).count();
+  return keys + 10'000'000ULL * (1 + uint64_t(secs) % 90'000ULL);
+}
+
+namespace {
+void add_load_options(CLI::App& app, LoadOptions& o) {
+  app.add_option("--url", o.url, "server base URL, http://IP:PORT (numeric IP or localhost)");
+  app.add_option("--warmup", o.warmup, "load before the measured window, not counted (500ms, 1s)")
+      ->capture_default_str();
+  app.add_option("--timeout", o.timeout, "per-request timeout; counted as a timeout error")
+      ->capture_default_str();
+  app.add_option("--connections,-c", o.connections, "TCP connections, one request in flight each")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+  app.add_option("--threads,-t", o.threads, "load threads, one epoll loop each")
+      ->capture_default_str()->check(CLI::Range(1, 1024));
+  app.add_option("--keys", o.keys, "warmed key space: page ids 0..keys-1")->capture_default_str();
+  app.add_option("--key-dist", o.key_dist, "uniform | zipf:S")->capture_default_str();
+  app.add_option("--path-template", o.path_template, "request path; {id} is replaced by the page id")
+      ->capture_default_str();
+  app.add_option("--rate", o.rate,
+                 "open loop: total requests/s at fixed intended times; latency from the intended "
+                 "send time (coordinated omission corrected). 0 = closed loop")
+      ->capture_default_str();
+  app.add_option("--cpus", o.cpus, "pin load thread i to the i-th CPU of this list (0,1 or 2-3)");
+  app.add_option("--miss-start", o.miss_start,
+                 "first never-seen page id used for forced misses (default: derived from the clock)");
+  app.add_option("--seed", o.seed, "RNG seed (thread i uses a seed derived from it)")->capture_default_str();
+  app.add_flag("--quiet,-q", o.quiet, "print only the summary line(s)");
+  app.add_flag("--no-server-stats", o.no_server_stats, "do not GET /stats around the window");
+  app.add_flag("--no-progress", o.no_progress,
+               "no progress line (it is drawn on stderr only when stderr is a terminal)");
+  app.add_option("--rows-mix", o.rows_mix,
+                 "page sizes per request as rows:weight, e.g. 5:0.2,50:0.7,500:0.1 (sweep warms every size)");
+  app.add_option("--retry-contaminated", o.retry_contaminated,
+                 "re-run a run flagged contaminated (other processes used CPU) up to N times; keep the last")
+      ->capture_default_str()->check(CLI::Range(0, 100));
+  app.add_option("--html", o.html_out, "write a self-contained HTML report (inline SVG charts) to FILE");
+}
+}  // namespace
+
+void add_run_options(CLI::App& app, RunOptions& o) {
+  add_load_options(app, o);
+  app.add_option("--duration,-d", o.duration, "measured window (500ms, 10s, 2m)")->capture_default_str();
+  app.add_option("--requests,-n", o.requests, "stop after N measured requests instead of --duration");
+  app.add_option("--hit-ratio", o.hit_ratio,
+                 "fraction of requests for warmed ids; the rest ask never-seen ids (guaranteed misses)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--rows", o.rows, "append ?rows=R to every request")->check(CLI::Range(1, 1000000));
+  app.add_option("--strategy", o.strategy, "append ?strategy=S to every request");
+  app.add_option("--json", o.json_out, "write the run as JSON to FILE");
+  app.add_option("--hdr-out", o.hdr_out, "write the HdrHistogram percentile distribution (µs) to FILE");
+  app.add_option("--csv", o.csv_out, "write the run as one CSV row (with a header line) to FILE");
+  app.add_flag("--series", o.series, "print the per-second series (always in --json under \"series\")");
+}
+
+void add_report_options(CLI::App& app, FilesOptions& o) {
+  app.add_option("inputs", o.inputs, "run or sweep JSON files written by --json (or by merge)")->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--html", o.html_out, "write the HTML report to FILE")->required();
+  app.add_option("--title", o.title, "report title");
+}
+
+void add_merge_options(CLI::App& app, FilesOptions& o) {
+  app.add_option("inputs", o.inputs,
+                 "run or sweep JSON files of the same test from several client machines, run at the same time")
+      ->required()->check(CLI::ExistingFile);
+  app.add_option("--json", o.json_out, "write the merged JSON to FILE (default: print it on stdout)");
+  app.add_option("--html", o.html_out, "write an HTML report of the merged runs to FILE");
+  app.add_option("--csv", o.csv_out, "write the merged runs as CSV rows to FILE");
+  app.add_option("--title", o.title, "report title");
+}
+
+void add_sweep_options(CLI::App& app, SweepOptions& o) {
+  add_load_options(app, o);
+  app.add_option("--duration,-d", o.duration, "measured window per run")->capture_default_str();
+  app.add_option("--strategies", o.strategies, "comma-separated strategies")->capture_default_str();
+  app.add_option("--stores", o.stores, "comma-separated stores (default: keep the server's)");
+  app.add_option("--rows", o.rows, "rows per page")->capture_default_str()->check(CLI::Range(1, 1000000));
+  app.add_option("--hit-ratio", o.hit_ratio, "target hit ratio")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  app.add_option("--repeat", o.repeat, "runs per strategy; figures are min/median/max")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
+  app.add_option("--flags", o.flags, "flag scheme: php-memcache | php-memcached | native");
+  app.add_option("--threshold", o.threshold, "compression threshold override, bytes");
+  app.add_option("--json", o.json_out, "write runs, summary and verdicts as JSON to FILE");
+  app.add_option("--csv", o.csv_out, "write the summary table as CSV to FILE");
+}
+
+std::optional<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,
+                                   std::optional<double> hit_ratio, std::optional<int> rows,
+                                   const std::string& strategy, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<LoadPlan> {
+    *error = std::move(why);
+    return std::nullopt;
+  };
+  LoadPlan p;
+  if (o.url.empty()) return fail("--url is required");
+  auto ep = parse_url(o.url, error);
+  if (!ep) return std::nullopt;
+  p.endpoint = *ep;
+  const auto warm = parse_duration_ns(o.warmup);
+  const auto dur = parse_duration_ns(duration);
+  const auto tmo = parse_duration_ns(o.timeout);
+  if (!warm) return fail("bad --warmup: " + o.warmup);
+  if (!dur || *dur == 0) return fail("bad --duration: " + std::string(duration));
+  if (!tmo || *tmo == 0) return fail("bad --timeout: " + o.timeout);
+  p.warmup_ns = *warm;
+  p.duration_ns = *dur;
+  p.timeout_ns = *tmo;
+  p.requests = requests;
+  if (o.threads < 1 || o.connections < o.threads) return fail("need --connections >= --threads >= 1");
+  p.connections = o.connections;
+  p.threads = o.threads;
+  if (!o.cpus.empty()) {
+    auto cpus = parse_cpu_list(o.cpus);
+    if (!cpus) return fail("bad --cpus: " + o.cpus);
+    p.cpus = *cpus;
+  }
+  if (o.keys == 0) return fail("--keys must be > 0");
+  auto dist = parse_key_dist(o.key_dist);
+  if (!dist) return fail("bad --key-dist (uniform | zipf:S): " + o.key_dist);
+  p.keys.keys = o.keys;
+  p.keys.dist = *dist;
+  p.keys.hit_ratio = hit_ratio;
+  p.keys.miss_start = o.miss_start ? *o.miss_start : default_miss_start(o.keys);
+  if (p.keys.miss_start < o.keys) return fail("--miss-start must be >= --keys");
+  if (o.rate < 0) return fail("--rate must be >= 0");
+  p.rate = o.rate;
+  p.path_template = o.path_template.empty() ? "/" : o.path_template;
+  if (p.path_template.front() != '/') return fail("--path-template must start with /");
+  std::string query;
+  if (!o.rows_mix.empty()) {
+    if (rows) return fail("--rows and --rows-mix exclude each other");
+    auto mix = parse_rows_mix(o.rows_mix);
+    if (!mix) return fail("bad --rows-mix (rows:weight,...): " + o.rows_mix);
+    p.rows_mix = *mix;  // each request carries its own ?rows=
+  }
+  if (rows) query += "rows=" + std::to_string(*rows);
+  if (!strategy.empty()) query += (query.empty() ? "" : "&") + std::string("strategy=") + url_encode(strategy);
+  p.query = query;
+  p.expect_strategy = strategy;
+  // Only /page answers carry X-Cache; other paths (e.g. /healthz) are not validated for it.
+  p.expect_cache_header = p.path_template.rfind("/page/", 0) == 0;
+  p.seed = o.seed;
+  return p;
+}
+
+}  // namespace hitcost::client

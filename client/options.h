@@ -1,0 +1,103 @@
+#pragma once
+// Command-line options of `hitcost-load` (run) and `hitcost-load sweep`, the small parsers
+// behind them (durations, CPU lists) and the translation of run options into a LoadPlan.
+// Parsing failures are reported as text; exceptions stay in main().
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/load_runner.h"
+
+namespace CLI {
+class App;
+}
+
+namespace hitcost::client {
+
+// "500ms", "10s", "2m", "1h", "250us", "100ns", "1.5s"; a bare number means seconds.
+std::optional<uint64_t> parse_duration_ns(std::string_view text);
+// "0,1,4-7" → {0,1,4,5,6,7}; nullopt when malformed.
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text);
+// Comma-separated list, empty items dropped.
+std::vector<std::string> split_list(std::string_view text);
+// "5:0.2,50:0.7,500:0.1" → {{5,0.2},{50,0.7},{500,0.1}} (rows:weight; weights need not sum
+// to 1, they are normalised). nullopt when malformed, rows outside 1..1e6 or a weight <= 0.
+std::optional<std::vector<RowsShare>> parse_rows_mix(std::string_view text);
+
+// Options shared by `run` and `sweep` (the load shape).
+struct LoadOptions {
+  std::string url;
+  std::string warmup = "1s";
+  std::string timeout = "2s";
+  int connections = 16;
+  int threads = 1;
+  uint64_t keys = 1000;
+  std::string key_dist = "uniform";
+  std::string path_template = "/page/{id}";
+  double rate = 0;                // req/s total; 0 = closed loop
+  std::string cpus;               // "0,1" → pin load thread i to cpus[i % n]
+  std::optional<uint64_t> miss_start;
+  uint64_t seed = 1;
+  bool quiet = false;
+  bool no_server_stats = false;
+  bool no_progress = false;       // progress line is drawn only when stderr is a terminal anyway
+  std::string rows_mix;           // "rows:weight,..." chosen per request
+  int retry_contaminated = 0;     // sweep: 1
+  std::string html_out;
+};
+
+struct RunOptions : LoadOptions {
+  std::string duration = "10s";
+  uint64_t requests = 0;          // > 0: stop after N measured requests instead of duration
+  std::optional<double> hit_ratio;
+  std::optional<int> rows;
+  std::string strategy;           // per-request ?strategy=
+  std::string json_out;
+  std::string hdr_out;
+  std::string csv_out;
+  bool series = false;            // print the per-second table
+};
+
+struct SweepOptions : LoadOptions {
+  SweepOptions() { retry_contaminated = 1; }
+  std::string duration = "5s";
+  std::string strategies = "html,html+zlib,struct:json,struct:json+zlib";
+  std::string stores;             // empty: keep the server's current store
+  int rows = 50;
+  double hit_ratio = 0.99;
+  int repeat = 3;
+  std::string flags;              // flag scheme, optional
+  std::optional<int64_t> threshold;
+  std::string json_out;
+  std::string csv_out;
+};
+
+void add_run_options(CLI::App& app, RunOptions& o);
+void add_sweep_options(CLI::App& app, SweepOptions& o);
+
+// `hitcost-load report IN.json... --html OUT` and `hitcost-load merge IN.json... [--json] [--html]`.
+struct FilesOptions {
+  std::vector<std::string> inputs;
+  std::string json_out;
+  std::string html_out;
+  std::string csv_out;
+  std::string title;
+};
+void add_report_options(CLI::App& app, FilesOptions& o);
+void add_merge_options(CLI::App& app, FilesOptions& o);
+
+// Checks and converts; nullopt with *error on a bad value. `hit_ratio`, `rows`, `strategy`
+// and `duration` are passed separately because run and sweep set them differently.
+std::optional<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,
+                                   std::optional<double> hit_ratio, std::optional<int> rows,
+                                   const std::string& strategy, std::string* error);
+
+// First never-seen id for --hit-ratio when --miss-start is not given: far above the warmed
+// set and different on every invocation (1e7 ids per second of wall clock, modulo 25 hours),
+// so a second run against the same server does not re-ask ids the first run turned into
+// hits. Stays below 9.1e11: hitcost-server answers 404 above --max-id (default 1e12).
+uint64_t default_miss_start(uint64_t keys);
+
+}  // namespace hitcost::client

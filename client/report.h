@@ -1,0 +1,87 @@
+#pragma once
+// One measured run, end to end: the load result, the server's /stats deltas, this machine's
+// CPU accounting, and the derived per-request figures. Printed for people (terminal) and
+// for tools (JSON; top-level key names are a contract other parts of the kit rely on:
+// requests, duration_s, throughput_rps, hit_ratio, latency_us{p50,p90,p99,p999,max},
+// server_cpu_us_per_req, cache_cpu_us_per_req, client_cpu_us_per_req, errors, strategy,
+// store, histogram).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "client/histogram.h"
+#include "client/load_runner.h"
+#include "client/server_stats.h"
+
+namespace hitcost::client {
+
+struct RunReport {
+  // what was asked
+  std::string url;
+  std::string path_template;
+  int connections = 0;
+  int threads = 0;
+  std::vector<int> cpus;
+  double rate = 0;                       // 0 = closed loop
+  uint64_t keys = 0;
+  std::string key_dist;
+  std::optional<double> target_hit_ratio;
+  std::optional<int> rows;
+  std::string requested_strategy;        // "" = whatever the server is configured with
+  double warmup_s = 0;
+  // what happened
+  LoadResult load;
+  std::optional<ServerDelta> server;     // absent with --no-server-stats or on failure
+  std::string server_error;
+  double client_cpu_s = 0;               // getrusage(RUSAGE_SELF) over the window
+  std::optional<SystemCpu> system;       // /proc/stat delta over the window
+  double snapshot_window_s = 0;          // wall time between the two snapshots
+  // sweep context (absent for a single run)
+  std::string sweep_store;
+  int repeat_index = -1;
+  std::vector<RowsShare> rows_mix;       // --rows-mix; counts per entry in load.rows_requests
+  int contamination_retries = 0;         // runs thrown away because they were contaminated
+
+  std::string mode() const { return rate > 0 ? "open-loop" : "closed-loop"; }
+  double throughput_rps() const;
+  double hit_ratio() const;              // server's counters when present, else X-Cache
+  std::string strategy() const;          // requested, else the server's configured one
+  std::string store() const;
+  std::optional<double> server_cpu_us_per_req() const;
+  std::optional<double> cache_cpu_us_per_req() const;
+  double client_cpu_us_per_req() const;
+  // CPU busy on this machine not accounted to server, cache or client, in cores; and
+  // whether that exceeds kContaminationCores (then the CPU figures may be skewed).
+  std::optional<double> busy_cores() const;
+  std::optional<double> other_cores() const;
+  std::optional<bool> contaminated() const;
+  static constexpr double kContaminationCores = 0.10;
+};
+
+nlohmann::json histogram_to_json(const Histogram& h);
+bool histogram_from_json(const nlohmann::json& j, Histogram* h);  // exact inverse
+nlohmann::json latency_json(const Histogram& h);                   // µs percentiles
+
+nlohmann::json to_json(const RunReport& r);
+std::string format_terminal(const RunReport& r, bool quiet);
+
+// Runs the load and snapshots /stats, getrusage and /proc/stat at the window edges (the
+// recipe both `run` and `sweep` use). Server-stats failures are recorded, not thrown.
+RunReport measure_run(const LoadPlan& plan, bool server_stats, const std::atomic<bool>* stop);
+
+struct MeasureOptions {
+  bool server_stats = true;
+  bool progress = false;       // rewrite one status line on stderr every second (a TTY only)
+  int retry_contaminated = 0;  // re-run a contaminated run up to N times; the last one counts
+};
+// measure_run plus the progress line and contamination retries. Each retry asks never-seen
+// ids past the previous attempt's (plan.keys.miss_start advances), so misses stay misses.
+RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<bool>* stop);
+
+// One CSV header line and one row for a run JSON (to_json's or a merged one).
+std::string csv_run_header();
+std::string csv_run_row(const nlohmann::json& run);
+
+}  // namespace hitcost::client

@@ -1,0 +1,180 @@
+#include "client/server_stats.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace hitcost::client {
+
+HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_view target,
+                       std::string_view body, int timeout_ms) {
+  HttpReply reply;
+  UniqueFd fd = connect_blocking(ep, timeout_ms);
+  if (!fd) {
+    reply.error = std::string("connect to ") + ep.host_header + ": " + std::strerror(errno);
+    return reply;
+  }
+  std::string req;
+  req.reserve(256 + body.size());
+  req.append(method).append(" ").append(target).append(" HTTP/1.1\r\nHost: ");
+  req.append(ep.host_header).append("\r\nConnection: close\r\nUser-Agent: hitcost-load\r\n");
+  if (!body.empty() || method == "POST") {
+    req.append("Content-Type: application/json\r\nContent-Length: ");
+    req.append(std::to_string(body.size())).append("\r\n");
+  }
+  req.append("\r\n").append(body);
+  if (!write_all(fd.get(), req.data(), req.size())) {
+    reply.error = std::string("send: ") + std::strerror(errno);
+    return reply;
+  }
+  std::string raw;
+  char buf[16384];
+  size_t header_end = std::string::npos;
+  uint64_t content_length = UINT64_MAX;
+  for (;;) {
+    const ssize_t n = ::recv(fd.get(), buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      reply.error = std::string("recv: ") + std::strerror(errno);
+      return reply;
+    }
+    if (n == 0) break;
+    raw.append(buf, size_t(n));
+    if (header_end == std::string::npos) {
+      header_end = raw.find("\r\n\r\n");
+      if (header_end != std::string::npos) {
+        // Content-Length, case-insensitively; without it we read to EOF.
+        std::string lower = raw.substr(0, header_end);
+        for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+        const size_t cl = lower.find("\r\ncontent-length:");
+        if (cl != std::string::npos) content_length = std::strtoull(lower.c_str() + cl + 17, nullptr, 10);
+      }
+    }
+    if (header_end != std::string::npos && content_length != UINT64_MAX &&
+        raw.size() >= header_end + 4 + content_length)
+      break;
+  }
+  if (header_end == std::string::npos || raw.compare(0, 7, "HTTP/1.") != 0 || raw.size() < 12) {
+    reply.error = "malformed HTTP answer";
+    return reply;
+  }
+  reply.status = std::atoi(raw.c_str() + 9);
+  reply.body = raw.substr(header_end + 4);
+  if (content_length != UINT64_MAX && reply.body.size() > content_length) reply.body.resize(content_length);
+  if (!reply.ok()) reply.error = "HTTP " + std::to_string(reply.status) + ": " + reply.body;
+  return reply;
+}
+
+std::optional<nlohmann::json> fetch_stats(const Endpoint& ep, std::string* error) {
+  HttpReply r = http_request(ep, "GET", "/stats");
+  if (!r.ok()) {
+    if (error) *error = "GET /stats: " + r.error;
+    return std::nullopt;
+  }
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    if (error) *error = "GET /stats: answer is not a JSON object";
+    return std::nullopt;
+  }
+  return j;
+}
+
+namespace {
+// Numeric field at a JSON pointer, 0 when absent or not a number.
+double num(const nlohmann::json& j, const char* pointer) {
+  const auto p = nlohmann::json::json_pointer(pointer);
+  if (!j.contains(p)) return 0.0;
+  const auto& v = j.at(p);
+  return v.is_number() ? v.get<double>() : 0.0;
+}
+uint64_t counter_delta(const nlohmann::json& a, const nlohmann::json& b, const char* pointer, bool* reset) {
+  const double x = num(a, pointer), y = num(b, pointer);
+  if (y < x) {
+    *reset = true;
+    return uint64_t(y);  // counters were zeroed in between: the after value is a lower bound
+  }
+  return uint64_t(y - x);
+}
+}  // namespace
+
+double ServerDelta::hit_ratio() const noexcept {
+  const uint64_t n = hits + misses;
+  return n ? double(hits) / double(n) : 0.0;
+}
+
+ServerDelta stats_delta(const nlohmann::json& a, const nlohmann::json& b) {
+  ServerDelta d;
+  bool reset = false;
+  d.interval_s = num(b, "/uptime_s") - num(a, "/uptime_s");
+  d.requests = counter_delta(a, b, "/requests", &reset);
+  d.pages = counter_delta(a, b, "/pages", &reset);
+  d.hits = counter_delta(a, b, "/hits", &reset);
+  d.misses = counter_delta(a, b, "/misses", &reset);
+  d.decode_errors = counter_delta(a, b, "/decode_errors", &reset);
+  d.store_errors = counter_delta(a, b, "/store_errors", &reset);
+  d.bad_requests = counter_delta(a, b, "/bad_requests", &reset);
+  d.cpu_s = (num(b, "/cpu/user_s") + num(b, "/cpu/system_s")) - (num(a, "/cpu/user_s") + num(a, "/cpu/system_s"));
+  const auto extra = nlohmann::json::json_pointer("/store/extra/rusage_user_s");
+  if (b.contains(extra)) {
+    d.cache_cpu_s = (num(b, "/store/extra/rusage_user_s") + num(b, "/store/extra/rusage_system_s")) -
+                    (num(a, "/store/extra/rusage_user_s") + num(a, "/store/extra/rusage_system_s"));
+  }
+  d.cache_bytes_read = counter_delta(a, b, "/cache/bytes_read", &reset);
+  d.cache_bytes_written = counter_delta(a, b, "/cache/bytes_written", &reset);
+  if (b.contains("phases_ns") && b["phases_ns"].is_object()) {
+    for (const auto& [name, v] : b["phases_ns"].items()) {
+      const std::string base = "/phases_ns/" + name;
+      PhaseDelta p;
+      p.name = name;
+      p.count = counter_delta(a, b, (base + "/count").c_str(), &reset);
+      p.sum_ns = counter_delta(a, b, (base + "/sum").c_str(), &reset);
+      d.phases.push_back(std::move(p));
+    }
+  }
+  if (b.contains("config")) d.config = b["config"];
+  d.threads = int(num(b, "/threads"));
+  if (b.contains("cpus")) d.server_cpus = b["cpus"];
+  else if (b.contains("config") && b["config"].is_object() && b["config"].contains("cpus")) d.server_cpus = b["config"]["cpus"];
+  else if (b.contains("thread_cpus")) d.server_cpus = b["thread_cpus"];
+  const auto cache_cpus = nlohmann::json::json_pointer("/store/extra/cpus");
+  if (b.contains(cache_cpus)) d.cache_cpus = b.at(cache_cpus);
+  d.counters_reset = reset;
+  return d;
+}
+
+std::optional<SystemCpu> read_system_cpu() {
+  std::ifstream in("/proc/stat");
+  std::string label;
+  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(in >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || label != "cpu")
+    return std::nullopt;
+  // guest time is already included in user/nice, so it is not added again
+  const double hz = double(sysconf(_SC_CLK_TCK));
+  SystemCpu s;
+  s.busy_s = double(user + nice + system + irq + softirq + steal) / hz;
+  s.total_s = s.busy_s + double(idle + iowait) / hz;
+  return s;
+}
+
+double self_cpu_s() noexcept {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+std::string namespace_token(std::string_view text) {
+  std::string out;
+  for (const char ch : text) {
+    const char c = char(std::tolower(static_cast<unsigned char>(ch)));
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+}  // namespace hitcost::client

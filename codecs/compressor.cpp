@@ -1,0 +1,219 @@
+#include "codecs/compressor.h"
+
+#include <lz4.h>
+#include <lz4hc.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <climits>
+#include <cstdint>
+
+namespace hitcost {
+namespace {
+
+Error zerr(Errc c, const char* what) { return Error{c, std::string("zlib: ") + what}; }
+
+// zlib's avail_in/avail_out are 32-bit; our values are far below 4 GiB but check anyway.
+bool fits_uint(size_t n) { return n <= UINT_MAX; }
+
+Status zlib_compress(int level, std::string_view in, std::string& out) {
+  if (!fits_uint(in.size())) return Error{Errc::too_large, "zlib: input too large"};
+  z_stream zs{};
+  if (deflateInit(&zs, level) != Z_OK) return zerr(Errc::invalid_argument, "deflateInit failed");
+  size_t at = out.size();
+  size_t bound = deflateBound(&zs, static_cast<uLong>(in.size()));
+  out.resize(at + bound);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data() + at);
+  zs.avail_out = static_cast<uInt>(bound);
+  int rc = deflate(&zs, Z_FINISH);
+  size_t produced = bound - zs.avail_out;
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) return zerr(Errc::invalid_argument, "deflate did not finish");
+  out.resize(at + produced);
+  return ok_status();
+}
+
+// One inflate state per thread, reset per value. inflateInit/inflateEnd per call would
+// malloc and free ~40 KB (window + state) on every hit; measured in the hit path that
+// costs far more than the malloc itself (the freed block lands at the heap top and glibc
+// trims and re-grows it, page faults included).
+struct Inflater {
+  z_stream zs{};
+  bool ready = inflateInit(&zs) == Z_OK;
+  ~Inflater() {
+    if (ready) inflateEnd(&zs);
+  }
+};
+
+// Inflates `in` into out[0..); `grow` says whether out may be enlarged (unknown size).
+Status zlib_inflate(std::string_view in, std::string& out, size_t expected, bool grow, size_t cap) {
+  if (!fits_uint(in.size())) return Error{Errc::too_large, "zlib: input too large"};
+  thread_local Inflater inflater;
+  if (!inflater.ready || inflateReset(&inflater.zs) != Z_OK) {
+    return zerr(Errc::decompress_failed, "inflateInit failed");
+  }
+  z_stream& zs = inflater.zs;
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  size_t have = 0;
+  if (grow) {
+    // Start at 2x the input like php-memcache; doubling keeps the retries logarithmic.
+    size_t first = in.size() * 2 < 4096 ? 4096 : in.size() * 2;
+    out.resize(first < cap ? first : cap);
+  } else {
+    // One spare byte so a stream longer than `expected` is caught (rc != Z_STREAM_END).
+    out.resize(expected + 1);
+  }
+  int rc = Z_OK;
+  for (;;) {
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + have);
+    zs.avail_out = static_cast<uInt>(out.size() - have);
+    rc = inflate(&zs, Z_NO_FLUSH);
+    have = out.size() - zs.avail_out;
+    if (rc == Z_STREAM_END) break;
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0) break;  // input ended mid-stream
+    if (rc != Z_OK && rc != Z_BUF_ERROR) break;
+    if (zs.avail_out == 0) {
+      if (!grow) break;  // more output than the prefix promised
+      if (out.size() >= cap) {
+        out.clear();
+        return Error{Errc::too_large, "zlib: inflated value exceeds " + std::to_string(cap) + " bytes"};
+      }
+      size_t next = out.size() * 2;
+      out.resize(next < cap ? next : cap);
+    }
+  }
+  size_t left_over = zs.avail_in;
+  if (rc == Z_STREAM_END) {
+    if (left_over != 0) return zerr(Errc::decompress_failed, "trailing bytes after the stream");
+    if (!grow && have != expected) {
+      return Error{Errc::bad_length, "zlib: length prefix says " + std::to_string(expected) +
+                                         " bytes, stream inflates to " + std::to_string(have)};
+    }
+    out.resize(have);
+    return ok_status();
+  }
+  if (!grow && have > expected) {
+    return Error{Errc::bad_length, "zlib: stream inflates past the length prefix " + std::to_string(expected)};
+  }
+  if (rc == Z_DATA_ERROR) return zerr(Errc::decompress_failed, zs.msg ? zs.msg : "corrupt stream");
+  if (rc == Z_MEM_ERROR) return zerr(Errc::decompress_failed, "out of memory");
+  return zerr(Errc::decompress_failed, "truncated stream");
+}
+
+Status zstd_compress(int level, std::string_view in, std::string& out) {
+  // One context per thread (creating one costs more than compressing a small page).
+  // The frame carries its content size and a checksum (4 bytes): zstd has no checksum
+  // by default, and a flipped bit must not become a silently different page.
+  struct Ctx {
+    ZSTD_CCtx* c = ZSTD_createCCtx();
+    ~Ctx() { ZSTD_freeCCtx(c); }
+  };
+  thread_local Ctx ctx;
+  if (!ctx.c) return Error{Errc::invalid_argument, "zstd: cannot create a context"};
+  ZSTD_CCtx_reset(ctx.c, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_checksumFlag, 1);
+  size_t at = out.size();
+  size_t bound = ZSTD_compressBound(in.size());
+  out.resize(at + bound);
+  size_t n = ZSTD_compress2(ctx.c, out.data() + at, bound, in.data(), in.size());
+  if (ZSTD_isError(n)) return Error{Errc::invalid_argument, std::string("zstd: ") + ZSTD_getErrorName(n)};
+  out.resize(at + n);
+  return ok_status();
+}
+
+Status zstd_decompress(std::string_view in, size_t expected, std::string& out) {
+  unsigned long long content = ZSTD_getFrameContentSize(in.data(), in.size());
+  if (content == ZSTD_CONTENTSIZE_ERROR) return Error{Errc::decompress_failed, "zstd: not a zstd frame"};
+  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != expected) {
+    return Error{Errc::bad_length, "zstd: length prefix says " + std::to_string(expected) +
+                                       " bytes, frame says " + std::to_string(content)};
+  }
+  // One decompression context per thread: ZSTD_decompress would allocate ~100 KB per call.
+  struct Dctx {
+    ZSTD_DCtx* d = ZSTD_createDCtx();
+    ~Dctx() { ZSTD_freeDCtx(d); }
+  };
+  thread_local Dctx dctx;
+  if (!dctx.d) return Error{Errc::decompress_failed, "zstd: cannot create a context"};
+  out.resize(expected);
+  size_t n = ZSTD_decompressDCtx(dctx.d, out.data(), out.size(), in.data(), in.size());
+  if (ZSTD_isError(n)) {
+    return Error{Errc::decompress_failed, std::string("zstd: ") + ZSTD_getErrorName(n)};
+  }
+  if (n != expected) return Error{Errc::bad_length, "zstd: frame inflates to " + std::to_string(n)};
+  return ok_status();
+}
+
+Status lz4_compress(int level, std::string_view in, std::string& out) {
+  if (in.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) return Error{Errc::too_large, "lz4: input too large"};
+  int len = static_cast<int>(in.size());
+  int bound = LZ4_compressBound(len);
+  size_t at = out.size();
+  out.resize(at + static_cast<size_t>(bound));
+  // level 0/1: the fast compressor; 2..12: LZ4HC at that level.
+  int n = level <= 1 ? LZ4_compress_default(in.data(), out.data() + at, len, bound)
+                     : LZ4_compress_HC(in.data(), out.data() + at, len, bound, level);
+  if (n <= 0 && len > 0) return Error{Errc::invalid_argument, "lz4: compression failed"};
+  out.resize(at + static_cast<size_t>(n));
+  return ok_status();
+}
+
+Status lz4_decompress(std::string_view in, size_t expected, std::string& out) {
+  if (in.size() > static_cast<size_t>(INT_MAX)) return Error{Errc::too_large, "lz4: input too large"};
+  out.resize(expected);
+  int n = LZ4_decompress_safe(in.data(), out.data(), static_cast<int>(in.size()), static_cast<int>(expected));
+  // A block that would write past `expected` fails the same way as a corrupt one.
+  if (n < 0) return Error{Errc::decompress_failed, "lz4: corrupt, truncated or longer than the length prefix"};
+  if (static_cast<size_t>(n) != expected) {
+    return Error{Errc::bad_length, "lz4: length prefix says " + std::to_string(expected) +
+                                       " bytes, block inflates to " + std::to_string(n)};
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+LevelRange level_range(CompressorId id) noexcept {
+  switch (id) {
+    case CompressorId::zlib: return {1, 9, 6};
+    case CompressorId::zstd: return {1, 19, 3};  // 20-22 need ultra mode: not offered
+    case CompressorId::lz4: return {1, 12, 1};
+    case CompressorId::none: break;
+  }
+  return {0, 0, 0};
+}
+
+Status compress(CompressorId id, int level, std::string_view in, std::string& out) {
+  if (level == 0) level = level_range(id).default_level;
+  switch (id) {
+    case CompressorId::zlib: return zlib_compress(level, in, out);
+    case CompressorId::zstd: return zstd_compress(level, in, out);
+    case CompressorId::lz4: return lz4_compress(level, in, out);
+    case CompressorId::none: break;
+  }
+  return Error{Errc::invalid_argument, "compress: no compressor"};
+}
+
+Status decompress_exact(CompressorId id, std::string_view in, size_t expected, std::string& out) {
+  if (expected > kMaxInflatedBytes) {
+    return Error{Errc::bad_length, "length prefix " + std::to_string(expected) + " exceeds the " +
+                                       std::to_string(kMaxInflatedBytes) + "-byte limit"};
+  }
+  switch (id) {
+    case CompressorId::zlib: return zlib_inflate(in, out, expected, false, kMaxInflatedBytes);
+    case CompressorId::zstd: return zstd_decompress(in, expected, out);
+    case CompressorId::lz4: return lz4_decompress(in, expected, out);
+    case CompressorId::none: break;
+  }
+  return Error{Errc::invalid_argument, "decompress: no compressor"};
+}
+
+Status inflate_unknown_size(std::string_view in, std::string& out, size_t cap) {
+  return zlib_inflate(in, out, 0, true, cap);
+}
+
+}  // namespace hitcost

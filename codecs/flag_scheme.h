@@ -1,0 +1,79 @@
+#pragma once
+// The flags word of a stored value, per scheme. The flags alone say how to read a value;
+// hitcost never guesses from the bytes. A string value with no serializer type and no
+// hitcost user flag is a pre-rendered HTML page (Representation::html).
+//
+// php-memcache (pecl/memcache 4.0.5.2, FORMATS.md)
+//   0x00000001  serialized: PHP serialize() text            -> struct:php
+//   0x00000002  compressed: bare zlib stream, NO length prefix (read by inflating in a loop)
+//   0x00000F00  scalar type: only 0x000 (string) is a page; bool/long/double -> unknown_flags
+//   0x00010000  hitcost user flag: the string is JSON text   -> struct:json / struct:simdjson
+//   0x00020000  hitcost user flag: the string is msgpack     -> struct:msgpack
+//   PHP reads json/msgpack values as plain strings (then json_decode / msgpack_unpack);
+//   Memcache::get($key, $flags) hands the flags to the app. Bits 2-7 and 12-15 are
+//   reserved by the extension and any other user bit is unknown: both -> unknown_flags.
+//   zstd and lz4 cannot be expressed (parse_strategy rejects them).
+//
+// php-memcached (pecl/memcached 3.2.0)
+//   bits 0-3    type: 0 string (html), 4 PHP serialize, 6 JSON (struct:json and
+//               struct:simdjson), 7 msgpack; 1/2/3 scalars and 5 igbinary -> unknown_flags
+//   0x10        compressed; with exactly one of 0x20 zlib or 0x80 zstd. 0x40 (FastLZ, the
+//               extension's default) -> unknown_flags: set OPT_COMPRESSION_TYPE to zlib.
+//               zstd needs extension >= 3.3.0: Debian 12's 3.2.0 cannot read it.
+//   payload of a compressed value: 4-byte little-endian original length, then the stream.
+//   bits 8-15   unused internal bits -> unknown_flags.  bits 16-31: the application's
+//               user flags; hitcost writes 0 and ignores them on read, like the extension.
+//   lz4 cannot be expressed (parse_strategy rejects it).
+//
+// native (hitcost's own layout, version 1)
+//   bits 24-31  magic 0x68 ('h')       — anything else -> unknown_flags
+//   bits 20-23  version, 1             — anything else -> unknown_flags
+//   bits 12-19  reserved, 0            — anything else -> unknown_flags
+//   bits  8-11  CompressorId (0 none, 1 zlib, 2 zstd, 3 lz4)
+//   bits  4-7   SerializerId (0 none for html, 1 json, 2 msgpack, 3 php; 4 simdjson is
+//               read as json — same bytes — but hitcost writes 1)
+//   bits  0-3   Representation (0 html, 1 structured); html must have serializer 0 and
+//               structured must not: otherwise inconsistent_flags
+//   payload of a compressed value: 4-byte little-endian original length, then the data.
+//   e.g. html = 0x68100000, struct:json+zlib = 0x68100111, struct:msgpack+lz4 = 0x68100321
+#include <cstdint>
+
+#include "codecs/result.h"
+#include "codecs/strategy.h"
+
+namespace hitcost {
+
+namespace flags {
+// php-memcache
+inline constexpr uint32_t kMcSerialized = 0x0001;
+inline constexpr uint32_t kMcCompressed = 0x0002;
+inline constexpr uint32_t kMcTypeMask = 0x0F00;
+inline constexpr uint32_t kMcUserJson = 0x00010000;
+inline constexpr uint32_t kMcUserMsgpack = 0x00020000;
+// php-memcached
+inline constexpr uint32_t kMdTypeMask = 0x000F;
+inline constexpr uint32_t kMdString = 0, kMdSerialized = 4, kMdIgbinary = 5, kMdJson = 6, kMdMsgpack = 7;
+inline constexpr uint32_t kMdCompressed = 0x10, kMdZlib = 0x20, kMdFastlz = 0x40, kMdZstd = 0x80;
+inline constexpr uint32_t kMdUserMask = 0xFFFF0000;
+// native
+inline constexpr uint32_t kNativeMagic = 0x68;
+inline constexpr uint32_t kNativeVersion = 1;
+}  // namespace flags
+
+// What a flags word says about its value.
+struct FlagInfo {
+  Representation rep = Representation::html;
+  SerializerId serializer = SerializerId::none;  // json for JSON whatever decodes it
+  CompressorId compressor = CompressorId::none;
+  bool length_prefix = false;  // compressed payload starts with a 4-byte LE original length
+};
+
+// Flags for a value of this shape. `compressor` is none for a value stored plain.
+// Errors (invalid_argument): a combination the scheme cannot express.
+Result<uint32_t> make_flags(FlagScheme scheme, Representation rep, SerializerId serializer,
+                            CompressorId compressor);
+
+// Reads a flags word. Errors: unknown_flags, inconsistent_flags (never a guess).
+Result<FlagInfo> read_flags(FlagScheme scheme, uint32_t flags);
+
+}  // namespace hitcost

@@ -1,0 +1,51 @@
+#pragma once
+// The page shape every serializer shares, as seen by a decoder:
+//   page object {"id", "title", "rows"}; row object {"id", "title", "author", "tags",
+//   "price", "created", "excerpt", "url"}. Keys may come in any order (a PHP app may
+//   build its arrays differently) but each must appear exactly once; unknown keys are a
+//   parse_error, so a decoded page is always exactly a Page.
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+
+namespace hitcost {
+
+enum class PageKey : uint8_t { id, title, rows, unknown };
+enum class RowKey : uint8_t { id, title, author, tags, price, created, excerpt, url, unknown };
+
+inline constexpr uint32_t kAllPageKeys = (1u << 3) - 1;
+inline constexpr uint32_t kAllRowKeys = (1u << 8) - 1;
+
+inline PageKey page_key(std::string_view k) noexcept {
+  if (k == "id") return PageKey::id;
+  if (k == "title") return PageKey::title;
+  if (k == "rows") return PageKey::rows;
+  return PageKey::unknown;
+}
+
+inline RowKey row_key(std::string_view k) noexcept {
+  switch (k.size()) {
+    case 2: return k == "id" ? RowKey::id : RowKey::unknown;
+    case 3: return k == "url" ? RowKey::url : RowKey::unknown;
+    case 4: return k == "tags" ? RowKey::tags : RowKey::unknown;
+    case 5: return k == "title" ? RowKey::title : (k == "price" ? RowKey::price : RowKey::unknown);
+    case 6: return k == "author" ? RowKey::author : RowKey::unknown;
+    case 7:
+      return k == "created" ? RowKey::created : (k == "excerpt" ? RowKey::excerpt : RowKey::unknown);
+    default: return RowKey::unknown;
+  }
+}
+
+// Marks key `bit` seen in `mask`; false when it was already seen (a duplicate key).
+inline bool mark_seen(uint32_t& mask, uint8_t bit) noexcept {
+  uint32_t b = 1u << bit;
+  if (mask & b) return false;
+  mask |= b;
+  return true;
+}
+
+// Prices must be finite: NaN/inf can be written by msgpack or PHP but are not prices,
+// and the renderer must never see them.
+inline bool valid_price(double d) noexcept { return std::isfinite(d); }
+
+}  // namespace hitcost

@@ -1,0 +1,153 @@
+#include "codecs/strategy.h"
+
+#include <charconv>
+
+#include "codecs/compressor.h"
+
+namespace hitcost {
+
+const char* to_string(SerializerId s) noexcept {
+  switch (s) {
+    case SerializerId::none: return "none";
+    case SerializerId::json: return "json";
+    case SerializerId::msgpack: return "msgpack";
+    case SerializerId::php: return "php";
+    case SerializerId::simdjson: return "simdjson";
+  }
+  return "unknown";
+}
+
+const char* to_string(CompressorId c) noexcept {
+  switch (c) {
+    case CompressorId::none: return "none";
+    case CompressorId::zlib: return "zlib";
+    case CompressorId::zstd: return "zstd";
+    case CompressorId::lz4: return "lz4";
+  }
+  return "unknown";
+}
+
+const char* to_string(FlagScheme s) noexcept {
+  switch (s) {
+    case FlagScheme::php_memcache: return "php-memcache";
+    case FlagScheme::php_memcached: return "php-memcached";
+    case FlagScheme::native: return "native";
+  }
+  return "unknown";
+}
+
+Result<FlagScheme> parse_flag_scheme(std::string_view t) {
+  if (t == "php-memcache") return FlagScheme::php_memcache;
+  if (t == "php-memcached") return FlagScheme::php_memcached;
+  if (t == "native") return FlagScheme::native;
+  return Error{Errc::invalid_argument,
+               "unknown flag scheme '" + std::string(t) + "' (php-memcache, php-memcached, native)"};
+}
+
+CompressionRule CompressionRule::defaults_for(FlagScheme s) {
+  CompressionRule r;
+  if (s == FlagScheme::php_memcache) {
+    r.threshold_bytes = 20000;
+    r.min_savings = 0.20;
+    r.factor = 0;
+  } else {
+    r.threshold_bytes = 2000;
+    r.min_savings = 0;
+    r.factor = 1.3;
+  }
+  return r;
+}
+
+bool CompressionRule::keep(size_t plain, size_t packed) const noexcept {
+  auto p = static_cast<double>(plain), c = static_cast<double>(packed);
+  if (min_savings > 0 && !(c <= p * (1.0 - min_savings))) return false;  // php-memcache
+  if (factor > 0 && !(p > c * factor)) return false;                      // php-memcached
+  return true;  // both unused: compression forced
+}
+
+std::string Strategy::name() const {
+  std::string s = rep == Representation::html ? "html" : std::string("struct:") + to_string(serializer);
+  if (compressor != CompressorId::none) {
+    s += '+';
+    s += to_string(compressor);
+    if (level != 0) {
+      s += ':';
+      s += std::to_string(level);
+    }
+  }
+  return s;
+}
+
+namespace {
+
+Error bad(std::string_view text, std::string why) {
+  return Error{Errc::invalid_argument, "strategy '" + std::string(text) + "': " + std::move(why) +
+                                           " (expected html|struct:{json,msgpack,php,simdjson}"
+                                           "[+{zlib,zstd,lz4}[:level]])"};
+}
+
+}  // namespace
+
+Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
+  Strategy st;
+  st.scheme = scheme;
+  st.rule = CompressionRule::defaults_for(scheme);
+  std::string_view rep = text, comp;
+  if (auto plus = text.find('+'); plus != std::string_view::npos) {
+    rep = text.substr(0, plus);
+    comp = text.substr(plus + 1);
+    if (comp.empty()) return bad(text, "missing compressor after '+'");
+  }
+  if (rep == "html") {
+    st.rep = Representation::html;
+  } else if (rep.starts_with("struct:")) {
+    st.rep = Representation::structured;
+    std::string_view s = rep.substr(7);
+    if (s == "json") st.serializer = SerializerId::json;
+    else if (s == "msgpack") st.serializer = SerializerId::msgpack;
+    else if (s == "php") st.serializer = SerializerId::php;
+    else if (s == "simdjson") st.serializer = SerializerId::simdjson;
+    else return bad(text, "unknown serializer '" + std::string(s) + "'");
+  } else {
+    return bad(text, "unknown representation '" + std::string(rep) + "'");
+  }
+  if (comp.empty()) return st;
+
+  std::string_view cname = comp, clevel;
+  bool has_level = false;
+  if (auto colon = comp.find(':'); colon != std::string_view::npos) {
+    cname = comp.substr(0, colon);
+    clevel = comp.substr(colon + 1);
+    has_level = true;
+  }
+  if (cname == "zlib") st.compressor = CompressorId::zlib;
+  else if (cname == "zstd") st.compressor = CompressorId::zstd;
+  else if (cname == "lz4") st.compressor = CompressorId::lz4;
+  else if (cname == "none" && !has_level) return st;
+  else return bad(text, "unknown compressor '" + std::string(cname) + "'");
+
+  if (has_level) {
+    LevelRange lr = level_range(st.compressor);
+    int lv = 0;
+    auto r = std::from_chars(clevel.data(), clevel.data() + clevel.size(), lv);
+    if (clevel.empty() || r.ec != std::errc() || r.ptr != clevel.data() + clevel.size()) {
+      return bad(text, "level '" + std::string(clevel) + "' is not a number");
+    }
+    if (lv < lr.min || lv > lr.max) {
+      return bad(text, std::string(to_string(st.compressor)) + " level must be " + std::to_string(lr.min) +
+                           ".." + std::to_string(lr.max));
+    }
+    st.level = lv;
+  }
+
+  if (scheme == FlagScheme::php_memcache && st.compressor != CompressorId::zlib) {
+    return bad(text, std::string(to_string(st.compressor)) +
+                         " cannot be stored under php-memcache, which only knows zlib (use --flags native)");
+  }
+  if (scheme == FlagScheme::php_memcached && st.compressor == CompressorId::lz4) {
+    return bad(text, "php-memcached cannot read lz4 (use --flags native)");
+  }
+  return st;
+}
+
+}  // namespace hitcost

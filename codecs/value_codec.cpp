@@ -1,0 +1,130 @@
+#include "codecs/value_codec.h"
+
+#include <cstring>
+
+#include "codecs/compressor.h"
+#include "codecs/flag_scheme.h"
+#include "codecs/json_serializer.h"
+#include "codecs/msgpack_serializer.h"
+#include "codecs/php_serializer.h"
+#include "codecs/simdjson_serializer.h"
+
+namespace hitcost {
+namespace {
+
+constexpr uint32_t kPoisonFlags = 0xFFFFFFFFu;  // rejected by every scheme's reader
+constexpr size_t kPrefixBytes = 4;
+
+void put_le32(std::string& out, uint32_t v) {
+  char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
+               static_cast<char>(v >> 24)};
+  out.append(b, 4);
+}
+
+uint32_t get_le32(const char* p) {
+  auto u = [&](int i) { return static_cast<uint32_t>(static_cast<unsigned char>(p[i])); };
+  return u(0) | (u(1) << 8) | (u(2) << 16) | (u(3) << 24);
+}
+
+}  // namespace
+
+void encode_page_into(SerializerId serializer, const Page& page, std::string& out) {
+  switch (serializer) {
+    case SerializerId::json:
+    case SerializerId::simdjson: encode_json(page, out); break;
+    case SerializerId::msgpack: encode_msgpack(page, out); break;
+    case SerializerId::php: encode_php(page, out); break;
+    case SerializerId::none: break;
+  }
+}
+
+std::string encode_page(SerializerId serializer, const Page& page) {
+  std::string out;
+  encode_page_into(serializer, page, out);
+  return out;
+}
+
+Result<Page> decode_page(SerializerId serializer, std::string_view payload) {
+  switch (serializer) {
+    case SerializerId::json: return decode_json(payload);
+    case SerializerId::simdjson: return decode_simdjson(payload);
+    case SerializerId::msgpack: return decode_msgpack(payload);
+    case SerializerId::php: return decode_php(payload);
+    case SerializerId::none: break;
+  }
+  return Error{Errc::invalid_argument, "decode_page: an html value has no serializer"};
+}
+
+SerializerId decoder_for(SerializerId stored, const Strategy& current) noexcept {
+  if (stored == SerializerId::json && current.rep == Representation::structured &&
+      current.serializer == SerializerId::simdjson) {
+    return SerializerId::simdjson;
+  }
+  return stored;
+}
+
+EncodedValue encode_value(const Strategy& st, const Page& page, std::string_view html) {
+  EncodedValue ev;
+  SerializerId ser = st.rep == Representation::html ? SerializerId::none : st.serializer;
+  std::string serialized;
+  std::string_view plain = html;
+  if (st.rep == Representation::structured) {
+    encode_page_into(ser, page, serialized);
+    plain = serialized;
+  }
+
+  CompressorId used = CompressorId::none;
+  if (st.compressor != CompressorId::none && plain.size() >= st.rule.threshold_bytes &&
+      plain.size() <= kMaxInflatedBytes) {
+    bool prefix = st.scheme != FlagScheme::php_memcache;
+    std::string packed;
+    if (prefix) put_le32(packed, static_cast<uint32_t>(plain.size()));
+    size_t head = packed.size();
+    if (compress(st.compressor, st.level, plain, packed).ok() &&
+        st.rule.keep(plain.size(), packed.size() - head) &&
+        make_flags(st.scheme, st.rep, ser, st.compressor).ok()) {
+      ev.bytes = std::move(packed);
+      used = st.compressor;
+    }
+  }
+  auto flags = make_flags(st.scheme, st.rep, ser, used);
+  if (!flags) {
+    ev.bytes.clear();
+    ev.flags = kPoisonFlags;
+    return ev;
+  }
+  ev.flags = *flags;
+  if (used == CompressorId::none) {
+    if (st.rep == Representation::structured) ev.bytes = std::move(serialized);
+    else ev.bytes.assign(plain);
+  }
+  return ev;
+}
+
+Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagScheme scheme,
+                               std::string& scratch) {
+  auto info = read_flags(scheme, flags);
+  if (!info) return info.error();
+  Unwrapped u;
+  u.rep = info->rep;
+  u.serializer = info->serializer;
+  u.compressor = info->compressor;
+  u.payload = stored;
+  if (info->compressor == CompressorId::none) return u;
+
+  Status s = ok_status();
+  if (info->length_prefix) {
+    if (stored.size() < kPrefixBytes) {
+      return Error{Errc::bad_length, "compressed value shorter than its 4-byte length prefix"};
+    }
+    uint32_t len = get_le32(stored.data());
+    s = decompress_exact(info->compressor, stored.substr(kPrefixBytes), len, scratch);
+  } else {
+    s = inflate_unknown_size(stored, scratch);
+  }
+  if (!s) return s.error();
+  u.payload = scratch;
+  return u;
+}
+
+}  // namespace hitcost

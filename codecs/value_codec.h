@@ -1,0 +1,57 @@
+#pragma once
+// The hit path, one step per function so the server can time each phase:
+//   stored bytes + flags --unwrap_value--> payload (inflated) --decode_page--> Page --render_page--> HTML
+// and the miss path: Page --encode_value--> stored bytes + flags.
+// Every failure is a typed Error (never a crash, never a silently wrong page).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "codecs/page.h"
+#include "codecs/result.h"
+#include "codecs/strategy.h"
+
+namespace hitcost {
+
+struct EncodedValue {
+  std::string bytes;
+  uint32_t flags = 0;
+};
+
+// Serializes (or takes the rendered `html`) and wraps under strategy.scheme with
+// strategy.rule deciding compression. `html` must be render_page(page) for html
+// strategies; it is ignored for struct strategies.
+// Compression is tried only when the strategy has a compressor and the plain payload is
+// at least rule.threshold_bytes, and kept only when rule.keep(plain, compressed) (the
+// compressed size without the 4-byte length prefix); otherwise the value is stored plain
+// with no compression flag. Precondition: `strategy` came from parse_strategy (or is
+// equally valid); an impossible one (struct without serializer, a compressor the scheme
+// cannot express) yields flags 0xFFFFFFFF, which every scheme's reader rejects.
+EncodedValue encode_value(const Strategy& strategy, const Page& page, std::string_view html);
+
+// What a stored value turned out to hold, read from its flags alone.
+struct Unwrapped {
+  Representation rep = Representation::html;
+  SerializerId serializer = SerializerId::none;
+  CompressorId compressor = CompressorId::none;  // what it was stored with (for stats)
+  std::string_view payload;  // plain bytes: points into `stored` or into `scratch`
+};
+
+// Reads `flags` under `scheme`, inflates into `scratch` when compressed.
+Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagScheme scheme,
+                               std::string& scratch);
+
+// Serializer-level encode/decode (also used by benchmarks).
+// encode_page(none, ..) is empty; decode_page(none, ..) is invalid_argument.
+std::string encode_page(SerializerId serializer, const Page& page);
+Result<Page> decode_page(SerializerId serializer, std::string_view payload);
+
+// Appends the serialized page to `out` (reuses its capacity; encode_page in place).
+void encode_page_into(SerializerId serializer, const Page& page, std::string& out);
+
+// Which decoder to run for a value unwrapped as `stored`: JSON values are reported as
+// SerializerId::json whatever wrote them; when the strategy in force is struct:simdjson
+// they are decoded with simdjson (same bytes). Every other id is returned unchanged.
+SerializerId decoder_for(SerializerId stored, const Strategy& current) noexcept;
+
+}  // namespace hitcost

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs every Debian package hitcost needs, and nothing when all are present.
+# Idempotent: both ./run.sh and ./test.sh call it first. Needs root (or sudo) only
+# when something is missing. Groups: HITCOST_DEPS="build test bench" (default "build test").
+set -euo pipefail
+
+build_pkgs=(
+  build-essential cmake pkg-config
+  libboost-dev                # Asio + Beast (header-only in Boost 1.74)
+  nlohmann-json3-dev libmsgpack-cxx-dev libsimdjson-dev
+  zlib1g-dev libzstd-dev liblz4-dev
+  libmemcached-dev libcli11-dev
+  libbenchmark-dev libgtest-dev
+  memcached curl
+)
+# The PHP extensions are the reference readers/writers for the flag schemes
+# (FORMATS.md); the tests check hitcost's values against them through memcached.
+test_pkgs=(
+  php-cli php-memcache php-memcached php-msgpack
+)
+
+# The anchors the benchmarks compare against (bench/*.sh): wrk and nginx.
+bench_pkgs=(
+  wrk nginx
+)
+
+want=()
+groups=${HITCOST_DEPS:-"build test"}
+for g in $groups; do
+  case $g in
+    build) want+=("${build_pkgs[@]}") ;;
+    test)  want+=("${test_pkgs[@]}") ;;
+    bench) want+=("${bench_pkgs[@]}") ;;
+    *) echo "install-deps: unknown group '$g'" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine's package lists may be stale or empty: update first, then install.
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

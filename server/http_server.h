@@ -1,0 +1,36 @@
+#pragma once
+// hitcost-server as an object: N workers (one io_context + thread each) on one port.
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "server/metrics.h"
+#include "server/runtime_config.h"
+#include "server/server_options.h"
+#include "server/worker.h"
+
+namespace hitcost::server {
+
+class HttpServer {
+ public:
+  // Opens the store, binds the port; throws std::runtime_error with a reason.
+  explicit HttpServer(const ServerOptions& opts);
+  ~HttpServer();
+
+  int port() const { return port_; }
+  void start();             // spawns the worker threads
+  void drain_and_wait();    // SIGTERM: stop accepting, finish in-flight, join (bounded)
+  void stop_and_wait();     // immediate
+  void wait();              // joins (returns when all workers ended)
+
+ private:
+  ServerOptions opts_;
+  std::unique_ptr<MetricsRegistry> metrics_;
+  std::unique_ptr<ConfigHolder> config_;
+  std::unique_ptr<ServerContext> ctx_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::thread> threads_;
+  int port_ = 0;
+};
+
+}  // namespace hitcost::server

@@ -1,0 +1,74 @@
+// hitcost-server: renders pages from cached data and says where each microsecond goes.
+// parse options -> open store + bind -> serve until SIGTERM/SIGINT -> drain -> exit 0.
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "server/http_server.h"
+
+int main(int argc, char** argv) {
+  using hitcost::server::ServerOptions;
+  ServerOptions o;
+  CLI::App app{"hitcost-server: an HTTP server that renders pages from cached data"};
+  app.add_option("--host", o.host, "Address to listen on")->capture_default_str();
+  app.add_option("--port", o.port, "Port (0 picks a free one and prints it)")->capture_default_str();
+  app.add_option("--threads", o.threads, "io threads, one io_context each")->capture_default_str();
+  app.add_option("--cpus", o.cpus, "Pin thread i to CPU cpus[i % n], e.g. --cpus 0,1")->delimiter(',');
+  app.add_option("--store", o.store,
+                 "memory | memory:objects | memcached:H:P[,H:P...] | mmap:PATH | pread:PATH (see README)")
+      ->capture_default_str();
+  app.add_option("--strategy", o.strategy, "html | struct:SER[+COMP[:LEVEL]], e.g. struct:json+zlib")
+      ->capture_default_str();
+  app.add_option("--flags", o.flags, "Flag scheme: php-memcached | php-memcache | native")->capture_default_str();
+  app.add_option("--rows", o.rows, "Rows per page when ?rows= is absent")->capture_default_str();
+  app.add_option("--max-rows", o.max_rows, "Largest ?rows= accepted")->capture_default_str();
+  app.add_option("--max-id", o.max_id, "Largest page id served (larger: 404)")->capture_default_str();
+  app.add_option("--seed", o.seed, "Origin seed: same seed, same pages")->capture_default_str();
+  app.add_option("--compressibility", o.compressibility, "1 = vocabulary text (zlib 3-5x), 0 = incompressible")
+      ->capture_default_str();
+  app.add_option("--namespace", o.ns, "Key namespace: keys are hc:NS:pID:rROWS")->capture_default_str();
+  app.add_option("--threshold", o.threshold, "Compression threshold in bytes (default: the flag scheme's)");
+  app.add_option("--min-savings", o.min_savings, "Keep compressed only if it saves this fraction (php-memcache rule)");
+  app.add_option("--factor", o.factor, "Keep compressed only if plain > packed * factor (php-memcached rule)");
+  app.add_option("--origin-delay-us", o.origin_delay_us, "Simulated backend wait on a miss (sleep)")
+      ->capture_default_str();
+  app.add_flag("!--no-metrics", o.metrics, "Turn off per-phase timing (to measure its cost)");
+  app.add_option("--header-limit", o.header_limit, "Max request header bytes (431 above)")->capture_default_str();
+  app.add_option("--body-limit", o.body_limit, "Max request body bytes (413 above)")->capture_default_str();
+  app.add_option("--idle-timeout-ms", o.idle_timeout_ms, "A whole request must arrive within this (408 / close)")
+      ->capture_default_str();
+  app.add_option("--drain-timeout-ms", o.drain_timeout_ms, "On SIGTERM, in-flight requests get this long")
+      ->capture_default_str();
+  app.add_flag("--admin-remote", o.admin_remote, "Allow admin routes from non-loopback peers (with --admin-token)");
+  app.add_option("--admin-token", o.admin_token, "Bearer token required for remote admin routes");
+  CLI11_PARSE(app, argc, argv);
+  if (o.admin_remote && o.admin_token.empty()) {
+    std::cerr << "hitcost-server: --admin-remote needs --admin-token\n";
+    return 2;
+  }
+
+  // Block the stop signals in every thread; the main thread waits for them below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error code, not a death
+
+  try {
+    hitcost::server::HttpServer server(o);
+    server.start();
+    std::printf("listening on %s:%d\n", o.host.c_str(), server.port());
+    std::fflush(stdout);
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    std::fprintf(stderr, "hitcost-server: signal %d, draining\n", sig);
+    server.drain_and_wait();
+  } catch (const std::exception& e) {
+    std::cerr << "hitcost-server: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,112 @@
+#pragma once
+// Per-thread counters and phase histograms for hitcost-server.
+//
+// Each io thread owns one ThreadMetrics and is its only writer. Writes are a relaxed
+// load + store (a plain add, no locked instruction); readers (/stats on any thread)
+// take relaxed loads and sum over threads. A reset never writes into a thread's
+// counters (that would race with its owner): it records a baseline that later
+// snapshots subtract.
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "codecs/result.h"
+
+namespace hitcost::server {
+
+struct OwnedCounter {
+  std::atomic<uint64_t> v{0};
+  void add(uint64_t d = 1) noexcept { v.store(v.load(std::memory_order_relaxed) + d, std::memory_order_relaxed); }
+  uint64_t get() const noexcept { return v.load(std::memory_order_relaxed); }
+};
+
+// Where a page request spends its time. `write` is the response send (syscall).
+enum class Phase : uint8_t { fetch, unwrap, decode, render, origin, store_set, write, count_ };
+const char* to_string(Phase) noexcept;
+constexpr size_t kPhases = static_cast<size_t>(Phase::count_);
+
+// log2 buckets over nanoseconds: bucket b holds [2^b, 2^(b+1)) ns; 0 ns goes to bucket 0.
+constexpr size_t kLog2Buckets = 40;  // up to ~18 minutes
+inline size_t log2_bucket(uint64_t ns) noexcept {
+  if (ns == 0) return 0;
+  size_t b = 63 - static_cast<size_t>(__builtin_clzll(ns));
+  return b < kLog2Buckets ? b : kLog2Buckets - 1;
+}
+
+struct PhaseHistogram {
+  OwnedCounter count, sum_ns;
+  std::array<OwnedCounter, kLog2Buckets> buckets;
+  void record(uint64_t ns) noexcept {
+    count.add();
+    sum_ns.add(ns);
+    buckets[log2_bucket(ns)].add();
+  }
+};
+
+// HTTP statuses other than 200 that the server answers, counted by code.
+constexpr std::array<int, 9> kCountedStatuses = {400, 403, 404, 405, 408, 413, 431, 500, 503};
+constexpr size_t kErrcCount = static_cast<size_t>(Errc::invalid_argument) + 1;
+
+struct ThreadMetrics {
+  OwnedCounter requests, pages, hits, misses;
+  OwnedCounter decode_errors, store_errors, store_set_errors;
+  std::array<OwnedCounter, kErrcCount> decode_errors_by_kind, store_errors_by_kind;
+  std::array<OwnedCounter, kCountedStatuses.size()> status_counts;
+  OwnedCounter cache_bytes_read, cache_bytes_written;
+  OwnedCounter http_bytes_in, http_bytes_out;
+  OwnedCounter connections_opened, connections_closed;
+  OwnedCounter partial_writes;  // responses the socket did not take at once
+  std::array<PhaseHistogram, kPhases> phases;
+
+  void count_status(int status) noexcept {
+    for (size_t i = 0; i < kCountedStatuses.size(); ++i)
+      if (kCountedStatuses[i] == status) status_counts[i].add();
+  }
+};
+
+// A plain, summed copy of all threads' metrics (or a difference of two).
+struct MetricsSnapshot {
+  uint64_t requests = 0, pages = 0, hits = 0, misses = 0;
+  uint64_t decode_errors = 0, store_errors = 0, store_set_errors = 0;
+  std::array<uint64_t, kErrcCount> decode_errors_by_kind{}, store_errors_by_kind{};
+  std::array<uint64_t, kCountedStatuses.size()> status_counts{};
+  uint64_t cache_bytes_read = 0, cache_bytes_written = 0, http_bytes_in = 0, http_bytes_out = 0;
+  uint64_t connections_opened = 0, connections_closed = 0, partial_writes = 0;
+  struct Phase {
+    uint64_t count = 0, sum_ns = 0;
+    std::array<uint64_t, kLog2Buckets> buckets{};
+  };
+  std::array<Phase, kPhases> phases{};
+
+  uint64_t bad_requests() const noexcept;  // every 4xx
+  MetricsSnapshot minus(const MetricsSnapshot& base) const;
+};
+
+// Owns every thread's metrics; threads are registered at start-up.
+class MetricsRegistry {
+ public:
+  explicit MetricsRegistry(size_t threads);
+  ThreadMetrics& thread(size_t i) { return *threads_[i]; }
+  MetricsSnapshot total() const;          // since start
+  MetricsSnapshot since_reset() const;    // since the last reset()
+  void reset();
+  // When the last reset happened (start-up counts as one) and the process CPU then (s).
+  std::chrono::steady_clock::time_point reset_at() const;
+  double cpu_user_at_reset() const;
+  double cpu_system_at_reset() const;
+
+ private:
+  std::vector<std::unique_ptr<ThreadMetrics>> threads_;
+  mutable std::mutex mu_;  // guards baseline_
+  MetricsSnapshot baseline_;
+  std::chrono::steady_clock::time_point reset_at_ = std::chrono::steady_clock::now();
+  double cpu_user_at_reset_ = 0, cpu_system_at_reset_ = 0;
+};
+
+}  // namespace hitcost::server

@@ -1,0 +1,63 @@
+#pragma once
+// The hit path and the miss path of GET /page/{id}, timed phase by phase.
+//   hit : store.get -> unwrap (flags, inflate) -> decode -> render
+//   miss: origin (generate, optional simulated backend wait) -> render -> encode -> store.set
+// A decode error or a store error is counted and answered from the origin (a miss):
+// the client always gets the right page.
+//
+// Blocking: store calls (memcached round trips, pread) block the calling io thread,
+// like a PHP-FPM worker. One thread = one request in flight to the store; use
+// --threads to add concurrency. This keeps per-request CPU attribution simple.
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "codecs/page.h"
+#include "server/metrics.h"
+#include "server/runtime_config.h"
+
+namespace hitcost::server {
+
+struct PageRequest {
+  int64_t id = 0;
+  uint32_t rows = 0;
+  const Strategy* strategy_override = nullptr;  // ?strategy=, already parsed
+  std::string_view strategy_override_text;
+};
+
+struct PageOutcome {
+  bool hit = false;
+  std::string key;            // exact store key
+  std::string strategy_name;  // the strategy that answered (X-Strategy)
+};
+
+// One per io thread: owns reusable buffers (no allocation per hit in steady state).
+class PageService {
+ public:
+  PageService(ThreadMetrics& metrics, bool timing, uint32_t origin_delay_us)
+      : m_(metrics), timing_(timing), origin_delay_us_(origin_delay_us) {}
+
+  // Writes the HTML into `body` (cleared first).
+  PageOutcome serve(const RuntimeConfig& cfg, const PageRequest& req, std::string& body);
+
+  // The origin alone: the page data for (id, rows) under cfg's seed and compressibility.
+  static Page origin_page(const RuntimeConfig& cfg, int64_t id, uint32_t rows);
+  static std::string key_for(const RuntimeConfig& cfg, int64_t id, uint32_t rows);
+
+  // Fills the store with one page (the miss path without serving); false on a store error.
+  bool warm(const RuntimeConfig& cfg, int64_t id, uint32_t rows);
+
+ private:
+  using clock = std::chrono::steady_clock;
+  uint64_t lap(Phase p, clock::time_point& t0);  // records now - t0 into phase p, then t0 = now
+  bool try_hit(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key, std::string& body);
+  void miss(const RuntimeConfig& cfg, const Strategy& strategy, const PageRequest& req, const std::string& key,
+            std::string& body);
+
+  ThreadMetrics& m_;
+  bool timing_;
+  uint32_t origin_delay_us_;
+  std::string value_, scratch_;  // reused store and inflate buffers
+};
+
+}  // namespace hitcost::server

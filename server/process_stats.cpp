@@ -1,0 +1,56 @@
+#include "server/process_stats.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace hitcost::server {
+
+namespace {
+double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
+}  // namespace
+
+ProcessCpu process_cpu() {
+  rusage ru{};
+  ProcessCpu c;
+  if (::getrusage(RUSAGE_SELF, &ru) != 0) return c;
+  c.user_s = seconds(ru.ru_utime);
+  c.system_s = seconds(ru.ru_stime);
+  c.voluntary_switches = static_cast<uint64_t>(ru.ru_nvcsw);
+  c.involuntary_switches = static_cast<uint64_t>(ru.ru_nivcsw);
+  c.max_rss_kb = static_cast<uint64_t>(ru.ru_maxrss);
+  return c;
+}
+
+ProcessIo process_io() {
+  ProcessIo io;
+  std::FILE* f = std::fopen("/proc/self/io", "re");
+  if (!f) return io;
+  char name[64];
+  unsigned long long v = 0;
+  while (std::fscanf(f, "%63[^:]: %llu\n", name, &v) == 2) {
+    if (!std::strcmp(name, "rchar")) io.rchar = v;
+    else if (!std::strcmp(name, "wchar")) io.wchar = v;
+    else if (!std::strcmp(name, "syscr")) io.syscr = v;
+    else if (!std::strcmp(name, "syscw")) io.syscw = v;
+    else if (!std::strcmp(name, "read_bytes")) io.read_bytes = v;
+    else if (!std::strcmp(name, "write_bytes")) io.write_bytes = v;
+  }
+  std::fclose(f);
+  io.ok = true;
+  return io;
+}
+
+uint64_t process_rss_kb() {
+  std::FILE* f = std::fopen("/proc/self/statm", "re");
+  if (!f) return 0;
+  unsigned long long size = 0, resident = 0;
+  int n = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  if (n != 2) return 0;
+  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 1024;
+}
+
+}  // namespace hitcost::server

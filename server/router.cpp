@@ -1,0 +1,224 @@
+#include "server/router.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "codecs/value_codec.h"
+#include "server/stats_report.h"
+
+namespace hitcost::server {
+
+namespace http = boost::beast::http;
+
+namespace {
+
+// Value of `name` in a query string "a=1&b=2", percent-decoded. '+' stays '+'
+// (the strategy grammar uses it); encode a space as %20.
+std::optional<std::string> query_param(std::string_view query, std::string_view name) {
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view part = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    size_t eq = part.find('=');
+    if (part.substr(0, eq) != name) continue;
+    std::string_view raw = eq == std::string_view::npos ? std::string_view{} : part.substr(eq + 1);
+    std::string out;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] == '%' && i + 2 < raw.size()) {
+        int v = 0;
+        auto r = std::from_chars(raw.data() + i + 1, raw.data() + i + 3, v, 16);
+        if (r.ec == std::errc() && r.ptr == raw.data() + i + 3) {
+          out += static_cast<char>(v);
+          i += 2;
+          continue;
+        }
+      }
+      out += raw[i];
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+template <class T>
+bool parse_number(std::string_view s, T& v) {
+  if (s.empty()) return false;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+void json_body(Response& res, std::string& body, const nlohmann::json& j, int status = 200) {
+  res.status = status;
+  res.content_type = "application/json";
+  body = j.dump();
+  body += '\n';
+}
+
+}  // namespace
+
+Router::Router(ServerContext& ctx, ThreadMetrics& metrics)
+    : ctx_(ctx), m_(metrics), view_(ctx.config), pages_(metrics, ctx.opts.metrics, ctx.opts.origin_delay_us) {}
+
+void Router::error(Response& res, std::string& body, int status, std::string_view reason) {
+  res.status = status;
+  res.content_type = "text/plain; charset=utf-8";
+  body.assign(reason);
+  body += '\n';
+}
+
+void Router::handle(const HttpRequest& req, const boost::asio::ip::address& peer, Response& res,
+                    std::string& body) {
+  body.clear();
+  std::string_view target(req.target().data(), req.target().size());
+  size_t qpos = target.find('?');
+  std::string_view path = target.substr(0, qpos);
+  std::string_view query = qpos == std::string_view::npos ? std::string_view{} : target.substr(qpos + 1);
+  const bool is_get = req.method() == http::verb::get;
+  const bool is_post = req.method() == http::verb::post;
+
+  auto method_not_allowed = [&](const char* allow) {
+    res.header("Allow", allow);
+    error(res, body, 405, "method not allowed");
+  };
+
+  if (path.starts_with("/page/")) {
+    if (!is_get) return method_not_allowed("GET");
+    return page(path.substr(6), query, res, body);
+  }
+  if (path.starts_with("/data/")) {
+    if (!is_get) return method_not_allowed("GET");
+    return data(path.substr(6), query, res, body);
+  }
+  if (path == "/healthz") {
+    if (!is_get) return method_not_allowed("GET");
+    res.content_type = "text/plain; charset=utf-8";
+    body = "ok\n";
+    return;
+  }
+  if (path == "/stats" || path == "/metrics") {
+    if (!is_get) return method_not_allowed("GET");
+    nlohmann::json s = stats_json(ctx_, view_.get());
+    if (path == "/stats") return json_body(res, body, s);
+    res.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    body = metrics_text(s);
+    return;
+  }
+  if (path.starts_with("/admin/")) {
+    if (!is_post) return method_not_allowed("POST");
+    if (!admin_allowed(req, peer)) return error(res, body, 403, "admin routes answer only on loopback (or with --admin-token)");
+    return admin(req, path, query, res, body);
+  }
+  if (req.method() == http::verb::unknown) return method_not_allowed("GET, POST");
+  error(res, body, 404, "no such route");
+}
+
+bool Router::parse_rows(std::string_view query, uint32_t& rows, Response& res, std::string& body) {
+  rows = view_.get().rows;
+  if (auto r = query_param(query, "rows")) {
+    if (!parse_number(*r, rows) || rows > ctx_.opts.max_rows) {
+      error(res, body, 400, "bad rows: want 0.." + std::to_string(ctx_.opts.max_rows));
+      return false;
+    }
+  }
+  return true;
+}
+
+const Strategy* Router::strategy_override(std::string_view text, Response& res, std::string& body) {
+  const RuntimeConfig& cfg = view_.get();
+  uint64_t gen = ctx_.config.generation();
+  if (gen != override_generation_) {  // the scheme or rule may have changed
+    override_cache_.clear();
+    override_generation_ = gen;
+  }
+  std::string key(text);
+  auto it = override_cache_.find(key);
+  if (it != override_cache_.end()) return &it->second;
+  auto st = parse_strategy(text, cfg.scheme);
+  if (!st) {
+    error(res, body, 400, "bad strategy: " + st.error().message);
+    return nullptr;
+  }
+  Strategy s = *st;
+  s.scheme = cfg.scheme;
+  s.rule = cfg.strategy.rule;
+  if (override_cache_.size() > 64) override_cache_.clear();  // bounded: ids of strategies are few
+  return &override_cache_.emplace(key, s).first->second;
+}
+
+void Router::page(std::string_view id_text, std::string_view query, Response& res, std::string& body) {
+  int64_t id = 0;
+  if (!parse_number(id_text, id) || id < 0) return error(res, body, 400, "bad page id: want a non-negative integer");
+  if (id > ctx_.opts.max_id) return error(res, body, 404, "page id out of range");
+  PageRequest pr;
+  pr.id = id;
+  if (!parse_rows(query, pr.rows, res, body)) return;
+  std::optional<std::string> st_text = query_param(query, "strategy");
+  if (st_text) {
+    pr.strategy_override = strategy_override(*st_text, res, body);
+    if (!pr.strategy_override) return;
+  }
+  std::string name_storage;  // outlives serve(): X-Strategy names the override
+  if (pr.strategy_override) {
+    name_storage = pr.strategy_override->name();
+    pr.strategy_override_text = name_storage;
+  }
+  PageOutcome out = pages_.serve(view_.get(), pr, body);
+  res.header("X-Cache", out.hit ? "hit" : "miss");
+  res.header("X-Cache-Key", out.key);
+  res.header("X-Strategy", out.strategy_name);
+}
+
+void Router::data(std::string_view id_text, std::string_view query, Response& res, std::string& body) {
+  int64_t id = 0;
+  if (!parse_number(id_text, id) || id < 0) return error(res, body, 400, "bad page id: want a non-negative integer");
+  if (id > ctx_.opts.max_id) return error(res, body, 404, "page id out of range");
+  uint32_t rows = 0;
+  if (!parse_rows(query, rows, res, body)) return;
+  Page page = PageService::origin_page(view_.get(), id, rows);
+  res.content_type = "application/json";
+  body = encode_page(SerializerId::json, page);
+}
+
+bool Router::admin_allowed(const HttpRequest& req, const boost::asio::ip::address& peer) const {
+  if (peer.is_loopback()) return true;
+  if (!ctx_.opts.admin_remote || ctx_.opts.admin_token.empty()) return false;
+  auto it = req.find(http::field::authorization);
+  if (it == req.end()) return false;
+  std::string_view v(it->value().data(), it->value().size());
+  return v == "Bearer " + ctx_.opts.admin_token;
+}
+
+void Router::admin(const HttpRequest& req, std::string_view path, std::string_view query, Response& res,
+                   std::string& body) {
+  if (path == "/admin/config") {
+    auto patch = ConfigPatch::from_json(req.body(), ctx_.opts.max_rows);
+    if (!patch) return error(res, body, 400, "bad config: " + patch.error().message);
+    auto applied = ctx_.config.apply(*patch);
+    if (!applied) return error(res, body, 400, "bad config: " + applied.error().message);
+    return json_body(res, body, (*applied)->to_json());
+  }
+  if (path == "/admin/reset") {
+    ctx_.metrics.reset();
+    return json_body(res, body, {{"reset", true}});
+  }
+  if (path == "/admin/warm") {
+    int64_t from = 0, to = 0;
+    auto f = query_param(query, "from"), t = query_param(query, "to");
+    if (!f || !t || !parse_number(*f, from) || !parse_number(*t, to) || from < 0 || to < from ||
+        to > ctx_.opts.max_id || to - from > 10'000'000)
+      return error(res, body, 400, "warm wants from=A&to=B with 0 <= A <= B, at most 10M pages");
+    uint32_t rows = 0;
+    if (!parse_rows(query, rows, res, body)) return;
+    // Runs on this io thread: its other connections wait. Fine for an admin fill.
+    auto t0 = std::chrono::steady_clock::now();
+    const RuntimeConfig& cfg = view_.get();
+    uint64_t errors = 0;
+    for (int64_t id = from; id < to; ++id)
+      if (!pages_.warm(cfg, id, rows)) ++errors;
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return json_body(res, body, {{"warmed", to - from - static_cast<int64_t>(errors)}, {"errors", errors}, {"ms", ms}});
+  }
+  error(res, body, 404, "no such admin route");
+}
+
+}  // namespace hitcost::server

@@ -1,0 +1,66 @@
+#pragma once
+// Maps a parsed request to a handler and fills the response. One Router per io thread.
+#include <boost/asio/ip/address.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <vector>
+#include <string>
+#include <unordered_map>
+
+#include "server/metrics.h"
+#include "server/page_service.h"
+#include "server/response.h"
+#include "server/runtime_config.h"
+#include "server/server_options.h"
+
+namespace hitcost::server {
+
+using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>;
+
+// Shared by every thread; read-only after start except through its own locks.
+struct ServerContext {
+  ServerContext(const ServerOptions& o, ConfigHolder& c, MetricsRegistry& m, size_t n)
+      : opts(o), config(c), metrics(m), started(std::chrono::steady_clock::now()), threads(n) {}
+  const ServerOptions& opts;
+  ConfigHolder& config;
+  MetricsRegistry& metrics;
+  std::chrono::steady_clock::time_point started;
+  size_t threads;
+  std::atomic<bool> draining{false};  // SIGTERM seen: answer with Connection: close
+  // Where each io thread may run (its affinity after pinning), e.g. "0" or "0-1".
+  mutable std::mutex placement_mu;
+  std::vector<std::string> thread_cpus;
+};
+
+class Router {
+ public:
+  Router(ServerContext& ctx, ThreadMetrics& metrics);
+
+  // Fills `res` and `body` (cleared first).
+  void handle(const HttpRequest& req, const boost::asio::ip::address& peer, Response& res, std::string& body);
+
+  // For errors detected before routing (parse errors, limits, timeouts).
+  static void error(Response& res, std::string& body, int status, std::string_view reason);
+
+ private:
+  void page(std::string_view id_text, std::string_view query, Response& res, std::string& body);
+  void data(std::string_view id_text, std::string_view query, Response& res, std::string& body);
+  void admin(const HttpRequest& req, std::string_view path, std::string_view query, Response& res,
+             std::string& body);
+  bool admin_allowed(const HttpRequest& req, const boost::asio::ip::address& peer) const;
+  bool parse_rows(std::string_view query, uint32_t& rows, Response& res, std::string& body);
+  const Strategy* strategy_override(std::string_view text, Response& res, std::string& body);
+
+  ServerContext& ctx_;
+  ThreadMetrics& m_;
+  ConfigView view_;
+  PageService pages_;
+  // ?strategy= overrides parsed once per (text, config generation) on this thread.
+  std::unordered_map<std::string, Strategy> override_cache_;
+  uint64_t override_generation_ = 0;
+};
+
+}  // namespace hitcost::server

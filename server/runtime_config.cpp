@@ -1,0 +1,147 @@
+#include "server/runtime_config.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace hitcost::server {
+
+nlohmann::json RuntimeConfig::to_json() const {
+  return {{"strategy", strategy_text},
+          {"store", store_spec},
+          {"flags", to_string(scheme)},
+          {"rows", rows},
+          {"namespace", ns},
+          {"seed", seed},
+          {"compressibility", compressibility},
+          {"threshold", strategy.rule.threshold_bytes},
+          {"min_savings", strategy.rule.min_savings},
+          {"factor", strategy.rule.factor}};
+}
+
+Result<ConfigPatch> ConfigPatch::from_json(std::string_view body, uint32_t max_rows) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Error{Errc::parse_error, "body must be a JSON object"};
+  ConfigPatch p;
+  try {
+    for (auto& [k, v] : j.items()) {
+      if (k == "strategy") p.strategy = v.get<std::string>();
+      else if (k == "store") p.store = v.get<std::string>();
+      else if (k == "flags") p.flags = v.get<std::string>();
+      else if (k == "namespace") p.ns = v.get<std::string>();
+      else if (k == "rows") {
+        auto r = v.get<int64_t>();
+        if (r < 0 || r > max_rows) return Error{Errc::invalid_argument, "rows out of range 0.." + std::to_string(max_rows)};
+        p.rows = static_cast<uint32_t>(r);
+      } else if (k == "threshold") {
+        auto t = v.get<int64_t>();
+        if (t < 0 || t > (int64_t{1} << 31)) return Error{Errc::invalid_argument, "threshold out of range"};
+        p.threshold = static_cast<uint32_t>(t);
+      } else if (k == "min_savings") p.min_savings = v.get<double>();
+      else if (k == "factor") p.factor = v.get<double>();
+      else if (k == "compressibility") p.compressibility = v.get<double>();
+      else return Error{Errc::invalid_argument, "unknown config field '" + k + "'"};
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return Error{Errc::invalid_argument, std::string("wrong type in config: ") + e.what()};
+  }
+  if (p.ns) {
+    // The namespace goes into memcached keys: no spaces or control characters.
+    if (p.ns->empty() || p.ns->size() > 120) return Error{Errc::invalid_argument, "namespace must be 1..120 bytes"};
+    for (unsigned char c : *p.ns)
+      if (c <= 32 || c >= 127) return Error{Errc::invalid_argument, "namespace must be printable ASCII without spaces"};
+  }
+  if (p.min_savings && (*p.min_savings < 0 || *p.min_savings >= 1))
+    return Error{Errc::invalid_argument, "min_savings must be in [0,1)"};
+  if (p.factor && (*p.factor < 0 || *p.factor > 1000)) return Error{Errc::invalid_argument, "factor must be in [0,1000]"};
+  if (p.compressibility && (*p.compressibility < 0 || *p.compressibility > 1))
+    return Error{Errc::invalid_argument, "compressibility must be in [0,1]"};
+  return p;
+}
+
+namespace {
+
+// Applies scheme defaults, then explicit overrides, to the strategy's rule.
+Result<Strategy> build_strategy(const std::string& text, FlagScheme scheme, std::optional<uint32_t> threshold,
+                                std::optional<double> min_savings, std::optional<double> factor) {
+  auto s = parse_strategy(text, scheme);
+  if (!s) return s.error();
+  Strategy st = *s;
+  st.scheme = scheme;
+  st.rule = CompressionRule::defaults_for(scheme);
+  if (threshold) st.rule.threshold_bytes = *threshold;
+  if (min_savings) st.rule.min_savings = *min_savings;
+  if (factor) st.rule.factor = *factor;
+  return st;
+}
+
+}  // namespace
+
+ConfigHolder::ConfigHolder(std::shared_ptr<const RuntimeConfig> initial) : current_(std::move(initial)) {}
+
+std::shared_ptr<const RuntimeConfig> ConfigHolder::current() const {
+  std::lock_guard lk(mu_);
+  return current_;
+}
+
+Result<std::shared_ptr<const RuntimeConfig>> ConfigHolder::apply(const ConfigPatch& p) {
+  std::lock_guard lk(mu_);
+  auto next = std::make_shared<RuntimeConfig>(*current_);
+  if (p.flags) {
+    auto scheme = parse_flag_scheme(*p.flags);
+    if (!scheme) return scheme.error();
+    next->scheme = *scheme;
+  }
+  // A scheme change resets the rule to that scheme's defaults unless overridden.
+  bool scheme_changed = next->scheme != current_->scheme;
+  std::optional<uint32_t> threshold = p.threshold;
+  std::optional<double> min_savings = p.min_savings, factor = p.factor;
+  if (!scheme_changed) {
+    if (!threshold) threshold = current_->strategy.rule.threshold_bytes;
+    if (!min_savings) min_savings = current_->strategy.rule.min_savings;
+    if (!factor) factor = current_->strategy.rule.factor;
+  }
+  auto st = build_strategy(p.strategy.value_or(current_->strategy_text), next->scheme, threshold, min_savings, factor);
+  if (!st) return st.error();
+  next->strategy = *st;
+  next->strategy_text = st->name();
+  if (p.store && *p.store != current_->store_spec) {
+    auto store = open_store(*p.store);
+    if (!store) return store.error();
+    next->store = std::shared_ptr<Store>(std::move(store.value()));
+    next->store_spec = *p.store;
+  }
+  if (p.rows) next->rows = *p.rows;
+  if (p.ns) next->ns = *p.ns;
+  if (p.compressibility) next->compressibility = *p.compressibility;
+  current_ = next;
+  generation_.fetch_add(1, std::memory_order_release);
+  return std::shared_ptr<const RuntimeConfig>(next);
+}
+
+std::shared_ptr<const RuntimeConfig> make_initial_config(const std::string& strategy, const std::string& flags,
+                                                         const std::string& store, uint32_t rows,
+                                                         const std::string& ns, uint64_t seed,
+                                                         double compressibility,
+                                                         std::optional<uint32_t> threshold,
+                                                         std::optional<double> min_savings,
+                                                         std::optional<double> factor) {
+  auto cfg = std::make_shared<RuntimeConfig>();
+  auto scheme = parse_flag_scheme(flags);
+  if (!scheme) throw std::runtime_error("--flags: " + scheme.error().message);
+  cfg->scheme = *scheme;
+  auto st = build_strategy(strategy, *scheme, threshold, min_savings, factor);
+  if (!st) throw std::runtime_error("--strategy: " + st.error().message);
+  cfg->strategy = *st;
+  cfg->strategy_text = st->name();
+  auto s = open_store(store);
+  if (!s) throw std::runtime_error("--store: " + s.error().message);
+  cfg->store = std::shared_ptr<Store>(std::move(s.value()));
+  cfg->store_spec = store;
+  cfg->rows = rows;
+  cfg->ns = ns;
+  cfg->seed = seed;
+  cfg->compressibility = compressibility;
+  return cfg;
+}
+
+}  // namespace hitcost::server

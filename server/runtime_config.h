@@ -1,0 +1,91 @@
+#pragma once
+// What the server does right now: strategy, store, flag scheme, page size, namespace.
+// Switchable at run time (POST /admin/config). A config is immutable once published;
+// a switch publishes a new one and bumps a generation number. Each io thread keeps
+// its own shared_ptr and re-reads it only when the generation changed (one relaxed
+// atomic load per request instead of a lock or a shared_ptr copy).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "codecs/result.h"
+#include "codecs/strategy.h"
+#include "stores/store.h"
+
+namespace hitcost::server {
+
+struct RuntimeConfig {
+  Strategy strategy;
+  std::string strategy_text;   // canonical name
+  FlagScheme scheme = FlagScheme::php_memcached;
+  std::string store_spec;
+  std::shared_ptr<Store> store;
+  uint32_t rows = 50;
+  std::string ns = "v1";       // key namespace
+  uint64_t seed = 1;
+  double compressibility = 1.0;
+
+  nlohmann::json to_json() const;
+};
+
+// Fields a switch may change; unset ones keep their current value.
+struct ConfigPatch {
+  std::optional<std::string> strategy, store, flags, ns;
+  std::optional<uint32_t> rows, threshold;
+  std::optional<double> min_savings, factor, compressibility;
+
+  static Result<ConfigPatch> from_json(std::string_view body, uint32_t max_rows);
+};
+
+class ConfigHolder {
+ public:
+  explicit ConfigHolder(std::shared_ptr<const RuntimeConfig> initial);
+
+  std::shared_ptr<const RuntimeConfig> current() const;
+  uint64_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }
+
+  // Builds and publishes a new config; the old stays in force on error.
+  // Opening a store may block (file open, memcached handle); callers accept that.
+  Result<std::shared_ptr<const RuntimeConfig>> apply(const ConfigPatch& patch);
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const RuntimeConfig> current_;
+  std::atomic<uint64_t> generation_{1};
+};
+
+// Per-thread view: refreshed only when the holder's generation moves.
+class ConfigView {
+ public:
+  explicit ConfigView(const ConfigHolder& holder) : holder_(holder) {}
+  const RuntimeConfig& get() {
+    uint64_t g = holder_.generation();
+    if (g != seen_) {
+      cached_ = holder_.current();
+      seen_ = g;
+    }
+    return *cached_;
+  }
+
+ private:
+  const ConfigHolder& holder_;
+  std::shared_ptr<const RuntimeConfig> cached_;
+  uint64_t seen_ = 0;
+};
+
+// Builds a config from scratch (start-up); throws std::runtime_error with a reason.
+std::shared_ptr<const RuntimeConfig> make_initial_config(const std::string& strategy, const std::string& flags,
+                                                         const std::string& store, uint32_t rows,
+                                                         const std::string& ns, uint64_t seed,
+                                                         double compressibility,
+                                                         std::optional<uint32_t> threshold,
+                                                         std::optional<double> min_savings,
+                                                         std::optional<double> factor);
+
+}  // namespace hitcost::server

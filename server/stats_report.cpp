@@ -1,0 +1,219 @@
+#include "server/stats_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+#include "server/process_stats.h"
+
+namespace hitcost::server {
+
+nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
+  using nlohmann::json;
+  MetricsSnapshot m = ctx.metrics.since_reset();
+  auto now = std::chrono::steady_clock::now();
+  ProcessCpu cpu = process_cpu();
+  ProcessIo io = process_io();
+
+  json j;
+  j["uptime_s"] = std::chrono::duration<double>(now - ctx.started).count();
+  j["interval_s"] = std::chrono::duration<double>(now - ctx.metrics.reset_at()).count();
+  j["config"] = cfg.to_json();
+  j["threads"] = ctx.threads;
+  {
+    std::lock_guard lk(ctx.placement_mu);
+    j["thread_cpus"] = ctx.thread_cpus;  // affinity of each io thread, e.g. ["0"] or ["0-1"]
+  }
+  j["pid"] = static_cast<int64_t>(::getpid());
+  j["metrics_enabled"] = ctx.opts.metrics;
+  j["requests"] = m.requests;
+  j["pages"] = m.pages;
+  j["hits"] = m.hits;
+  j["misses"] = m.misses;
+  j["decode_errors"] = m.decode_errors;
+  j["store_errors"] = m.store_errors;
+  j["store_set_errors"] = m.store_set_errors;
+  j["bad_requests"] = m.bad_requests();
+  json by_kind_decode = json::object(), by_kind_store = json::object();
+  for (size_t i = 0; i < kErrcCount; ++i) {
+    const char* name = to_string(static_cast<Errc>(i));
+    if (m.decode_errors_by_kind[i]) by_kind_decode[name] = m.decode_errors_by_kind[i];
+    if (m.store_errors_by_kind[i]) by_kind_store[name] = m.store_errors_by_kind[i];
+  }
+  j["decode_errors_by_kind"] = by_kind_decode;
+  j["store_errors_by_kind"] = by_kind_store;
+  json statuses = json::object();
+  for (size_t i = 0; i < kCountedStatuses.size(); ++i)
+    statuses[std::to_string(kCountedStatuses[i])] = m.status_counts[i];
+  j["responses_by_status"] = statuses;
+  j["cpu"] = {{"user_s", cpu.user_s - ctx.metrics.cpu_user_at_reset()},
+              {"system_s", cpu.system_s - ctx.metrics.cpu_system_at_reset()},
+              {"total_user_s", cpu.user_s},
+              {"total_system_s", cpu.system_s},
+              {"voluntary_switches", cpu.voluntary_switches},
+              {"involuntary_switches", cpu.involuntary_switches}};
+  j["rss_kb"] = process_rss_kb();
+  json phases = json::object();
+  for (size_t p = 0; p < kPhases; ++p) {
+    const auto& ph = m.phases[p];
+    json buckets = json::array();
+    // Trim trailing empty buckets; bucket k holds [2^k, 2^(k+1)) ns.
+    size_t last = 0;
+    for (size_t k = 0; k < kLog2Buckets; ++k)
+      if (ph.buckets[k]) last = k + 1;
+    for (size_t k = 0; k < last; ++k) buckets.push_back(ph.buckets[k]);
+    phases[to_string(static_cast<Phase>(p))] = {{"count", ph.count}, {"sum", ph.sum_ns}, {"log2_buckets", buckets}};
+  }
+  j["phases_ns"] = phases;
+  j["cache"] = {{"bytes_read", m.cache_bytes_read}, {"bytes_written", m.cache_bytes_written}};
+  j["http"] = {{"bytes_in", m.http_bytes_in},
+               {"bytes_out", m.http_bytes_out},
+               {"connections_opened", m.connections_opened},
+               {"connections_closed", m.connections_closed},
+               {"partial_writes", m.partial_writes}};
+  if (io.ok)
+    j["proc_io"] = {{"rchar", io.rchar}, {"wchar", io.wchar}, {"syscr", io.syscr},
+                    {"syscw", io.syscw}, {"read_bytes", io.read_bytes}, {"write_bytes", io.write_bytes}};
+  // Store figures are cumulative since the store was opened (memcached's since it started).
+  StoreStats ss = cfg.store->stats();
+  json extra = json::object();
+  for (const auto& [k, v] : ss.extra) extra[k] = v;
+  j["store"] = {{"describe", cfg.store->describe()}, {"gets", ss.gets}, {"hits", ss.hits},
+                {"misses", ss.misses}, {"sets", ss.sets}, {"removes", ss.removes},
+                {"errors", ss.errors}, {"bytes_read", ss.bytes_read}, {"bytes_written", ss.bytes_written},
+                {"extra", extra}};
+  return j;
+}
+
+namespace {
+
+// Prometheus metric names: [a-zA-Z_:][a-zA-Z0-9_:]*
+std::string metric_name(std::string_view s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  return out;
+}
+
+std::string label_value(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') { out += "\\n"; continue; }
+    out += c;
+  }
+  return out;
+}
+
+void line(std::string& out, std::string_view name, std::string_view labels, double v) {
+  out += name;
+  if (!labels.empty()) {
+    out += '{';
+    out += labels;
+    out += '}';
+  }
+  char buf[64];
+  if (std::isfinite(v)) std::snprintf(buf, sizeof buf, " %.17g\n", v);
+  else std::snprintf(buf, sizeof buf, " NaN\n");
+  out += buf;
+}
+
+void family(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += type;
+  out += '\n';
+}
+
+double num(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : 0.0; }
+
+}  // namespace
+
+std::string metrics_text(const nlohmann::json& s) {
+  std::string out;
+  out.reserve(8192);
+  const auto& cfg = s["config"];
+  std::string info = "strategy=\"" + label_value(cfg["strategy"].get<std::string>()) + "\",store=\"" +
+                     label_value(cfg["store"].get<std::string>()) + "\",flags=\"" +
+                     label_value(cfg["flags"].get<std::string>()) + "\"";
+  family(out, "hitcost_config_info", "gauge", "The configuration in force (value is always 1).");
+  line(out, "hitcost_config_info", info, 1);
+  family(out, "hitcost_uptime_seconds", "gauge", "Seconds since the server started.");
+  line(out, "hitcost_uptime_seconds", "", num(s["uptime_s"]));
+  family(out, "hitcost_interval_seconds", "gauge", "Seconds since the counters were last reset.");
+  line(out, "hitcost_interval_seconds", "", num(s["interval_s"]));
+  family(out, "hitcost_threads", "gauge", "io threads.");
+  line(out, "hitcost_threads", "", num(s["threads"]));
+  family(out, "hitcost_metrics_enabled", "gauge", "1 when per-phase timing is on.");
+  line(out, "hitcost_metrics_enabled", "", s["metrics_enabled"].get<bool>() ? 1 : 0);
+  for (const char* c : {"requests", "pages", "hits", "misses", "decode_errors", "store_errors", "store_set_errors",
+                        "bad_requests"}) {
+    std::string name = std::string("hitcost_") + c + "_total";
+    family(out, name, "counter", std::string("Counter '") + c + "' from /stats.");
+    line(out, name, "", num(s[c]));
+  }
+  family(out, "hitcost_decode_errors_by_kind_total", "counter", "Unreadable stored values by error kind.");
+  for (const auto& [k, v] : s["decode_errors_by_kind"].items())
+    line(out, "hitcost_decode_errors_by_kind_total", "kind=\"" + label_value(k) + "\"", num(v));
+  family(out, "hitcost_store_errors_by_kind_total", "counter", "Store failures by error kind.");
+  for (const auto& [k, v] : s["store_errors_by_kind"].items())
+    line(out, "hitcost_store_errors_by_kind_total", "kind=\"" + label_value(k) + "\"", num(v));
+  family(out, "hitcost_responses_total", "counter", "Non-200 responses by status code.");
+  for (const auto& [k, v] : s["responses_by_status"].items())
+    line(out, "hitcost_responses_total", "code=\"" + label_value(k) + "\"", num(v));
+  family(out, "hitcost_cpu_seconds_total", "counter", "Process CPU time since reset (getrusage).");
+  line(out, "hitcost_cpu_seconds_total", "mode=\"user\"", num(s["cpu"]["user_s"]));
+  line(out, "hitcost_cpu_seconds_total", "mode=\"system\"", num(s["cpu"]["system_s"]));
+  family(out, "hitcost_context_switches_total", "counter", "Process context switches (getrusage, cumulative).");
+  line(out, "hitcost_context_switches_total", "kind=\"voluntary\"", num(s["cpu"]["voluntary_switches"]));
+  line(out, "hitcost_context_switches_total", "kind=\"involuntary\"", num(s["cpu"]["involuntary_switches"]));
+  family(out, "hitcost_rss_bytes", "gauge", "Resident set size.");
+  line(out, "hitcost_rss_bytes", "", num(s["rss_kb"]) * 1024);
+  family(out, "hitcost_phase_seconds", "histogram", "Time per request phase (steady clock).");
+  for (const auto& [phase, ph] : s["phases_ns"].items()) {
+    double cum = 0;
+    const auto& b = ph["log2_buckets"];
+    for (size_t k = 0; k < b.size(); ++k) {
+      cum += num(b[k]);
+      char le[48];
+      std::snprintf(le, sizeof le, "%.9g", std::ldexp(1.0, static_cast<int>(k) + 1) / 1e9);
+      line(out, "hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"" + le + "\"", cum);
+    }
+    line(out, "hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"+Inf\"", num(ph["count"]));
+    line(out, "hitcost_phase_seconds_sum", "phase=\"" + phase + "\"", num(ph["sum"]) / 1e9);
+    line(out, "hitcost_phase_seconds_count", "phase=\"" + phase + "\"", num(ph["count"]));
+  }
+  family(out, "hitcost_cache_bytes_total", "counter", "Value bytes read from / written to the store.");
+  line(out, "hitcost_cache_bytes_total", "direction=\"read\"", num(s["cache"]["bytes_read"]));
+  line(out, "hitcost_cache_bytes_total", "direction=\"written\"", num(s["cache"]["bytes_written"]));
+  family(out, "hitcost_http_bytes_total", "counter", "HTTP bytes received / sent.");
+  line(out, "hitcost_http_bytes_total", "direction=\"in\"", num(s["http"]["bytes_in"]));
+  line(out, "hitcost_http_bytes_total", "direction=\"out\"", num(s["http"]["bytes_out"]));
+  family(out, "hitcost_connections_total", "counter", "Connections opened / closed.");
+  line(out, "hitcost_connections_total", "event=\"opened\"", num(s["http"]["connections_opened"]));
+  line(out, "hitcost_connections_total", "event=\"closed\"", num(s["http"]["connections_closed"]));
+  family(out, "hitcost_partial_writes_total", "counter", "Responses the socket did not take in one send.");
+  line(out, "hitcost_partial_writes_total", "", num(s["http"]["partial_writes"]));
+  if (s.contains("proc_io")) {
+    family(out, "hitcost_proc_io_total", "counter", "/proc/self/io fields (cumulative).");
+    for (const auto& [k, v] : s["proc_io"].items())
+      line(out, "hitcost_proc_io_total", "field=\"" + label_value(k) + "\"", num(v));
+  }
+  const auto& st = s["store"];
+  family(out, "hitcost_store_ops_total", "counter", "Store operations (cumulative since the store opened).");
+  for (const char* c : {"gets", "hits", "misses", "sets", "removes", "errors"})
+    line(out, "hitcost_store_ops_total", std::string("op=\"") + c + "\"", num(st[c]));
+  family(out, "hitcost_store_bytes_total", "counter", "Store value bytes (cumulative since the store opened).");
+  line(out, "hitcost_store_bytes_total", "direction=\"read\"", num(st["bytes_read"]));
+  line(out, "hitcost_store_bytes_total", "direction=\"written\"", num(st["bytes_written"]));
+  family(out, "hitcost_store_extra", "gauge", "Backend figures (memcached stats, file residency, ...).");
+  for (const auto& [k, v] : st["extra"].items())
+    line(out, "hitcost_store_extra", "name=\"" + label_value(metric_name(k)) + "\"", num(v));
+  return out;
+}
+
+}  // namespace hitcost::server

@@ -1,0 +1,102 @@
+#include "server/worker.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <boost/asio/socket_base.hpp>
+#include <vector>
+
+#include "server/session.h"
+
+namespace hitcost::server {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+namespace {
+// SO_REUSEPORT lets every worker bind its own acceptor to the same port.
+using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
+constexpr auto kSweepEvery = std::chrono::milliseconds(100);
+}  // namespace
+
+Worker::Worker(ServerContext& ctx, size_t index, const asio::ip::tcp::endpoint& endpoint)
+    : ctx_(ctx), index_(index), metrics_(ctx.metrics.thread(index)), acceptor_(io_), sweeper_(io_), router_(ctx, metrics_) {
+  acceptor_.open(endpoint.protocol());
+  acceptor_.set_option(asio::socket_base::reuse_address(true));
+  acceptor_.set_option(reuse_port(true));
+  acceptor_.bind(endpoint);
+  acceptor_.listen(asio::socket_base::max_listen_connections);
+}
+
+void Worker::run(int cpu) {
+  if (cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  }
+  record_affinity();
+  do_accept();
+  arm_sweeper();
+  io_.run();
+}
+
+void Worker::record_affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::string cpus;
+  if (pthread_getaffinity_np(pthread_self(), sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (!CPU_ISSET(c, &set)) continue;
+      int end = c;
+      while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set)) ++end;
+      if (!cpus.empty()) cpus += ',';
+      cpus += std::to_string(c);
+      if (end > c) cpus += "-" + std::to_string(end);
+      c = end;
+    }
+  }
+  std::lock_guard lk(ctx_.placement_mu);
+  if (ctx_.thread_cpus.size() <= index_) ctx_.thread_cpus.resize(index_ + 1);
+  ctx_.thread_cpus[index_] = cpus.empty() ? "unknown" : cpus;
+}
+
+void Worker::do_accept() {
+  acceptor_.async_accept([this](error_code ec, asio::ip::tcp::socket socket) {
+    if (ec) {
+      if (!acceptor_.is_open() || draining_) return;
+      // EMFILE and friends: keep accepting rather than dying.
+      return do_accept();
+    }
+    std::make_shared<Session>(std::move(socket), *this)->start();
+    do_accept();
+  });
+}
+
+void Worker::arm_sweeper() {
+  sweeper_.expires_after(kSweepEvery);
+  sweeper_.async_wait([this](error_code ec) {
+    if (ec) return;
+    auto now = Session::clock::now();
+    auto limit = std::chrono::milliseconds(ctx_.opts.idle_timeout_ms);
+    std::vector<Session*> all(sessions_.begin(), sessions_.end());
+    for (Session* s : all) {
+      if (draining_) s->drain();
+      s->check_timeout(now, limit);
+    }
+    if (draining_ && sessions_.empty()) return;  // nothing left: let run() return
+    arm_sweeper();
+  });
+}
+
+void Worker::begin_drain() {
+  asio::post(io_, [this] {
+    draining_ = true;
+    error_code ec;
+    acceptor_.close(ec);
+    std::vector<Session*> all(sessions_.begin(), sessions_.end());
+    for (Session* s : all) s->drain();
+  });
+}
+
+}  // namespace hitcost::server

@@ -1,0 +1,165 @@
+#pragma once
+// FileStore: the engine shared by MmapStore and PreadStore — one file format
+// (store_file.h), one index, one writer; subclasses supply only the read path, so the two
+// differ in exactly one thing: memcpy from a mapping against preadv(2).
+//
+// Concurrency and locks (order: writer_mu_ before any shard lock; shards in index order):
+//  - Index: kShards shards, each a shared_mutex + hash map key -> {ring offset, seq, length}.
+//    A get holds its shard *shared* while it looks up AND copies the record out, then
+//    verifies the copy (both CRCs, key, seq) after unlocking.
+//  - Writers serialize on writer_mu_ (ring head, FIFO of records in ring order, seq).
+//    Before the ring head overwrites a region, every record in it is evicted from the
+//    index under its shard's *exclusive* lock, which waits for readers copying it. So in
+//    one process a reader never copies bytes a writer is changing; the CRC/seq checks
+//    still catch other writers (a second process or Store on the file), disk damage and a
+//    truncated file, and such a read returns Errc::corrupt (counted) rather than bad data.
+//  - Remap / re-creation after damage holds writer_mu_ and every shard exclusively.
+// Damage: a SIGBUS in the mapping (see sigbus_guard.h), a short pread, or a file found
+// shorter than expected marks the store damaged; the next call re-creates the file empty
+// (a cache may lose its contents) and counts "reinits". A file *replaced* by rename is not
+// noticed: the store keeps using the inode it opened.
+// Several Stores/processes writing one file do not crash or return foreign data, but they
+// overwrite each other's records (reads then miss): give each writer its own file.
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "stores/io_util.h"
+#include "stores/store.h"
+#include "stores/store_file.h"
+
+namespace hitcost {
+
+enum class Advice { none, normal, random, sequential, willneed };
+
+struct FileStoreOptions {
+  std::string path;
+  uint64_t size = 64ull << 20;  // ring bytes (the file is 4 KiB larger); multiple of 64
+  bool size_given = false;      // false: an existing valid file keeps its own capacity
+  Advice advise = Advice::none; // madvise (mmap) / posix_fadvise (pread) on the whole file
+  bool populate = false;        // mmap only: MAP_POPULATE
+  bool sync = false;            // fdatasync after every set/remove (durability on power loss)
+  bool cold = false;            // before every get, drop the record's pages from the cache
+};
+
+class FileStore : public Store {
+ public:
+  ~FileStore() override;
+  FileStore(const FileStore&) = delete;
+  FileStore& operator=(const FileStore&) = delete;
+
+  Status get(std::string_view key, std::string& value, uint32_t& flags) override;
+  Status set(std::string_view key, std::string_view value, uint32_t flags) override;
+  Status remove(std::string_view key) override;
+  StoreStats stats() override;
+  std::string describe() const override;
+
+  // Drops the whole file from the page cache (mmap: MADV_DONTNEED on the mapping first,
+  // else mapped pages stay). Dirty pages are written back first and may survive the call.
+  Status drop_page_cache();
+  uint64_t capacity() const { return capacity_; }
+  const FileStoreOptions& options() const { return opts_; }
+  // Records dropped by the recovery scan at open (torn / incomplete writes).
+  uint64_t dropped_on_open() const { return dropped_on_open_; }
+
+ protected:
+  struct IndexEntry {
+    uint64_t offset;     // ring offset of the record header
+    uint64_t seq;
+    uint32_t value_len;
+  };
+
+  FileStore(FileStoreOptions opts, const char* kind);
+  // Opens or creates the file, recovers the index, then calls attach(). Call once.
+  Status open();
+
+  // Copies the record at e.offset out: header into h, value (e.value_len bytes) into
+  // value; compares the stored key with `key` (mismatch: Errc::corrupt). Called with the
+  // key's shard held shared. A short read / fault must return Errc::io_error.
+  virtual Status read_record(const IndexEntry& e, std::string_view key,
+                             storefile::RecordHeader& h, std::string& value) = 0;
+  // (Re)binds the read path to the file; every lock is held exclusively.
+  virtual Status attach() = 0;
+  virtual void detach() = 0;
+  // Cold mode and drop_page_cache(): drop [file_off, file_off+len) from the page cache.
+  virtual void drop_range(uint64_t file_off, uint64_t len);
+
+  int fd() const { return fd_.get(); }
+  uint64_t file_bytes() const { return storefile::kFileHeaderBytes + capacity_; }
+  void mark_damaged() { damaged_.store(true, std::memory_order_relaxed); }
+  std::atomic<uint64_t>& fault_counter() { return faults_; }
+
+ private:
+  struct SvHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  struct SvEq {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
+  };
+  // 32: a remap holds every shard plus writer_mu_, and TSan tracks at most 64 held locks.
+  static constexpr size_t kShards = 32;
+  struct alignas(64) Shard {
+    std::shared_mutex mu;
+    std::unordered_map<std::string, IndexEntry, SvHash, SvEq> map;
+  };
+  struct FifoEntry {
+    uint64_t offset;
+    uint64_t total_len;
+    std::string key;  // empty: pad or tombstone (never in the index)
+  };
+  struct alignas(64) Counter {
+    std::atomic<uint64_t> v{0};
+    void add(uint64_t n = 1) { v.fetch_add(n, std::memory_order_relaxed); }
+    uint64_t get() const { return v.load(std::memory_order_relaxed); }
+  };
+
+  Shard& shard_for(std::string_view key) {
+    return shards_[(SvHash{}(key) >> 7) % kShards];
+  }
+  Status validate_key(std::string_view key);
+  Status create_fresh();                       // writer_mu_ + all shards held (or open)
+  Status recover_index();                      // at open, before attach()
+  Status append(storefile::RecordType type, std::string_view key, std::string_view value,
+                uint32_t flags);               // writer_mu_ held
+  void evict(const FifoEntry& f);              // writer_mu_ held
+  bool damage_pending() const {
+    return damaged_.load(std::memory_order_relaxed) ||
+           faults_.load(std::memory_order_relaxed) != faults_seen_.load(std::memory_order_relaxed);
+  }
+  Status repair_if_damaged(bool writer_locked);  // re-creates the file empty if needed
+  Status count_error(const Error& e);
+  Status count_error(Errc c, std::string msg) { return count_error(Error{c, std::move(msg)}); }
+
+  FileStoreOptions opts_;
+  const char* kind_;
+  io::UniqueFd fd_;
+  uint64_t capacity_ = 0;  // fixed after open
+  uint32_t salt_ = 0;      // written with writer_mu_ + every shard held; read under any
+
+  Shard shards_[kShards];
+
+  std::mutex writer_mu_;  // guards everything below up to the counters
+  uint64_t head_ = 0;
+  uint64_t next_seq_ = 1;
+  std::deque<FifoEntry> fifo_;
+  std::string wbuf_;
+
+  std::atomic<bool> damaged_{false};
+  std::atomic<uint64_t> faults_{0};       // SIGBUS faults in our mapping (handler adds)
+  std::atomic<uint64_t> faults_seen_{0};  // faults already handled by a repair
+  uint64_t dropped_on_open_ = 0, dropped_bytes_on_open_ = 0;
+  Counter gets_, hits_, misses_, sets_, removes_, bytes_read_, bytes_written_;
+  Counter err_corrupt_, err_io_, err_too_large_, err_invalid_, torn_retries_, evictions_,
+      reinits_;
+};
+
+}  // namespace hitcost

@@ -1,0 +1,412 @@
+#include "stores/memcached_store.h"
+
+#include <libmemcached/memcached.h>
+
+#include <atomic>
+#include <chrono>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace hitcost {
+namespace {
+
+std::atomic<uint64_t> g_next_store_id{1};
+constexpr size_t kMaxKeyBytes = 250;  // memcached's limit
+
+struct alignas(64) Counter {
+  std::atomic<uint64_t> v{0};
+  void add(uint64_t n = 1) { v.fetch_add(n, std::memory_order_relaxed); }
+  uint64_t get() const { return v.load(std::memory_order_relaxed); }
+};
+
+}  // namespace
+
+// Owns the master handle and every per-thread clone. Guarded by mu.
+struct MemcachedStore::Registry {
+  std::mutex mu;
+  memcached_st* master = nullptr;
+  std::vector<memcached_st*> clones;
+
+  ~Registry() {
+    for (auto* h : clones) memcached_free(h);
+    if (master) memcached_free(master);
+  }
+  memcached_st* make_clone() {
+    std::lock_guard lk(mu);
+    memcached_st* h = memcached_clone(nullptr, master);
+    if (h) clones.push_back(h);
+    return h;
+  }
+  void release(memcached_st* h) {
+    std::lock_guard lk(mu);
+    for (auto it = clones.begin(); it != clones.end(); ++it) {
+      if (*it == h) {
+        clones.erase(it);
+        memcached_free(h);
+        return;
+      }
+    }
+  }
+};
+
+struct MemcachedStore::Counters {
+  Counter gets, hits, misses, sets, removes, bytes_read, bytes_written;
+  Counter timeout, connection, server_error, too_large, invalid, other, fast_fails;
+  // Stall breaker, shared by all threads (libmemcached 1.1.4 marks a node only on
+  // *connect* failures; a node that accepts connections but does not answer — frozen,
+  // overloaded — would cost a full poll timeout on every call). After a timeout the
+  // node is skipped for retry_timeout_s: calls fail at once with Errc::timeout
+  // ("fast_fails"); then one caller probes it. skip_until: steady-clock ns, 0 = healthy.
+  std::unique_ptr<std::atomic<int64_t>[]> skip_until;
+  std::atomic<int> suspects{0};
+};
+
+namespace {
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+int MemcachedStore::node_for(::memcached_st* h, std::string_view key) {
+  memcached_return_t rc = MEMCACHED_SUCCESS;
+  const memcached_instance_st* inst = memcached_server_by_key(h, key.data(), key.size(), &rc);
+  if (!inst) return -1;
+  const uint32_t n = memcached_server_count(h);
+  for (uint32_t i = 0; i < n; ++i)
+    if (memcached_server_instance_by_position(h, i) == inst) return node_index(h, i);
+  return -1;
+}
+
+Status MemcachedStore::gate(::memcached_st* h, std::string_view key, int& node) {
+  node = -1;
+  if (c_->suspects.load(std::memory_order_relaxed) == 0) return ok_status();
+  node = node_for(h, key);
+  if (node < 0) return ok_status();
+  auto& until = c_->skip_until[static_cast<size_t>(node)];
+  int64_t u = until.load(std::memory_order_relaxed);
+  if (u == 0) return ok_status();
+  const int64_t now = now_ns();
+  // Window over: let exactly one caller through as a probe (it re-arms on failure).
+  if (now >= u && until.compare_exchange_strong(u, now + int64_t{opts_.timeout_ms} * 2'000'000))
+    return ok_status();
+  c_->fast_fails.add();
+  c_->timeout.add();
+  return Error{Errc::timeout, "memcached: node " + std::to_string(node) +
+                                  " stalled recently; skipped (retry_timeout_s)"};
+}
+
+void MemcachedStore::node_ok(int node) {
+  if (node < 0) return;
+  auto& until = c_->skip_until[static_cast<size_t>(node)];
+  if (until.load(std::memory_order_relaxed) != 0 && until.exchange(0) != 0)
+    c_->suspects.fetch_sub(1);
+}
+
+void MemcachedStore::node_stalled(::memcached_st* h, std::string_view key, int node) {
+  if (node < 0) node = node_for(h, key);
+  if (node < 0) return;
+  const int64_t until = now_ns() + int64_t{opts_.retry_timeout_s} * 1'000'000'000;
+  if (c_->skip_until[static_cast<size_t>(node)].exchange(until) == 0) c_->suspects.fetch_add(1);
+}
+
+namespace {
+
+// This thread's handles, keyed by store id. See memcached_store.h for the lifetime rules.
+struct ThreadHandles {
+  struct Entry {
+    uint64_t id;
+    memcached_st* h;
+    std::weak_ptr<MemcachedStore::Registry> reg;
+  };
+  std::vector<Entry> v;
+  ~ThreadHandles() {
+    for (auto& e : v)
+      if (auto r = e.reg.lock()) r->release(e.h);
+  }
+};
+thread_local ThreadHandles t_handles;
+
+}  // namespace
+
+MemcachedStore::MemcachedStore(MemcachedOptions opts)
+    : opts_(std::move(opts)),
+      id_(g_next_store_id.fetch_add(1)),
+      reg_(std::make_shared<Registry>()),
+      c_(std::make_unique<Counters>()) {}
+
+MemcachedStore::~MemcachedStore() {
+  // Clones cached by this thread die with the registry; other threads' cache entries
+  // keep a dead id and expire with the weak_ptr.
+  auto& v = t_handles.v;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (it->id == id_) {
+      v.erase(it);
+      break;
+    }
+  }
+}
+
+Result<std::unique_ptr<MemcachedStore>> MemcachedStore::open(MemcachedOptions opts) {
+  if (opts.nodes.empty()) return Error{Errc::invalid_argument, "memcached: no nodes"};
+  std::unique_ptr<MemcachedStore> s(new MemcachedStore(std::move(opts)));
+  s->c_->skip_until = std::make_unique<std::atomic<int64_t>[]>(s->opts_.nodes.size());
+  memcached_st* m = memcached_create(nullptr);
+  if (!m) return Error{Errc::io_error, "memcached_create failed"};
+  s->reg_->master = m;
+  const auto& o = s->opts_;
+  auto behave = [&](memcached_behavior_t b, uint64_t v) -> Status {
+    memcached_return_t rc = memcached_behavior_set(m, b, v);
+    if (rc != MEMCACHED_SUCCESS)
+      return Error{Errc::invalid_argument, std::string("memcached_behavior_set: ") +
+                                               memcached_strerror(m, rc)};
+    return ok_status();
+  };
+  const uint64_t timeout_us = static_cast<uint64_t>(o.timeout_ms) * 1000;
+  for (auto st : {
+           behave(MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1),  // ketama + MD5, weighted
+           behave(MEMCACHED_BEHAVIOR_TCP_NODELAY, 1),
+           // NO_BLOCK=1 made every set 5-10x slower here (9 us -> 50-100 us on loopback);
+           // timeouts hold without it (tests: killed, frozen, unroutable node).
+           behave(MEMCACHED_BEHAVIOR_NO_BLOCK, 0),  // needed for the connect timeout
+           behave(MEMCACHED_BEHAVIOR_CONNECT_TIMEOUT, static_cast<uint64_t>(o.connect_timeout_ms)),
+           behave(MEMCACHED_BEHAVIOR_POLL_TIMEOUT, static_cast<uint64_t>(o.timeout_ms)),
+           behave(MEMCACHED_BEHAVIOR_RCV_TIMEOUT, timeout_us),
+           behave(MEMCACHED_BEHAVIOR_SND_TIMEOUT, timeout_us),
+           behave(MEMCACHED_BEHAVIOR_SERVER_FAILURE_LIMIT, static_cast<uint64_t>(o.failure_limit)),
+           // 1.1.x: I/O timeouts count too, so a frozen node is skipped like a dead one.
+           behave(MEMCACHED_BEHAVIOR_SERVER_TIMEOUT_LIMIT, static_cast<uint64_t>(o.failure_limit)),
+           behave(MEMCACHED_BEHAVIOR_RETRY_TIMEOUT, static_cast<uint64_t>(o.retry_timeout_s)),
+           behave(MEMCACHED_BEHAVIOR_DEAD_TIMEOUT, static_cast<uint64_t>(o.retry_timeout_s)),
+           behave(MEMCACHED_BEHAVIOR_REMOVE_FAILED_SERVERS, o.eject ? 1 : 0),
+           behave(MEMCACHED_BEHAVIOR_BINARY_PROTOCOL, o.binary ? 1 : 0),
+           behave(MEMCACHED_BEHAVIOR_VERIFY_KEY, o.binary ? 0 : 1),
+       }) {
+    if (!st) return st.error();
+  }
+  for (const auto& [host, port] : o.nodes) {
+    memcached_return_t rc = memcached_server_add(m, host.c_str(), static_cast<in_port_t>(port));
+    if (rc != MEMCACHED_SUCCESS)
+      return Error{Errc::invalid_argument,
+                   "memcached: bad node " + host + ":" + std::to_string(port) + ": " +
+                       memcached_strerror(m, rc)};
+  }
+  return s;
+}
+
+std::string MemcachedStore::describe() const {
+  std::string d = "memcached:";
+  for (size_t i = 0; i < opts_.nodes.size(); ++i) {
+    if (i) d += ',';
+    d += opts_.nodes[i].first + ":" + std::to_string(opts_.nodes[i].second);
+  }
+  d += "?timeout_ms=" + std::to_string(opts_.timeout_ms) +
+       "&connect_timeout_ms=" + std::to_string(opts_.connect_timeout_ms);
+  if (opts_.binary) d += "&binary=1";
+  if (opts_.eject) d += "&eject=1";
+  return d;
+}
+
+memcached_st* MemcachedStore::handle() {
+  auto& v = t_handles.v;
+  for (auto& e : v)
+    if (e.id == id_) return e.h;
+  // Slow path: prune entries of stores that are gone, then clone.
+  std::erase_if(v, [](const ThreadHandles::Entry& e) { return e.reg.expired(); });
+  memcached_st* h = reg_->make_clone();
+  if (h) v.push_back({id_, h, reg_});
+  return h;
+}
+
+Status MemcachedStore::fail(int rc_int, memcached_st* h) {
+  auto rc = static_cast<memcached_return_t>(rc_int);
+  std::string msg = std::string("memcached: ") + memcached_strerror(h, rc);
+  switch (rc) {
+    case MEMCACHED_TIMEOUT:
+      c_->timeout.add();
+      return Error{Errc::timeout, msg};
+    case MEMCACHED_ERRNO: {
+      int e = h ? memcached_last_error_errno(h) : 0;
+      if (e == ETIMEDOUT || e == EAGAIN) {
+        c_->timeout.add();
+        return Error{Errc::timeout, msg + " (" + std::strerror(e) + ")"};
+      }
+      c_->connection.add();
+      return Error{Errc::connection, msg};
+    }
+    case MEMCACHED_CONNECTION_FAILURE:
+    case MEMCACHED_HOST_LOOKUP_FAILURE:
+    case MEMCACHED_WRITE_FAILURE:
+    case MEMCACHED_READ_FAILURE:
+    case MEMCACHED_UNKNOWN_READ_FAILURE:
+    case MEMCACHED_SERVER_MARKED_DEAD:
+    case MEMCACHED_SERVER_TEMPORARILY_DISABLED:
+    case MEMCACHED_NO_SERVERS:
+    case MEMCACHED_PARTIAL_READ:
+      c_->connection.add();
+      return Error{Errc::connection, msg};
+    case MEMCACHED_E2BIG:
+    case MEMCACHED_KEY_TOO_BIG:
+      c_->too_large.add();
+      return Error{Errc::too_large, msg};
+    case MEMCACHED_BAD_KEY_PROVIDED:
+      c_->invalid.add();
+      return Error{Errc::invalid_argument, msg};
+    default:
+      c_->server_error.add();
+      return Error{Errc::server_error, msg};
+  }
+}
+
+static Status bad_key(std::string_view key) {
+  if (key.empty() || key.size() > kMaxKeyBytes)
+    return Error{Errc::invalid_argument, "memcached keys are 1..250 bytes"};
+  return ok_status();
+}
+
+Status MemcachedStore::get(std::string_view key, std::string& value, uint32_t& flags) {
+  c_->gets.add();
+  if (auto s = bad_key(key); !s) {
+    c_->invalid.add();
+    return s;
+  }
+  memcached_st* h = handle();
+  if (!h) return fail(MEMCACHED_MEMORY_ALLOCATION_FAILURE, nullptr);
+  int node = -1;
+  if (auto g = gate(h, key, node); !g) return g;
+  size_t len = 0;
+  uint32_t f = 0;
+  memcached_return_t rc = MEMCACHED_SUCCESS;
+  char* p = memcached_get(h, key.data(), key.size(), &len, &f, &rc);
+  if (rc == MEMCACHED_SUCCESS) {
+    value.assign(p ? p : "", p ? len : 0);
+    std::free(p);
+    flags = f;
+    node_ok(node);
+    c_->hits.add();
+    c_->bytes_read.add(value.size());
+    return ok_status();
+  }
+  std::free(p);
+  if (rc == MEMCACHED_NOTFOUND) {
+    node_ok(node);
+    c_->misses.add();
+    return Error{Errc::not_found, {}};
+  }
+  if (rc == MEMCACHED_TIMEOUT) node_stalled(h, key, node);
+  return fail(rc, h);
+}
+
+Status MemcachedStore::set(std::string_view key, std::string_view value, uint32_t flags) {
+  c_->sets.add();
+  if (auto s = bad_key(key); !s) {
+    c_->invalid.add();
+    return s;
+  }
+  memcached_st* h = handle();
+  if (!h) return fail(MEMCACHED_MEMORY_ALLOCATION_FAILURE, nullptr);
+  int node = -1;
+  if (auto g = gate(h, key, node); !g) return g;
+  memcached_return_t rc =
+      memcached_set(h, key.data(), key.size(), value.data(), value.size(), 0, flags);
+  if (rc == MEMCACHED_TIMEOUT) node_stalled(h, key, node);
+  if (rc != MEMCACHED_SUCCESS) return fail(rc, h);
+  node_ok(node);
+  c_->bytes_written.add(value.size());
+  return ok_status();
+}
+
+Status MemcachedStore::remove(std::string_view key) {
+  c_->removes.add();
+  if (auto s = bad_key(key); !s) {
+    c_->invalid.add();
+    return s;
+  }
+  memcached_st* h = handle();
+  if (!h) return fail(MEMCACHED_MEMORY_ALLOCATION_FAILURE, nullptr);
+  int node = -1;
+  if (auto g = gate(h, key, node); !g) return g;
+  memcached_return_t rc = memcached_delete(h, key.data(), key.size(), 0);
+  if (rc == MEMCACHED_SUCCESS || rc == MEMCACHED_NOTFOUND) node_ok(node);
+  if (rc == MEMCACHED_SUCCESS) return ok_status();
+  if (rc == MEMCACHED_NOTFOUND) return Error{Errc::not_found, {}};
+  if (rc == MEMCACHED_TIMEOUT) node_stalled(h, key, node);
+  return fail(rc, h);
+}
+
+int MemcachedStore::node_index(memcached_st* h, uint32_t position) const {
+  const memcached_instance_st* inst = memcached_server_instance_by_position(h, position);
+  if (!inst) return static_cast<int>(position);
+  const int port = memcached_server_port(inst);
+  const std::string name = memcached_server_name(inst);
+  for (size_t i = 0; i < opts_.nodes.size(); ++i)
+    if (opts_.nodes[i].second == port && opts_.nodes[i].first == name) return static_cast<int>(i);
+  return static_cast<int>(position);
+}
+
+int MemcachedStore::node_of(std::string_view key) {
+  memcached_st* h = handle();
+  return h ? node_for(h, key) : -1;
+}
+
+StoreStats MemcachedStore::stats() {
+  StoreStats s;
+  const Counters& c = *c_;
+  s.gets = c.gets.get();
+  s.hits = c.hits.get();
+  s.misses = c.misses.get();
+  s.sets = c.sets.get();
+  s.removes = c.removes.get();
+  s.bytes_read = c.bytes_read.get();
+  s.bytes_written = c.bytes_written.get();
+  auto& x = s.extra;
+  x["errors.timeout"] = static_cast<double>(c.timeout.get());
+  x["errors.connection"] = static_cast<double>(c.connection.get());
+  x["errors.server_error"] = static_cast<double>(c.server_error.get());
+  x["errors.too_large"] = static_cast<double>(c.too_large.get());
+  x["errors.invalid_argument"] = static_cast<double>(c.invalid.get());
+  x["fast_fails"] = static_cast<double>(c.fast_fails.get());
+  s.errors = c.timeout.get() + c.connection.get() + c.server_error.get() + c.too_large.get() +
+             c.invalid.get();
+  x["nodes"] = static_cast<double>(opts_.nodes.size());
+
+  memcached_st* h = handle();
+  if (!h) return s;
+  memcached_return_t rc = MEMCACHED_SUCCESS;
+  memcached_stat_st* st = memcached_stat(h, nullptr, &rc);
+  if (!st) return s;
+  double ru = 0, rs = 0, br = 0, bw = 0, cg = 0, gh = 0, ci = 0, up = 0;
+  const uint32_t n = memcached_server_count(h);
+  for (uint32_t i = 0; i < n; ++i) {
+    const memcached_stat_st& t = st[i];
+    const std::string p = "node." + std::to_string(node_index(h, i)) + ".";
+    const bool alive = t.pid > 0;  // libmemcached sets -1 for a node that did not answer
+    x[p + "up"] = alive ? 1 : 0;
+    if (!alive) continue;
+    up += 1;
+    ru += static_cast<double>(t.rusage_user_seconds) + t.rusage_user_microseconds / 1e6;
+    rs += static_cast<double>(t.rusage_system_seconds) + t.rusage_system_microseconds / 1e6;
+    br += static_cast<double>(t.bytes_read);
+    bw += static_cast<double>(t.bytes_written);
+    cg += static_cast<double>(t.cmd_get);
+    gh += static_cast<double>(t.get_hits);
+    ci += static_cast<double>(t.curr_items);
+    x[p + "curr_items"] = static_cast<double>(t.curr_items);
+    x[p + "cmd_get"] = static_cast<double>(t.cmd_get);
+  }
+  memcached_stat_free(nullptr, st);
+  x["nodes_up"] = up;
+  x["rusage_user_s"] = ru;
+  x["rusage_system_s"] = rs;
+  x["bytes_read"] = br;
+  x["bytes_written"] = bw;
+  x["cmd_get"] = cg;
+  x["get_hits"] = gh;
+  x["curr_items"] = ci;
+  return s;
+}
+
+}  // namespace hitcost

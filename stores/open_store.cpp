@@ -1,0 +1,213 @@
+// open_store: the command-line grammar of store.h, with errors that name the bad part.
+#include <cctype>
+#include <charconv>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stores/memcached_store.h"
+#include "stores/memory_store.h"
+#include "stores/mmap_store.h"
+#include "stores/pread_store.h"
+#include "stores/store.h"
+
+namespace hitcost {
+namespace {
+
+Error bad(std::string_view spec, const std::string& why) {
+  return Error{Errc::invalid_argument, "store spec '" + std::string(spec) + "': " + why};
+}
+
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+// Splits "a=1&b=2"; every key must be in `allowed`.
+Result<Params> parse_query(std::string_view spec, std::string_view q,
+                           std::initializer_list<std::string_view> allowed) {
+  Params out;
+  while (!q.empty()) {
+    size_t amp = q.find('&');
+    std::string_view item = q.substr(0, amp);
+    q = amp == std::string_view::npos ? std::string_view{} : q.substr(amp + 1);
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+      return bad(spec, "expected key=value, got '" + std::string(item) + "'");
+    std::string key(item.substr(0, eq));
+    bool ok = false;
+    for (auto a : allowed) ok = ok || a == key;
+    if (!ok) {
+      std::string list;
+      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      return bad(spec, "unknown option '" + key + "' (known: " + list + ")");
+    }
+    out.emplace_back(std::move(key), std::string(item.substr(eq + 1)));
+  }
+  return out;
+}
+
+Result<uint64_t> parse_uint(std::string_view spec, const std::string& key, std::string_view v) {
+  uint64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc{} || p != v.data() + v.size() || v.empty())
+    return bad(spec, key + "=" + std::string(v) + " is not a non-negative integer");
+  return n;
+}
+
+Result<bool> parse_bool(std::string_view spec, const std::string& key, std::string_view v) {
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+  return bad(spec, key + "=" + std::string(v) + " is not 0/1");
+}
+
+}  // namespace
+
+// "256M", "64K", "1G", "4096", "512MiB", "2GB": binary multiples.
+Result<uint64_t> parse_size(std::string_view v) {
+  uint64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc{} || p == v.data())
+    return Error{Errc::invalid_argument, "bad size '" + std::string(v) + "'"};
+  std::string unit(v.substr(static_cast<size_t>(p - v.data())));
+  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  uint64_t mul = 0;
+  if (unit.empty() || unit == "b") mul = 1;
+  else if (unit == "k" || unit == "kb" || unit == "kib") mul = 1ull << 10;
+  else if (unit == "m" || unit == "mb" || unit == "mib") mul = 1ull << 20;
+  else if (unit == "g" || unit == "gb" || unit == "gib") mul = 1ull << 30;
+  if (mul == 0) return Error{Errc::invalid_argument, "bad size unit in '" + std::string(v) + "'"};
+  if (n > UINT64_MAX / mul) return Error{Errc::invalid_argument, "size overflows"};
+  return n * mul;
+}
+
+namespace {
+
+Result<std::unique_ptr<Store>> open_memory(std::string_view spec, std::string_view mode,
+                                           std::string_view query) {
+  MemoryStoreOptions o;
+  if (mode == "objects") o.objects = true;
+  else if (!mode.empty() && mode != "bytes")
+    return bad(spec, "memory mode must be 'bytes' or 'objects'");
+  auto params = parse_query(spec, query, {"size"});
+  if (!params) return params.error();
+  for (auto& [k, v] : *params) {
+    auto n = parse_size(v);
+    if (!n) return bad(spec, n.error().message);
+    o.size = *n;
+  }
+  return std::unique_ptr<Store>(std::make_unique<MemoryStore>(o));
+}
+
+Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string_view nodes,
+                                              std::string_view query) {
+  MemcachedOptions o;
+  while (!nodes.empty()) {
+    size_t comma = nodes.find(',');
+    std::string_view node = nodes.substr(0, comma);
+    nodes = comma == std::string_view::npos ? std::string_view{} : nodes.substr(comma + 1);
+    std::string_view host, port;
+    if (!node.empty() && node.front() == '[') {  // [v6]:port
+      size_t close = node.find(']');
+      if (close == std::string_view::npos || close + 1 >= node.size() || node[close + 1] != ':')
+        return bad(spec, "bad node '" + std::string(node) + "' (want [ADDR]:PORT)");
+      host = node.substr(1, close - 1);
+      port = node.substr(close + 2);
+    } else {
+      size_t colon = node.rfind(':');
+      if (colon == std::string_view::npos || colon == 0)
+        return bad(spec, "bad node '" + std::string(node) + "' (want HOST:PORT)");
+      host = node.substr(0, colon);
+      port = node.substr(colon + 1);
+    }
+    auto p = parse_uint(spec, "port", port);
+    if (!p) return p.error();
+    if (*p == 0 || *p > 65535) return bad(spec, "port out of range in '" + std::string(node) + "'");
+    o.nodes.emplace_back(std::string(host), static_cast<int>(*p));
+  }
+  if (o.nodes.empty()) return bad(spec, "no memcached nodes (want memcached:HOST:PORT[,...])");
+  auto params = parse_query(spec, query, {"timeout_ms", "connect_timeout_ms", "retry_timeout_s",
+                                          "failure_limit", "binary", "eject"});
+  if (!params) return params.error();
+  for (auto& [k, v] : *params) {
+    if (k == "binary" || k == "eject") {
+      auto b = parse_bool(spec, k, v);
+      if (!b) return b.error();
+      (k == "binary" ? o.binary : o.eject) = *b;
+      continue;
+    }
+    auto n = parse_uint(spec, k, v);
+    if (!n) return n.error();
+    if (*n > 600000) return bad(spec, k + " is absurdly large");
+    int iv = static_cast<int>(*n);
+    if (k == "timeout_ms") o.timeout_ms = iv;
+    else if (k == "connect_timeout_ms") o.connect_timeout_ms = iv;
+    else if (k == "retry_timeout_s") o.retry_timeout_s = iv;
+    else o.failure_limit = iv;
+  }
+  if (o.timeout_ms == 0 || o.connect_timeout_ms == 0)
+    return bad(spec, "timeouts must be at least 1 ms");
+  auto s = MemcachedStore::open(std::move(o));
+  if (!s) return s.error();
+  return std::unique_ptr<Store>(std::move(*s));
+}
+
+Result<std::unique_ptr<Store>> open_file(std::string_view spec, bool mmap, std::string_view path,
+                                         std::string_view query) {
+  if (path.empty()) return bad(spec, "missing file path");
+  FileStoreOptions o;
+  o.path = std::string(path);
+  std::initializer_list<std::string_view> mmap_keys = {"size", "advise", "populate", "sync",
+                                                       "cold"};
+  std::initializer_list<std::string_view> pread_keys = {"size", "advise", "sync", "cold"};
+  auto params = parse_query(spec, query, mmap ? mmap_keys : pread_keys);
+  if (!params) return params.error();
+  for (auto& [k, v] : *params) {
+    if (k == "size") {
+      auto n = parse_size(v);
+      if (!n) return bad(spec, n.error().message);
+      if (*n < 64 * 1024) return bad(spec, "size must be at least 64K");
+      o.size = (*n + 63) & ~uint64_t{63};
+      o.size_given = true;
+    } else if (k == "advise") {
+      if (v == "random") o.advise = Advice::random;
+      else if (v == "sequential") o.advise = Advice::sequential;
+      else if (v == "willneed") o.advise = Advice::willneed;
+      else if (v == "normal") o.advise = Advice::normal;
+      else return bad(spec, "advise must be random|sequential|willneed|normal");
+    } else {
+      auto b = parse_bool(spec, k, v);
+      if (!b) return b.error();
+      if (k == "populate") o.populate = *b;
+      else if (k == "sync") o.sync = *b;
+      else o.cold = *b;
+    }
+  }
+  if (mmap) {
+    auto s = MmapStore::open(std::move(o));
+    if (!s) return s.error();
+    return std::unique_ptr<Store>(std::move(*s));
+  }
+  auto s = PreadStore::open(std::move(o));
+  if (!s) return s.error();
+  return std::unique_ptr<Store>(std::move(*s));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> open_store(std::string_view spec) {
+  std::string_view body = spec, query;
+  if (size_t q = spec.find('?'); q != std::string_view::npos) {
+    body = spec.substr(0, q);
+    query = spec.substr(q + 1);
+  }
+  size_t colon = body.find(':');
+  std::string_view kind = body.substr(0, colon);
+  std::string_view rest = colon == std::string_view::npos ? std::string_view{} : body.substr(colon + 1);
+  if (kind == "memory") return open_memory(spec, rest, query);
+  if (kind == "memcached") return open_memcached(spec, rest, query);
+  if (kind == "mmap") return open_file(spec, true, rest, query);
+  if (kind == "pread") return open_file(spec, false, rest, query);
+  return bad(spec, "unknown store kind '" + std::string(kind) +
+                       "' (want memory, memcached, mmap or pread)");
+}
+
+}  // namespace hitcost

@@ -1,0 +1,333 @@
+// End-to-end: the real epoll engine against FakeHttpServer on a free loopback port.
+#include "client/load_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+#include "client/report.h"
+#include "fake_http_server.h"
+
+using namespace hitcost::client;
+using hitcost::client::test::FakeBehavior;
+using hitcost::client::test::FakeHttpServer;
+
+namespace {
+LoadPlan plan_for(const FakeHttpServer& s, uint64_t duration_ms, uint64_t warmup_ms = 100) {
+  std::string err;
+  auto ep = parse_url(s.url(), &err);
+  EXPECT_TRUE(ep) << err;
+  LoadPlan p;
+  p.endpoint = *ep;
+  p.duration_ns = duration_ms * 1'000'000;
+  p.warmup_ns = warmup_ms * 1'000'000;
+  p.connections = 4;
+  p.threads = 2;
+  p.keys.keys = 100;
+  p.keys.miss_start = 1'000'000;
+  return p;
+}
+}  // namespace
+
+TEST(LoadRunner, ClosedLoopMeasuresEveryResponseWithoutErrors) {
+  FakeBehavior b;
+  b.hit_below = 100;
+  FakeHttpServer s(b);
+  const LoadPlan p = plan_for(s, 500);
+  bool started = false, ended = false;
+  const LoadResult r = run_load(p, {[&] { started = true; }, [&] { ended = true; }, nullptr});
+  EXPECT_TRUE(started);
+  EXPECT_TRUE(ended);
+  EXPECT_GT(r.requests, 100u);
+  EXPECT_EQ(r.errors.total(), 0u);
+  EXPECT_EQ(r.ok, r.requests);
+  EXPECT_EQ(r.latency.count(), r.requests);
+  EXPECT_EQ(r.hit.count(), r.requests);  // every id < 100 answered "hit"
+  EXPECT_EQ(r.miss.count(), 0u);
+  EXPECT_GT(s.requests(), r.requests);   // warmup requests were sent but not counted
+  EXPECT_EQ(s.connections(), 4u);        // keep-alive: no reconnects
+  EXPECT_EQ(r.reconnects, 0u);
+  EXPECT_GT(r.latency.value_at_percentile(50), 0u);
+  EXPECT_NEAR(r.window_s, 0.5, 1e-9);
+  EXPECT_EQ(r.thread_cpus.size(), 2u);
+  EXPECT_EQ(r.bytes_read / r.requests, r.bytes_read / r.requests);
+  EXPECT_GT(r.body_bytes, 0u);
+  EXPECT_EQ(r.body_bytes, r.requests * b.body.size());
+}
+
+TEST(LoadRunner, RequestCountModeSendsExactlyN) {
+  FakeHttpServer s(FakeBehavior{});
+  LoadPlan p = plan_for(s, 0, 0);
+  p.requests = 1001;
+  const LoadResult r = run_load(p, {});
+  EXPECT_EQ(r.requests, 1001u);
+  EXPECT_EQ(s.requests(), 1001u);
+  EXPECT_GT(r.window_s, 0.0);
+}
+
+TEST(LoadRunner, HitRatioAsksNeverSeenIdsThatNeverRepeat) {
+  FakeBehavior b;
+  b.hit_below = 100;
+  FakeHttpServer s(b);
+  LoadPlan p = plan_for(s, 0, 0);
+  p.requests = 5000;
+  p.keys.hit_ratio = 0.8;
+  const LoadResult r = run_load(p, {});
+  ASSERT_EQ(r.requests, 5000u);
+  EXPECT_NEAR(double(r.hit.count()) / double(r.requests), 0.8, 0.03);
+  EXPECT_EQ(r.errors.validation, 0u);
+  std::unordered_set<uint64_t> misses;
+  for (uint64_t id : s.ids()) {
+    if (id < 100) continue;
+    EXPECT_GE(id, 1'000'000u);
+    EXPECT_TRUE(misses.insert(id).second) << "never-seen id asked twice: " << id;
+  }
+  EXPECT_EQ(misses.size(), r.miss.count());
+  EXPECT_GE(r.miss_end, 1'000'000u + misses.size());
+}
+
+TEST(LoadRunner, HitOnANeverSeenIdIsAValidationError) {
+  FakeBehavior b;
+  b.always_hit = true;
+  FakeHttpServer s(b);
+  LoadPlan p = plan_for(s, 0, 0);
+  p.requests = 400;
+  p.keys.hit_ratio = 0.5;
+  const LoadResult r = run_load(p, {});
+  EXPECT_GT(r.errors.validation, 100u);
+  EXPECT_LT(r.errors.validation, 300u);
+}
+
+TEST(LoadRunner, WrongStrategyHeaderIsAValidationError) {
+  FakeBehavior b;
+  b.strategy = "html";
+  FakeHttpServer s(b);
+  LoadPlan p = plan_for(s, 0, 0);
+  p.requests = 50;
+  p.expect_strategy = "struct:json";
+  EXPECT_EQ(run_load(p, {}).errors.validation, 50u);
+}
+
+TEST(LoadRunner, OpenLoopShowsAServerStallInP99ClosedLoopHidesIt) {
+  // One connection so that the stall blocks everything behind it, as a stalled server would.
+  auto run = [](double rate) {
+    FakeBehavior b;
+    b.pause_at = 600;  // ~0.4 s into a 1 s window at 1000 req/s
+    b.pause_ms = 200;
+    FakeHttpServer s(b);
+    // closed loop runs far faster than 1000 req/s: no warmup, so request 600 is measured
+    LoadPlan p = plan_for(s, 1000, rate > 0 ? 200 : 0);
+    p.connections = 1;
+    p.threads = 1;
+    p.rate = rate;
+    return run_load(p, {});
+  };
+  const LoadResult open = run(1000);
+  EXPECT_NEAR(double(open.requests), 1000.0, 60.0);
+  EXPECT_GE(open.latency.max(), 190'000'000u);
+  EXPECT_GE(open.latency.value_at_percentile(99), 100'000'000u)
+      << "requests due during the stall must carry the stall";
+  EXPECT_LT(open.service.value_at_percentile(99), open.latency.value_at_percentile(99));
+
+  const LoadResult closed = run(0);
+  EXPECT_GE(closed.latency.max(), 190'000'000u);  // the one stalled request
+  EXPECT_LT(closed.latency.value_at_percentile(99), 100'000'000u) << "closed loop hides the stall";
+}
+
+TEST(LoadRunner, OpenLoopHoldsTheRequestedRate) {
+  FakeHttpServer s(FakeBehavior{});
+  LoadPlan p = plan_for(s, 1000, 100);
+  p.rate = 3000;
+  const LoadResult r = run_load(p, {});
+  EXPECT_NEAR(double(r.requests), 3000.0, 150.0);
+  EXPECT_EQ(r.errors.total(), 0u);
+  EXPECT_EQ(r.unfinished, 0u);
+}
+
+TEST(LoadRunner, ErrorsAreCountedByKind) {
+  FakeBehavior b;
+  b.status_500_every = 10;
+  b.close_every = 7;
+  b.drop_every = 13;
+  FakeHttpServer s(b);
+  const LoadResult r = run_load(plan_for(s, 500), {});
+  EXPECT_GT(r.requests, 100u);
+  EXPECT_NEAR(double(r.errors.status) / double(r.requests), 0.1, 0.03);
+  EXPECT_GT(r.errors.read, 0u);      // dropped without an answer
+  EXPECT_GT(r.reconnects, 10u);      // after Connection: close and after drops
+  EXPECT_EQ(r.errors.parse, 0u);
+  EXPECT_EQ(r.errors.connect, 0u);
+  EXPECT_EQ(r.ok + r.errors.status, r.requests);
+}
+
+TEST(LoadRunner, AHungRequestTimesOutAndTheRunGoesOn) {
+  FakeBehavior b;
+  b.hang_at = 200;
+  FakeHttpServer s(b);
+  LoadPlan p = plan_for(s, 1000, 0);
+  p.timeout_ns = 200'000'000;
+  const LoadResult r = run_load(p, {});
+  EXPECT_EQ(r.errors.timeout, 1u);
+  EXPECT_GT(r.requests, 300u);
+  EXPECT_GE(r.reconnects, 1u);
+}
+
+TEST(LoadRunner, NothingListeningGivesConnectErrors) {
+  uint16_t port;
+  {
+    FakeHttpServer gone(FakeBehavior{});
+    port = gone.port();
+  }
+  std::string err;
+  LoadPlan p;
+  p.endpoint = *parse_url("http://127.0.0.1:" + std::to_string(port), &err);
+  p.duration_ns = 200'000'000;
+  p.warmup_ns = 0;
+  p.connections = 2;
+  const LoadResult r = run_load(p, {});
+  EXPECT_EQ(r.requests, 0u);
+  EXPECT_GT(r.errors.connect, 0u);
+}
+
+TEST(LoadRunner, PinnedThreadRunsOnItsCpu) {
+  FakeHttpServer s(FakeBehavior{});
+  LoadPlan p = plan_for(s, 200, 0);
+  p.threads = 1;
+  p.cpus = {0};
+  const LoadResult r = run_load(p, {});
+  ASSERT_EQ(r.thread_cpus.size(), 1u);
+  EXPECT_EQ(r.thread_cpus[0], std::vector<int>{0});
+}
+
+TEST(LoadRunner, MeasureRunReportsServerStatsFailureWithoutFailingTheRun) {
+  FakeHttpServer s(FakeBehavior{});  // answers /stats with HTML, not JSON
+  const RunReport r = measure_run(plan_for(s, 200), true, nullptr);
+  EXPECT_GT(r.load.requests, 0u);
+  EXPECT_FALSE(r.server.has_value());
+  EXPECT_FALSE(r.server_error.empty());
+  EXPECT_GT(r.client_cpu_us_per_req(), 0.0);
+  const auto j = to_json(r);
+  for (const char* key : {"requests", "duration_s", "throughput_rps", "hit_ratio", "latency_us",
+                          "server_cpu_us_per_req", "cache_cpu_us_per_req", "client_cpu_us_per_req", "errors",
+                          "strategy", "store", "histogram"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"p50", "p90", "p99", "p999", "max"}) EXPECT_TRUE(j["latency_us"].contains(key)) << key;
+  EXPECT_EQ(j["requests"], r.load.requests);
+  EXPECT_EQ(j["mode"], "closed-loop");
+  EXPECT_FALSE(format_terminal(r, false).empty());
+}
+
+TEST(LoadRunner, SeriesHasOnePointPerSecondAndAddsUpToTheTotals) {
+  FakeBehavior b;
+  b.hit_below = 100;
+  FakeHttpServer s(b);
+  LoadPlan p = plan_for(s, 2500);
+  p.keys.hit_ratio = 0.9;
+  const LoadResult r = run_load(p, {});
+  ASSERT_EQ(r.series.points.size(), 3u);  // 2.5 s: two whole seconds and a half
+  uint64_t n = 0, hits = 0, misses = 0, samples = 0;
+  for (const SeriesPoint& pt : r.series.points) {
+    EXPECT_GT(pt.requests, 0u);
+    n += pt.requests;
+    hits += pt.hits;
+    misses += pt.misses;
+    samples += pt.latency.count();
+  }
+  EXPECT_EQ(n, r.requests);
+  EXPECT_EQ(samples, r.requests);
+  EXPECT_EQ(hits, r.hit.count());
+  EXPECT_EQ(misses, r.miss.count());
+  EXPECT_GT(r.started_unix_ns, 1'600'000'000'000'000'000ULL);  // a wall-clock time, not monotonic
+}
+
+TEST(LoadRunner, OpenLoopCountsRequestsTheServerNeverGotToAsLatency) {
+  // The server hangs ~0.3 s into a 1 s window: every later request is due but cannot be sent
+  // (one connection). Dropping them would report a healthy p99; they must weigh in.
+  FakeBehavior b;
+  b.hang_at = 600;  // 300 warmup requests at 1000/s, then 300 into the window
+  FakeHttpServer s(b);
+  LoadPlan p = plan_for(s, 1000, 300);
+  p.connections = 1;
+  p.threads = 1;
+  p.rate = 1000;
+  p.timeout_ns = 10'000'000'000ULL;  // longer than the window: no timeout, just a stall
+  const LoadResult r = run_load(p, {});
+  EXPECT_NEAR(double(r.requests), 300.0, 40.0);
+  EXPECT_EQ(r.unfinished, 1u);                       // the hung request
+  EXPECT_NEAR(double(r.unsent), 700.0, 40.0);        // due after it, never sent
+  EXPECT_EQ(r.latency.count(), r.requests + r.unsent + r.unfinished);
+  EXPECT_GE(r.latency.max(), 600'000'000u);          // the hung one waited ~0.7 s to the window end
+  EXPECT_GE(r.latency.value_at_percentile(50), 100'000'000u) << "most of the window was a stall";
+  EXPECT_EQ(r.errors.timeout, 0u);
+}
+
+TEST(LoadRunner, RowsMixAsksEachSizeByWeight) {
+  FakeHttpServer s(FakeBehavior{});
+  LoadPlan p = plan_for(s, 0, 0);
+  p.requests = 4000;
+  p.query = "strategy=html";
+  p.rows_mix = {{5, 0.2}, {50, 0.7}, {500, 0.1}};
+  const LoadResult r = run_load(p, {});
+  ASSERT_EQ(r.rows_requests.size(), 3u);
+  EXPECT_EQ(r.rows_requests[0] + r.rows_requests[1] + r.rows_requests[2], r.requests);
+  std::map<std::string, int> seen;
+  for (const auto& t : s.targets()) {
+    const size_t q = t.find("?rows=");
+    ASSERT_NE(q, std::string::npos) << t;
+    EXPECT_NE(t.find("&strategy=html"), std::string::npos) << t;
+    ++seen[t.substr(q + 6, t.find('&') - q - 6)];
+  }
+  EXPECT_NEAR(seen["5"] / 4000.0, 0.2, 0.03);
+  EXPECT_NEAR(seen["50"] / 4000.0, 0.7, 0.03);
+  EXPECT_NEAR(seen["500"] / 4000.0, 0.1, 0.03);
+  EXPECT_EQ(uint64_t(seen["50"]), r.rows_requests[1]);
+}
+
+TEST(LoadRunner, ProgressTicksOncePerSecondWithLiveFigures) {
+  FakeHttpServer s(FakeBehavior{});
+  LoadPlan p = plan_for(s, 2300);
+  p.live_progress = true;
+  std::vector<ProgressSnapshot> ticks;
+  WindowHooks hooks;
+  hooks.every_second = [&](const ProgressSnapshot& t) { ticks.push_back(t); };
+  const LoadResult r = run_load(p, hooks);
+  ASSERT_EQ(ticks.size(), 2u);
+  EXPECT_NEAR(ticks[0].elapsed_s, 1.0, 1e-9);
+  EXPECT_GT(ticks[0].requests, 0u);
+  EXPECT_GT(ticks[1].requests, ticks[0].requests);
+  EXPECT_LE(ticks[1].requests, r.requests);
+  EXPECT_GT(ticks[1].rps, 0.0);
+  EXPECT_GT(ticks[1].p99_us, 0.0);
+}
+
+TEST(LoadRunner, ContaminatedRunsAreRetriedAndTheRetriesReported) {
+  // A child process burns a core for the whole test: the machine is busy with work that is
+  // neither server (the fake reports 0 CPU), cache nor this client, so every run is flagged.
+  FakeBehavior b;
+  b.stats_json = R"({"uptime_s": 1, "requests": 0, "cpu": {"user_s": 0, "system_s": 0}, "config": {"strategy": "html"}})";
+  FakeHttpServer s(b);
+  const pid_t burner = fork();
+  ASSERT_GE(burner, 0);
+  if (burner == 0) {
+    volatile uint64_t spin = 0;
+    for (;;) spin = spin + 1;
+  }
+  MeasureOptions mo;
+  mo.retry_contaminated = 2;
+  const RunReport r = measure_run(plan_for(s, 300, 50), mo, nullptr);
+  kill(burner, SIGKILL);
+  waitpid(burner, nullptr, 0);
+  ASSERT_TRUE(r.contaminated().has_value());
+  EXPECT_TRUE(*r.contaminated());
+  EXPECT_EQ(r.contamination_retries, 2);
+  const auto j = to_json(r);
+  EXPECT_EQ(j["contamination_retries"], 2);
+  EXPECT_EQ(j["placement"]["server_cpus"], "unknown");
+  EXPECT_TRUE(j.contains("series"));
+}

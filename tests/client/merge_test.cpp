@@ -1,0 +1,151 @@
+// merge: K client JSONs built from known samples must merge into exactly the figures of all
+// samples together.
+#include "client/merge.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "client/report.h"
+#include "client/sweep.h"
+
+using namespace hitcost::client;
+using nlohmann::json;
+
+namespace {
+constexpr uint64_t kStart = 1'700'000'000'000'000'000ULL;
+
+// A client's run JSON: `n` samples from its own distribution, `errors` status errors,
+// started `offset_ms` after kStart, with a server /stats delta of `server_cpu_s`.
+json client_run(uint64_t seed, int n, uint64_t errors, int offset_ms, double server_cpu_s, Histogram* all) {
+  RunReport r;
+  r.connections = 8;
+  r.threads = 1;
+  r.requested_strategy = "html";
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> hit(11.5, 0.4), miss(14.0, 0.3);
+  for (int i = 0; i < n; ++i) {
+    const bool is_miss = i % 20 == 0;
+    const uint64_t v = uint64_t(is_miss ? miss(rng) : hit(rng));
+    r.load.latency.record(v);
+    (is_miss ? r.load.miss : r.load.hit).record(v);
+    r.load.series.at(0, uint64_t(i) * 2'000'000'000ULL / uint64_t(n)).requests++;
+    all->record(v);
+  }
+  r.load.requests = uint64_t(n);
+  r.load.ok = uint64_t(n) - errors;
+  r.load.errors.status = errors;
+  r.load.errors.timeout = 1;
+  r.load.window_s = 2.0;
+  r.load.started_unix_ns = kStart + uint64_t(offset_ms) * 1'000'000ULL;
+  r.client_cpu_s = 0.001 * double(n) / 1000.0;  // 1 µs per request
+  ServerDelta d;
+  d.requests = 3000;
+  d.hits = 2850;
+  d.misses = 150;
+  d.cpu_s = server_cpu_s;
+  d.phases = {{"fetch", 3000, 3'000'000}};
+  r.server = d;
+  return to_json(r);
+}
+}  // namespace
+
+TEST(Merge, PercentilesEqualThoseOfAllSamplesAndCountsAddUp) {
+  Histogram all;
+  const std::vector<json> docs = {client_run(1, 1000, 3, 0, 0.030, &all), client_run(2, 2500, 5, 20, 0.060, &all),
+                                  client_run(3, 700, 0, 40, 0.090, &all)};
+  std::string err;
+  std::vector<std::string> warnings;
+  auto m = merge_docs(docs, {"a.json", "b.json", "c.json"}, &err, &warnings);
+  ASSERT_TRUE(m) << err;
+  EXPECT_TRUE(warnings.empty());
+  const json expect = latency_json(all);
+  for (const char* p : {"p50", "p90", "p99", "p999", "p9999", "max", "min", "count"})
+    EXPECT_EQ((*m)["latency_us"][p], expect[p]) << p;
+  EXPECT_EQ((*m)["requests"], 4200);
+  EXPECT_EQ((*m)["errors"]["status"], 8);
+  EXPECT_EQ((*m)["errors"]["timeout"], 3);
+  EXPECT_EQ((*m)["errors"]["total"], 11);
+  EXPECT_NEAR((*m)["throughput_rps"].get<double>(), 4200 / 2.0, 1e-9);  // summed over clients
+  EXPECT_NEAR((*m)["client_cpu_us_per_req"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR((*m)["hit_ratio"].get<double>(), double(all.count() - (50 + 125 + 35)) / double(all.count()), 1e-12);
+  // Server CPU per request is one client's figure (not a sum): the middle client's window
+  // covers the others best.
+  EXPECT_EQ((*m)["merged"]["server_figures_from"], "b.json");
+  EXPECT_NEAR((*m)["server_cpu_us_per_req"].get<double>(), 20.0, 1e-9);
+  EXPECT_NEAR((*m)["merged"]["window_overlap_s"].get<double>(), 1.96, 1e-6);
+  // per-second series aligned on the wall clock: all started within the same second
+  EXPECT_EQ((*m)["series"].size(), 2u);
+  EXPECT_EQ((*m)["series"][0]["requests"].get<uint64_t>() + (*m)["series"][1]["requests"].get<uint64_t>(), 4200u);
+  // the merged JSON is itself mergeable and readable by the summary
+  Histogram h;
+  EXPECT_TRUE(histogram_from_json((*m)["histogram"], &h));
+  EXPECT_EQ(h.count(), 4200u);
+}
+
+TEST(Merge, RunsThatDidNotOverlapAreFlagged) {
+  Histogram all;
+  const std::vector<json> docs = {client_run(1, 100, 0, 0, 0.03, &all), client_run(2, 100, 0, 5000, 0.03, &all)};
+  std::string err;
+  std::vector<std::string> warnings;
+  auto m = merge_docs(docs, {"a", "b"}, &err, &warnings);
+  ASSERT_TRUE(m) << err;
+  EXPECT_EQ((*m)["merged"]["window_overlap_s"], 0.0);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("overlapped"), std::string::npos);
+  EXPECT_EQ((*m)["series"].size(), 7u);  // second client's points start 5 s later
+}
+
+TEST(Merge, SweepsMergeRunByStrategyStoreAndRepeat) {
+  Histogram html_all, json_all, ignored;
+  auto sweep = [&](uint64_t seed) {
+    json runs = json::array();
+    for (int rep = 0; rep < 2; ++rep) {
+      json a = client_run(seed * 10 + uint64_t(rep), 500, 1, 0, 0.03, rep == 0 ? &html_all : &ignored);
+      a["strategy"] = "html";
+      a["sweep_store"] = "memory";
+      a["repeat"] = rep;
+      json b = client_run(seed * 10 + 5 + uint64_t(rep), 400, 0, 0, 0.3, rep == 0 ? &json_all : &ignored);
+      b["strategy"] = "struct:json";
+      b["sweep_store"] = "memory";
+      b["repeat"] = rep;
+      runs.push_back(a);
+      runs.push_back(b);
+    }
+    return json{{"runs", runs}};
+  };
+  std::string err;
+  std::vector<std::string> warnings;
+  auto m = merge_docs({sweep(1), sweep(2)}, {"x", "y"}, &err, &warnings);
+  ASSERT_TRUE(m) << err;
+  ASSERT_EQ((*m)["runs"].size(), 4u);
+  const json& html0 = (*m)["runs"][0];
+  EXPECT_EQ(html0["strategy"], "html");
+  EXPECT_EQ(html0["repeat"], 0);
+  EXPECT_EQ(html0["requests"], 1000);
+  EXPECT_EQ(html0["errors"]["status"], 2);
+  EXPECT_EQ(html0["latency_us"]["p99"], latency_json(html_all)["p99"]);
+  EXPECT_EQ((*m)["runs"][1]["latency_us"]["p50"], latency_json(json_all)["p50"]);
+  ASSERT_EQ((*m)["summary"].size(), 2u);
+  EXPECT_EQ((*m)["summary"][0]["runs"], 2);
+  ASSERT_EQ((*m)["verdicts"].size(), 1u);
+  EXPECT_TRUE((*m)["verdicts"][0]["conclusive"].get<bool>());
+}
+
+TEST(Merge, MixedKindsAreRefused) {
+  Histogram all;
+  std::string err;
+  std::vector<std::string> warnings;
+  EXPECT_FALSE(merge_docs({client_run(1, 10, 0, 0, 0.01, &all), json{{"runs", json::array()}}}, {"a", "b"}, &err,
+                          &warnings));
+  EXPECT_FALSE(err.empty());
+}
+
+TEST(CsvRun, OneRowMatchingTheHeader) {
+  Histogram all;
+  const json run = client_run(1, 100, 2, 0, 0.03, &all);
+  const std::string header = csv_run_header(), row = csv_run_row(run);
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(row.begin(), row.end(), ','));
+  EXPECT_EQ(row.rfind("closed-loop,html,", 0), 0u) << row;
+  EXPECT_NE(row.find(",100,3,"), std::string::npos) << row;  // requests, errors (2 status + 1 timeout)
+}

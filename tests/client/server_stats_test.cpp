@@ -1,0 +1,62 @@
+#include "client/server_stats.h"
+
+#include <gtest/gtest.h>
+
+using namespace hitcost::client;
+
+TEST(ServerStats, DeltasFollowTheStatsSchema) {
+  const auto before = nlohmann::json::parse(R"({
+    "uptime_s": 10.0, "requests": 1000, "pages": 990, "hits": 900, "misses": 90,
+    "cpu": {"user_s": 1.0, "system_s": 0.5},
+    "phases_ns": {"fetch": {"count": 990, "sum": 1000000}, "render": {"count": 990, "sum": 2000000}},
+    "cache": {"bytes_read": 1000, "bytes_written": 100},
+    "store": {"extra": {"rusage_user_s": 2.0, "rusage_system_s": 1.0}}})");
+  const auto after = nlohmann::json::parse(R"({
+    "uptime_s": 12.0, "requests": 3000, "pages": 2990, "hits": 2880, "misses": 110,
+    "config": {"strategy": "html", "store": "memcached"}, "threads": 2,
+    "cpu": {"user_s": 1.03, "system_s": 0.51},
+    "phases_ns": {"fetch": {"count": 2990, "sum": 3000000}, "render": {"count": 2990, "sum": 8000000}},
+    "cache": {"bytes_read": 201000, "bytes_written": 300},
+    "store": {"extra": {"rusage_user_s": 2.003, "rusage_system_s": 1.001}}})");
+  const ServerDelta d = stats_delta(before, after);
+  EXPECT_EQ(d.requests, 2000u);
+  EXPECT_EQ(d.hits, 1980u);
+  EXPECT_EQ(d.misses, 20u);
+  EXPECT_NEAR(d.hit_ratio(), 0.99, 1e-12);
+  EXPECT_NEAR(d.server_cpu_us_per_req(), 0.04 * 1e6 / 2000, 1e-6);  // 20 µs
+  ASSERT_TRUE(d.cache_cpu_us_per_req());
+  EXPECT_NEAR(*d.cache_cpu_us_per_req(), 0.004 * 1e6 / 2000, 1e-6);  // 2 µs
+  ASSERT_EQ(d.phases.size(), 2u);
+  EXPECT_EQ(d.phases[0].name, "fetch");
+  EXPECT_EQ(d.phases[0].sum_ns, 2'000'000u);
+  EXPECT_EQ(d.cache_bytes_read, 200'000u);
+  EXPECT_EQ(d.config["store"], "memcached");
+  EXPECT_FALSE(d.counters_reset);
+}
+
+TEST(ServerStats, StoresWithoutRusageHaveNoCacheCpu) {
+  const auto j = nlohmann::json::parse(R"({"requests": 5, "store": {"gets": 1}})");
+  const ServerDelta d = stats_delta(j, j);
+  EXPECT_FALSE(d.cache_cpu_s.has_value());
+  EXPECT_EQ(d.server_cpu_us_per_req(), 0.0);
+}
+
+TEST(ServerStats, CountersGoingBackwardsAreFlagged) {
+  const auto a = nlohmann::json::parse(R"({"requests": 500})");
+  const auto b = nlohmann::json::parse(R"({"requests": 20})");
+  EXPECT_TRUE(stats_delta(a, b).counters_reset);
+}
+
+TEST(ServerStats, NamespaceTokens) {
+  EXPECT_EQ(namespace_token("struct:json+zlib"), "struct-json-zlib");
+  EXPECT_EQ(namespace_token("HTML"), "html");
+  EXPECT_EQ(namespace_token("php-memcached"), "php-memcached");
+}
+
+TEST(ServerStats, ProcStatAndRusageAreReadable) {
+  const auto s = read_system_cpu();
+  ASSERT_TRUE(s);
+  EXPECT_GT(s->total_s, 0);
+  EXPECT_LE(s->busy_s, s->total_s);
+  EXPECT_GE(self_cpu_s(), 0);
+}

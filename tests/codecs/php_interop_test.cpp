@@ -1,0 +1,278 @@
+// hitcost <-> PHP through a real memcached, with PHP's own extensions as the reference
+// readers and writers of the two PHP flag schemes (FORMATS.md).
+//   forward: hitcost encodes every strategy under php-memcache and php-memcached, plants
+//            the bytes with a raw `set`, and a PHP script reads each key with the matching
+//            extension and prints serialize() of what it got (HTML: the string itself).
+//            serialize() is a canonical form: hitcost's own encode_php must match it.
+//   reverse: PHP writes arrays (serialize, JSON, msgpack) and HTML strings, compressed and
+//            not, with each extension; hitcost fetches them raw and must decode the page.
+// php-cli, php-memcache, php-memcached and php-msgpack are test dependencies
+// (scripts/install-deps.sh): when they are missing the test fails, it does not skip.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "codecs/page_generator.h"
+#include "codecs/renderer.h"
+#include "codecs/value_codec.h"
+#include "tests/codecs/test_pages.h"
+#include "tests/support/memcached_process.h"
+
+namespace hitcost {
+namespace {
+
+namespace fs = std::filesystem;
+using hitcost::testing::MemcachedProcess;
+using hitcost::testing::memcached_raw;
+
+// Reads each key listed in the manifest ("memcache|memcached KEY") and prints
+// "KEY LEN\n<serialize(value) or the HTML string>\n". JSON and msgpack strings under
+// php-memcache are recognised by hitcost's user flags, as a PHP app sharing the cache would.
+constexpr const char* kReaderPhp = R"PHP(<?php
+[$port, $manifest] = [(int)$argv[1], $argv[2]];
+$mc = new Memcache(); $mc->addServer('127.0.0.1', $port);
+$md = new Memcached(); $md->addServer('127.0.0.1', $port);
+$md->setOption(Memcached::OPT_SERIALIZER, Memcached::SERIALIZER_JSON_ARRAY);
+foreach (file($manifest, FILE_IGNORE_NEW_LINES) as $line) {
+  [$ext, $key] = explode(' ', $line);
+  if ($ext === 'memcache') {
+    $flags = 0;
+    $v = $mc->get($key, $flags);
+    if ($v === false) { $out = "GET FAILED flags=$flags"; }
+    elseif ($flags & 0x10000) { $out = serialize(json_decode($v, true, 512, JSON_THROW_ON_ERROR)); }
+    elseif ($flags & 0x20000) { $out = serialize(msgpack_unpack($v)); }
+    else { $out = is_string($v) ? $v : serialize($v); }
+  } else {
+    $v = $md->get($key);
+    if ($v === false) { $out = 'GET FAILED code=' . $md->getResultCode() . ' ' . $md->getResultMessage(); }
+    else { $out = is_string($v) ? $v : serialize($v); }
+  }
+  echo $key, ' ', strlen($out), "\n", $out, "\n";
+}
+)PHP";
+
+// Writes every way a PHP app would, for pages "big" and "small" (serialize text and HTML
+// come from hitcost in files), and prints one "KEY" line per value written.
+constexpr const char* kWriterPhp = R"PHP(<?php
+[$port, $dir] = [(int)$argv[1], $argv[2]];
+$mc = new Memcache(); $mc->addServer('127.0.0.1', $port);
+$zlib = new Memcached(); $zlib->addServer('127.0.0.1', $port);
+$zlib->setOption(Memcached::OPT_COMPRESSION_TYPE, Memcached::COMPRESSION_ZLIB);
+$plain = new Memcached(); $plain->addServer('127.0.0.1', $port);
+$plain->setOption(Memcached::OPT_COMPRESSION, false);
+$fastlz = new Memcached(); $fastlz->addServer('127.0.0.1', $port);  // the extension's default
+function put($ok, $key) { if (!$ok) { fwrite(STDERR, "set $key failed\n"); exit(1); } echo $key, "\n"; }
+foreach (['big', 'small'] as $name) {
+  $page = unserialize(file_get_contents("$dir/$name.ser"));
+  $html = file_get_contents("$dir/$name.html");
+  if (!is_array($page)) { fwrite(STDERR, "unserialize failed\n"); exit(1); }
+  put($mc->set("mc.php.$name", $page, 0), "mc.php.$name");
+  put($mc->set("mc.phpz.$name", $page, MEMCACHE_COMPRESSED), "mc.phpz.$name");
+  put($mc->set("mc.html.$name", $html, 0), "mc.html.$name");
+  put($mc->set("mc.htmlz.$name", $html, MEMCACHE_COMPRESSED), "mc.htmlz.$name");
+  put($mc->set("mc.json.$name", json_encode($page), 0x10000), "mc.json.$name");
+  put($mc->set("mc.jsonz.$name", json_encode($page), 0x10000 | MEMCACHE_COMPRESSED), "mc.jsonz.$name");
+  put($mc->set("mc.msgpack.$name", msgpack_pack($page), 0x20000), "mc.msgpack.$name");
+  put($mc->set("mc.msgpackz.$name", msgpack_pack($page), 0x20000 | MEMCACHE_COMPRESSED), "mc.msgpackz.$name");
+  foreach (['zlib' => $zlib, 'plain' => $plain] as $mode => $md) {
+    foreach (['php' => Memcached::SERIALIZER_PHP, 'json' => Memcached::SERIALIZER_JSON_ARRAY,
+              'msgpack' => Memcached::SERIALIZER_MSGPACK] as $sname => $ser) {
+      $md->setOption(Memcached::OPT_SERIALIZER, $ser);
+      put($md->set("md.$sname.$mode.$name", $page), "md.$sname.$mode.$name");
+    }
+    put($md->set("md.html.$mode.$name", $html), "md.html.$mode.$name");
+  }
+  put($fastlz->set("md.fastlz.$name", $html), "md.fastlz.$name");
+}
+)PHP";
+
+class PhpInterop : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/hitcost-php-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    int rc = run("php -r 'exit(extension_loaded(\"memcache\") && extension_loaded(\"memcached\") && "
+                 "extension_loaded(\"msgpack\") && Memcached::HAVE_MSGPACK && Memcached::HAVE_JSON ? 0 : 3);'",
+                 dir_ + "/probe.out");
+    ASSERT_EQ(rc, 0) << "PHP interop needs php-cli with the memcache, memcached (with JSON and msgpack "
+                        "support) and msgpack extensions: run scripts/install-deps.sh (Debian: "
+                        "apt-get install php-cli php-memcache php-memcached php-msgpack)";
+    mc_ = std::make_unique<MemcachedProcess>();
+  }
+  void TearDown() override {
+    if (!dir_.empty() && !HasFailure()) fs::remove_all(dir_);
+  }
+
+  // Runs a shell command with stdout to `out_path`; returns the exit status.
+  static int run(const std::string& cmd, const std::string& out_path) {
+    int st = std::system((cmd + " > '" + out_path + "' 2>&1").c_str());
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
+  static std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  }
+  void write(const std::string& name, const std::string& data) {
+    std::ofstream(dir_ + "/" + name, std::ios::binary) << data;
+  }
+
+  void plant(const std::string& key, const EncodedValue& v) {
+    std::string cmd = "set " + key + " " + std::to_string(v.flags) + " 0 " + std::to_string(v.bytes.size()) +
+                      "\r\n" + v.bytes + "\r\n";
+    ASSERT_EQ(memcached_raw(mc_->port(), cmd, "\r\n"), "STORED\r\n") << key;
+  }
+
+  // Raw `get`: returns false when the key is absent.
+  bool fetch(const std::string& key, std::string& bytes, uint32_t& flags) {
+    std::string r = memcached_raw(mc_->port(), "get " + key + "\r\n", "END\r\n");
+    if (r.rfind("VALUE ", 0) != 0) return false;
+    size_t eol = r.find("\r\n");
+    std::istringstream head(r.substr(6, eol - 6));
+    std::string k;
+    size_t len = 0;
+    head >> k >> flags >> len;
+    EXPECT_EQ(k, key);
+    EXPECT_GE(r.size(), eol + 2 + len + 7) << "short reply for " << key;
+    bytes = r.substr(eol + 2, len);
+    EXPECT_EQ(r.substr(eol + 2 + len), "\r\nEND\r\n") << key;
+    return true;
+  }
+
+  std::string dir_;
+  std::unique_ptr<MemcachedProcess> mc_;
+};
+
+// A short description of where two long strings first differ (gtest would print both).
+std::string first_difference(const std::string& got, const std::string& want) {
+  size_t i = 0;
+  while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
+  if (i == got.size() && i == want.size()) return "equal";
+  size_t from = i < 40 ? 0 : i - 40;
+  return "sizes " + std::to_string(got.size()) + " vs " + std::to_string(want.size()) + ", first difference at " +
+         std::to_string(i) + "\n  got:  ..." + got.substr(from, 100) + "\n  want: ..." + want.substr(from, 100);
+}
+
+struct Planted {
+  std::string key, expect;
+  bool compressed;
+};
+
+TEST_F(PhpInterop, PhpReadsWhatHitcostWrites) {
+  const std::vector<std::pair<const char*, Page>> pages = {
+      {"big", generate_page({11, 50, 4, 1.0})}, {"tricky", testing::tricky_page()}, {"small", generate_page({12, 3, 4, 1.0})}};
+  std::vector<Planted> planted;
+  std::string manifest;
+  int compressed_count = 0;
+  for (FlagScheme scheme : {FlagScheme::php_memcache, FlagScheme::php_memcached}) {
+    const char* ext = scheme == FlagScheme::php_memcache ? "memcache" : "memcached";
+    for (const char* rep : {"html", "struct:php", "struct:json", "struct:simdjson", "struct:msgpack"}) {
+      for (const char* comp : {"", "+zlib", "+zlib:1", "+zlib:9"}) {
+        auto st = parse_strategy(std::string(rep) + comp, scheme);
+        ASSERT_TRUE(st.ok()) << st.error().message;
+        for (bool forced : {false, true}) {
+          if (forced) st->rule.threshold_bytes = 0;
+          for (const auto& [pname, page] : pages) {
+            std::string html = render_page(page);
+            EncodedValue v = encode_value(*st, page, html);
+            std::string key = std::string(ext) + "." + st->name() + (forced ? ".forced." : ".default.") + pname;
+            for (char& c : key) if (c == ':' || c == '+') c = '_';
+            plant(key, v);
+            std::string scratch;
+            auto u = unwrap_value(v.bytes, v.flags, scheme, scratch);
+            ASSERT_TRUE(u.ok());
+            bool z = u->compressor != CompressorId::none;
+            compressed_count += z;
+            planted.push_back({key, st->rep == Representation::html ? html : encode_page(SerializerId::php, page), z});
+            manifest += std::string(ext) + " " + key + "\n";
+          }
+        }
+      }
+    }
+  }
+  ASSERT_GT(compressed_count, 40);  // both forced and default-rule compression happened
+  write("reader.php", kReaderPhp);
+  write("manifest", manifest);
+  int rc = run("php " + dir_ + "/reader.php " + std::to_string(mc_->port()) + " " + dir_ + "/manifest",
+               dir_ + "/reader.out");
+  std::string out = slurp(dir_ + "/reader.out");
+  ASSERT_EQ(rc, 0) << out.substr(0, 2000);
+  size_t at = 0;
+  for (const Planted& p : planted) {
+    size_t eol = out.find('\n', at);
+    ASSERT_NE(eol, std::string::npos) << "PHP output ended before " << p.key << "\n" << out.substr(at, 500);
+    std::istringstream head(out.substr(at, eol - at));
+    std::string key;
+    size_t len = 0;
+    head >> key >> len;
+    ASSERT_EQ(key, p.key) << out.substr(at, 300);
+    ASSERT_LE(eol + 1 + len, out.size());
+    std::string got = out.substr(eol + 1, len);
+    EXPECT_TRUE(got == p.expect) << p.key << (p.compressed ? " (compressed)" : "") << ": "
+                                 << first_difference(got, p.expect);
+    at = eol + 1 + len + 1;
+  }
+}
+
+TEST_F(PhpInterop, HitcostReadsWhatPhpWrites) {
+  Page big = generate_page({21, 50, 8, 1.0});
+  Page small = testing::tricky_page();
+  write("big.ser", encode_page(SerializerId::php, big));
+  write("big.html", render_page(big));
+  write("small.ser", encode_page(SerializerId::php, small));
+  write("small.html", render_page(small));
+  write("writer.php", kWriterPhp);
+  int rc = run("php " + dir_ + "/writer.php " + std::to_string(mc_->port()) + " " + dir_, dir_ + "/writer.out");
+  std::string out = slurp(dir_ + "/writer.out");
+  ASSERT_EQ(rc, 0) << out;
+  std::istringstream keys(out);
+  std::string key;
+  int checked = 0, compressed = 0;
+  while (std::getline(keys, key)) {
+    const bool is_big = key.ends_with(".big");
+    const Page& page = is_big ? big : small;
+    const FlagScheme scheme = key.starts_with("mc.") ? FlagScheme::php_memcache : FlagScheme::php_memcached;
+    std::string bytes, scratch;
+    uint32_t flags = 0;
+    ASSERT_TRUE(fetch(key, bytes, flags)) << key;
+    auto u = unwrap_value(bytes, flags, scheme, scratch);
+    if (key.starts_with("md.fastlz.")) {
+      if (is_big) {  // compressed with FastLZ (flags 0x50): a clear refusal
+        ASSERT_FALSE(u.ok()) << key << " flags " << flags;
+        EXPECT_EQ(u.error().code, Errc::unknown_flags);
+        EXPECT_NE(u.error().message.find("FastLZ"), std::string::npos) << u.error().message;
+      }
+      continue;
+    }
+    ASSERT_TRUE(u.ok()) << key << " flags " << flags << ": " << u.error().message;
+    compressed += u->compressor != CompressorId::none;
+    if (key.find(".html") != std::string::npos) {
+      EXPECT_EQ(u->rep, Representation::html) << key;
+      EXPECT_TRUE(u->payload == render_page(page)) << key << ": " << first_difference(std::string(u->payload), render_page(page));
+    } else {
+      ASSERT_EQ(u->rep, Representation::structured) << key << " flags " << flags;
+      for (SerializerId dec : {u->serializer, u->serializer == SerializerId::json ? SerializerId::simdjson : u->serializer}) {
+        auto p = decode_page(dec, u->payload);
+        ASSERT_TRUE(p.ok()) << key << " flags " << flags << " " << to_string(dec) << ": " << p.error().message
+                            << "\n" << std::string(u->payload.substr(0, 300));
+        EXPECT_TRUE(*p == page) << key << " " << to_string(dec) << ": "
+                                << first_difference(encode_page(SerializerId::php, *p), encode_page(SerializerId::php, page));
+      }
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2 * (8 + 8));
+  EXPECT_GE(compressed, 8);
+}
+
+}  // namespace
+}  // namespace hitcost

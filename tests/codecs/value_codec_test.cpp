@@ -1,0 +1,350 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "codecs/compressor.h"
+#include "codecs/flag_scheme.h"
+#include "codecs/page_generator.h"
+#include "codecs/renderer.h"
+#include "codecs/value_codec.h"
+#include "tests/codecs/test_pages.h"
+
+namespace hitcost {
+namespace {
+
+const FlagScheme kSchemes[] = {FlagScheme::php_memcache, FlagScheme::php_memcached, FlagScheme::native};
+
+std::vector<std::string> strategies_for(FlagScheme s) {
+  std::vector<std::string> out;
+  std::vector<std::string> comps = {"", "+zlib", "+zlib:1", "+zlib:9"};
+  if (s != FlagScheme::php_memcache) comps.push_back("+zstd");
+  if (s != FlagScheme::php_memcache) comps.push_back("+zstd:1");
+  if (s == FlagScheme::native) comps.push_back("+lz4");
+  if (s == FlagScheme::native) comps.push_back("+lz4:9");
+  for (std::string rep : {"html", "struct:json", "struct:simdjson", "struct:msgpack", "struct:php"}) {
+    for (const auto& c : comps) out.push_back(rep + c);
+  }
+  return out;
+}
+
+Strategy must_parse(const std::string& text, FlagScheme s) {
+  auto st = parse_strategy(text, s);
+  EXPECT_TRUE(st.ok()) << text << ": " << (st.ok() ? "" : st.error().message);
+  return st.ok() ? *st : Strategy{};
+}
+
+// The full hit path; returns the HTML a hit would serve.
+Result<std::string> hit(const Strategy& st, const EncodedValue& v) {
+  std::string scratch;
+  auto u = unwrap_value(v.bytes, v.flags, st.scheme, scratch);
+  if (!u) return u.error();
+  if (u->rep == Representation::html) return std::string(u->payload);
+  auto page = decode_page(decoder_for(u->serializer, st), u->payload);
+  if (!page) return page.error();
+  return render_page(*page);
+}
+
+TEST(ValueCodec, EverySchemeAndStrategyRoundTrips) {
+  for (FlagScheme scheme : kSchemes) {
+    for (const auto& text : strategies_for(scheme)) {
+      for (bool forced : {false, true}) {
+        for (uint32_t rows : {0u, 5u, 50u, 150u}) {
+          Strategy st = must_parse(text, scheme);
+          if (forced) st.rule.threshold_bytes = 0;
+          Page page = rows == 5 ? testing::tricky_page() : generate_page({rows + 1, rows, 2, 1.0});
+          std::string html = render_page(page);
+          EncodedValue v = encode_value(st, page, html);
+          std::string scratch;
+          auto u = unwrap_value(v.bytes, v.flags, scheme, scratch);
+          ASSERT_TRUE(u.ok()) << to_string(scheme) << " " << text << ": " << u.error().message;
+          EXPECT_EQ(u->rep, st.rep);
+          if (st.rep == Representation::html) {
+            EXPECT_EQ(u->payload, html);
+          } else {
+            SerializerId expect = st.serializer == SerializerId::simdjson ? SerializerId::json : st.serializer;
+            EXPECT_EQ(u->serializer, expect);
+            auto p = decode_page(decoder_for(u->serializer, st), u->payload);
+            ASSERT_TRUE(p.ok()) << p.error().message;
+            EXPECT_EQ(*p, page) << to_string(scheme) << " " << text;
+          }
+          auto served = hit(st, v);
+          ASSERT_TRUE(served.ok());
+          EXPECT_EQ(*served, html);
+          // Compressed exactly when the rule says so.
+          std::string plain = st.rep == Representation::html ? html : encode_page(st.serializer, page);
+          if (st.compressor == CompressorId::none || plain.size() < st.rule.threshold_bytes) {
+            EXPECT_EQ(u->compressor, CompressorId::none) << text;
+            EXPECT_EQ(v.bytes, plain);
+          }
+          if (forced && st.compressor != CompressorId::none && rows >= 50) {
+            EXPECT_EQ(u->compressor, st.compressor) << to_string(scheme) << " " << text;
+            EXPECT_LT(v.bytes.size(), plain.size());
+          }
+        }
+      }
+    }
+  }
+}
+
+uint32_t flags_of(const char* text, FlagScheme s, uint32_t rows = 200) {
+  Strategy st = must_parse(text, s);
+  st.rule.threshold_bytes = 0;
+  Page p = generate_page({1, rows, 1, 1.0});
+  return encode_value(st, p, render_page(p)).flags;
+}
+
+TEST(ValueCodec, PhpMemcachedFlagsMatchTheExtension) {
+  auto s = FlagScheme::php_memcached;
+  EXPECT_EQ(flags_of("html", s), 0x00u);
+  EXPECT_EQ(flags_of("html+zlib", s), 0x30u);
+  EXPECT_EQ(flags_of("struct:php", s), 0x04u);
+  EXPECT_EQ(flags_of("struct:php+zlib", s), 0x34u);
+  EXPECT_EQ(flags_of("struct:json+zlib", s), 0x36u);
+  EXPECT_EQ(flags_of("struct:simdjson", s), 0x06u);
+  EXPECT_EQ(flags_of("struct:msgpack+zlib", s), 0x37u);
+  EXPECT_EQ(flags_of("struct:msgpack+zstd", s), 0x97u);
+}
+
+TEST(ValueCodec, PhpMemcacheFlagsMatchTheExtension) {
+  auto s = FlagScheme::php_memcache;
+  EXPECT_EQ(flags_of("html", s), 0x0u);
+  EXPECT_EQ(flags_of("html+zlib", s), 0x2u);
+  EXPECT_EQ(flags_of("struct:php", s), 0x1u);
+  EXPECT_EQ(flags_of("struct:php+zlib", s), 0x3u);
+  EXPECT_EQ(flags_of("struct:json", s), 0x10000u);
+  EXPECT_EQ(flags_of("struct:simdjson+zlib", s), 0x10002u);
+  EXPECT_EQ(flags_of("struct:msgpack+zlib", s), 0x20002u);
+}
+
+TEST(ValueCodec, NativeFlagsLayout) {
+  auto s = FlagScheme::native;
+  EXPECT_EQ(flags_of("html", s), 0x68100000u);
+  EXPECT_EQ(flags_of("struct:json+zlib", s), 0x68100111u);
+  EXPECT_EQ(flags_of("struct:simdjson+zlib", s), 0x68100111u);
+  EXPECT_EQ(flags_of("struct:msgpack+lz4", s), 0x68100321u);
+  EXPECT_EQ(flags_of("struct:php+zstd", s), 0x68100231u);
+}
+
+TEST(ValueCodec, PrefixIsLittleEndianOriginalLengthExceptPhpMemcache) {
+  Page p = generate_page({1, 50, 1, 1.0});
+  for (FlagScheme s : kSchemes) {
+    Strategy st = must_parse("struct:php+zlib", s);
+    EncodedValue v = encode_value(st, p, "");
+    std::string plain = encode_page(SerializerId::php, p);
+    if (s == FlagScheme::php_memcache) {
+      EXPECT_EQ(static_cast<unsigned char>(v.bytes[0]), 0x78);  // bare zlib stream
+    } else {
+      uint32_t n = static_cast<unsigned char>(v.bytes[0]) | static_cast<unsigned char>(v.bytes[1]) << 8 |
+                   static_cast<unsigned char>(v.bytes[2]) << 16 |
+                   static_cast<uint32_t>(static_cast<unsigned char>(v.bytes[3])) << 24;
+      EXPECT_EQ(n, plain.size());
+      EXPECT_EQ(static_cast<unsigned char>(v.bytes[4]), 0x78);
+    }
+  }
+}
+
+TEST(ValueCodec, RuleBoundaryPhpMemcachedThreshold) {
+  // Threshold is inclusive: len >= threshold is tried, len < threshold is stored plain.
+  Strategy st = must_parse("html+zlib", FlagScheme::php_memcached);
+  std::string html(4000, 'a');
+  st.rule.threshold_bytes = 4000;
+  EXPECT_EQ(encode_value(st, Page{}, html).flags, 0x30u);
+  st.rule.threshold_bytes = 4001;
+  EncodedValue plain = encode_value(st, Page{}, html);
+  EXPECT_EQ(plain.flags, 0x00u);
+  EXPECT_EQ(plain.bytes, html);
+}
+
+TEST(ValueCodec, RuleIncompressibleValueStaysPlainWithFlagCleared) {
+  Page p = generate_page({1, 5, 1, 1.0});
+  std::string random;
+  uint64_t x = 88172645463325252ULL;
+  for (int i = 0; i < 30000; ++i) {  // xorshift bytes: incompressible
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    random += static_cast<char>(x);
+  }
+  for (FlagScheme s : kSchemes) {
+    Strategy st = must_parse("html+zlib", s);
+    st.rule.threshold_bytes = 0;
+    EncodedValue v = encode_value(st, p, random);
+    std::string scratch;
+    auto u = unwrap_value(v.bytes, v.flags, s, scratch);
+    ASSERT_TRUE(u.ok());
+    EXPECT_EQ(u->compressor, CompressorId::none) << to_string(s);
+    EXPECT_EQ(v.bytes, random);
+  }
+}
+
+TEST(ValueCodec, RuleDefaultsPhpMemcacheVsMemcached) {
+  // A 5-row page's HTML (~3.4 KB) is above php-memcached's 2000 B but below 20000 B.
+  Page p = generate_page({1, 5, 1, 1.0});
+  std::string html = render_page(p);
+  ASSERT_GT(html.size(), 2000u);
+  ASSERT_LT(html.size(), 20000u);
+  EXPECT_EQ(encode_value(must_parse("html+zlib", FlagScheme::php_memcache), p, html).flags, 0x0u);
+  EXPECT_EQ(encode_value(must_parse("html+zlib", FlagScheme::php_memcached), p, html).flags, 0x30u);
+  Page big = generate_page({1, 50, 1, 1.0});
+  std::string big_html = render_page(big);
+  EXPECT_EQ(encode_value(must_parse("html+zlib", FlagScheme::php_memcache), big, big_html).flags, 0x2u);
+}
+
+TEST(ValueCodec, NoCompressorNeverCompresses) {
+  for (FlagScheme s : kSchemes) {
+    Strategy st = must_parse("struct:json", s);
+    st.rule.threshold_bytes = 0;
+    st.rule.min_savings = 0;
+    st.rule.factor = 0;
+    Page p = generate_page({1, 50, 1, 1.0});
+    EXPECT_EQ(encode_value(st, p, "").bytes, encode_page(SerializerId::json, p));
+  }
+}
+
+TEST(ValueCodec, DecoderForPicksSimdjsonOnlyUnderSimdjsonStrategy) {
+  Strategy simd = must_parse("struct:simdjson", FlagScheme::native);
+  Strategy json = must_parse("struct:json", FlagScheme::native);
+  Strategy html = must_parse("html", FlagScheme::native);
+  EXPECT_EQ(decoder_for(SerializerId::json, simd), SerializerId::simdjson);
+  EXPECT_EQ(decoder_for(SerializerId::json, json), SerializerId::json);
+  EXPECT_EQ(decoder_for(SerializerId::json, html), SerializerId::json);
+  EXPECT_EQ(decoder_for(SerializerId::msgpack, simd), SerializerId::msgpack);
+}
+
+TEST(ValueCodec, ImpossibleStrategyGetsPoisonFlagsEveryReaderRejects) {
+  Strategy st;
+  st.rep = Representation::structured;
+  st.serializer = SerializerId::none;
+  EncodedValue v = encode_value(st, Page{}, "");
+  EXPECT_EQ(v.flags, 0xFFFFFFFFu);
+  for (FlagScheme s : kSchemes) {
+    std::string scratch;
+    EXPECT_FALSE(unwrap_value("x", v.flags, s, scratch).ok());
+  }
+}
+
+Errc unwrap_error(std::string_view bytes, uint32_t flags, FlagScheme s) {
+  std::string scratch;
+  auto u = unwrap_value(bytes, flags, s, scratch);
+  EXPECT_FALSE(u.ok()) << to_string(s) << " flags " << std::hex << flags << " accepted";
+  return u.ok() ? Errc::not_found : u.error().code;
+}
+
+TEST(FlagErrors, PhpMemcachedUnknownAndInconsistent) {
+  auto s = FlagScheme::php_memcached;
+  EXPECT_EQ(unwrap_error("x", 1, s), Errc::unknown_flags);       // long
+  EXPECT_EQ(unwrap_error("x", 2, s), Errc::unknown_flags);       // double
+  EXPECT_EQ(unwrap_error("x", 3, s), Errc::unknown_flags);       // bool
+  EXPECT_EQ(unwrap_error("x", 5, s), Errc::unknown_flags);       // igbinary
+  EXPECT_EQ(unwrap_error("x", 8, s), Errc::unknown_flags);
+  EXPECT_EQ(unwrap_error("x", 15, s), Errc::unknown_flags);
+  EXPECT_EQ(unwrap_error("x", 0x100, s), Errc::unknown_flags);   // internal bit 8
+  EXPECT_EQ(unwrap_error("x", 0x50, s), Errc::unknown_flags);    // FastLZ
+  EXPECT_EQ(unwrap_error("x", 0x10, s), Errc::inconsistent_flags);  // compressed, no method
+  EXPECT_EQ(unwrap_error("x", 0x20, s), Errc::inconsistent_flags);  // method, not compressed
+  EXPECT_EQ(unwrap_error("x", 0xB0, s), Errc::inconsistent_flags);  // zlib and zstd
+  std::string scratch;
+  auto user = unwrap_value("<p>", 0xABCD0000u, s, scratch);  // user flags are the app's
+  ASSERT_TRUE(user.ok());
+  EXPECT_EQ(user->rep, Representation::html);
+  auto f = unwrap_value("x", 0x54, s, scratch);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().message.find("OPT_COMPRESSION_TYPE"), std::string::npos) << f.error().message;
+}
+
+TEST(FlagErrors, PhpMemcacheUnknownAndInconsistent) {
+  auto s = FlagScheme::php_memcache;
+  EXPECT_EQ(unwrap_error("1", 0x100, s), Errc::unknown_flags);   // bool
+  EXPECT_EQ(unwrap_error("1", 0x300, s), Errc::unknown_flags);   // long
+  EXPECT_EQ(unwrap_error("1", 0x700, s), Errc::unknown_flags);   // double
+  EXPECT_EQ(unwrap_error("x", 0x4, s), Errc::unknown_flags);     // reserved bit 2
+  EXPECT_EQ(unwrap_error("x", 0x8000, s), Errc::unknown_flags);  // reserved bit 15
+  EXPECT_EQ(unwrap_error("x", 0x40000, s), Errc::unknown_flags); // unknown user bit
+  EXPECT_EQ(unwrap_error("x", 0x10001, s), Errc::inconsistent_flags);  // serialized + json
+  EXPECT_EQ(unwrap_error("x", 0x30000, s), Errc::inconsistent_flags);  // json + msgpack
+  EXPECT_EQ(unwrap_error("x", 0x10300, s), Errc::inconsistent_flags);  // long + json
+}
+
+TEST(FlagErrors, NativeRejectsUnknownVersionsAndIds) {
+  auto s = FlagScheme::native;
+  EXPECT_EQ(unwrap_error("x", 0, s), Errc::unknown_flags);            // no magic
+  EXPECT_EQ(unwrap_error("x", 0x30, s), Errc::unknown_flags);         // a php-memcached value
+  EXPECT_EQ(unwrap_error("x", 0x68200000, s), Errc::unknown_flags);   // version 2
+  EXPECT_EQ(unwrap_error("x", 0x68000000, s), Errc::unknown_flags);   // version 0
+  EXPECT_EQ(unwrap_error("x", 0x68101000, s), Errc::unknown_flags);   // reserved bit
+  EXPECT_EQ(unwrap_error("x", 0x68100400, s), Errc::unknown_flags);   // compressor 4
+  EXPECT_EQ(unwrap_error("x", 0x68100051, s), Errc::unknown_flags);   // serializer 5
+  EXPECT_EQ(unwrap_error("x", 0x68100002, s), Errc::unknown_flags);   // representation 2
+  EXPECT_EQ(unwrap_error("x", 0x68100010, s), Errc::inconsistent_flags);  // html + json
+  EXPECT_EQ(unwrap_error("x", 0x68100001, s), Errc::inconsistent_flags);  // struct, no serializer
+  std::string scratch;
+  auto simd = unwrap_value("{}", 0x68100041, s, scratch);  // id 4 reads as json
+  ASSERT_TRUE(simd.ok());
+  EXPECT_EQ(simd->serializer, SerializerId::json);
+}
+
+TEST(LengthPrefix, WrongBigEndianHugeAndMissing) {
+  Page p = generate_page({1, 50, 1, 1.0});
+  for (FlagScheme s : {FlagScheme::php_memcached, FlagScheme::native}) {
+    for (const char* text : {"struct:json+zlib", "struct:json+zstd", "struct:json+lz4"}) {
+      if (s == FlagScheme::php_memcached && std::string(text).ends_with("lz4")) continue;
+      Strategy st = must_parse(text, s);
+      EncodedValue v = encode_value(st, p, "");
+      ASSERT_NE(v.flags & (s == FlagScheme::native ? 0xF00u : 0x10u), 0u) << text;
+      auto with_prefix = [&](uint32_t n) {
+        std::string b = v.bytes;
+        for (int i = 0; i < 4; ++i) b[i] = static_cast<char>(n >> (8 * i));
+        return b;
+      };
+      uint32_t len = static_cast<unsigned char>(v.bytes[0]) | static_cast<unsigned char>(v.bytes[1]) << 8 |
+                     static_cast<unsigned char>(v.bytes[2]) << 16;
+      bool lz4 = std::string(text).ends_with("lz4");
+      Errc minus = unwrap_error(with_prefix(len - 1), v.flags, s);
+      Errc plus = unwrap_error(with_prefix(len + 1), v.flags, s);
+      if (lz4) {  // lz4 cannot tell "longer than promised" from corrupt
+        EXPECT_TRUE(minus == Errc::bad_length || minus == Errc::decompress_failed);
+      } else {
+        EXPECT_EQ(minus, Errc::bad_length) << text;
+      }
+      EXPECT_EQ(plus, Errc::bad_length) << text;
+      uint32_t big_endian = __builtin_bswap32(len);  // ~500 MB: over the 64 MiB cap
+      EXPECT_EQ(unwrap_error(with_prefix(big_endian), v.flags, s), Errc::bad_length) << text;
+      EXPECT_EQ(unwrap_error(with_prefix(0xFFFFFFFFu), v.flags, s), Errc::bad_length) << text;
+      Errc zero = unwrap_error(with_prefix(0), v.flags, s);
+      if (!lz4) {
+        EXPECT_EQ(zero, Errc::bad_length) << text;
+      }
+      EXPECT_EQ(unwrap_error(std::string_view(v.bytes).substr(0, 3), v.flags, s), Errc::bad_length);
+      EXPECT_EQ(unwrap_error(std::string_view(v.bytes).substr(0, 4), v.flags, s), Errc::decompress_failed) << text;
+    }
+  }
+}
+
+TEST(CompressedData, TruncatedAndBitFlippedAreTypedErrors) {
+  Page p = generate_page({1, 50, 1, 1.0});
+  for (FlagScheme s : kSchemes) {
+    for (const char* text : {"struct:msgpack+zlib", "struct:msgpack+zstd", "html+lz4"}) {
+      auto st = parse_strategy(text, s);
+      if (!st) continue;
+      st->rule.threshold_bytes = 0;
+      EncodedValue v = encode_value(*st, p, render_page(p));
+      for (size_t cut : {v.bytes.size() - 1, v.bytes.size() / 2, size_t{6}}) {
+        Errc e = unwrap_error(std::string_view(v.bytes).substr(0, cut), v.flags, s);
+        EXPECT_TRUE(e == Errc::decompress_failed || e == Errc::bad_length) << text << " " << to_string(e);
+      }
+      for (size_t i = 4; i < v.bytes.size(); i += 97) {
+        std::string bad = v.bytes;
+        bad[i] = static_cast<char>(bad[i] ^ 0x10);
+        std::string scratch;
+        auto u = unwrap_value(bad, v.flags, s, scratch);
+        if (!u) continue;  // typed error: fine
+        // Only lz4 (no checksum) may get through; then the decoder or renderer must cope.
+        EXPECT_STREQ(to_string(u->compressor), "lz4") << to_string(s) << " " << text << " byte " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hitcost

@@ -1,0 +1,110 @@
+// Bad input gets a status and a reason, is counted, and the server keeps serving.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/support/http_client.h"
+#include "tests/support/server_process.h"
+
+using namespace hitcost::testing;
+using nlohmann::json;
+
+namespace {
+
+HttpResponse raw_exchange(int port, const std::string& bytes) {
+  HttpConnection c(port);
+  c.send_raw(bytes);
+  return c.read_response();
+}
+
+void expect_still_serving(int port) {
+  HttpResponse r = http_get(port, "/page/1");
+  EXPECT_EQ(r.status, 200);
+}
+
+}  // namespace
+
+TEST(BadInput, MalformedRequestLineIs400) {
+  ServerProcess server({"--rows", "2"});
+  HttpResponse r = raw_exchange(server.port(), "GARBAGE\r\n\r\n");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("bad request"), std::string::npos);
+  EXPECT_EQ(r.header("connection"), "close");
+  expect_still_serving(server.port());
+  json s = json::parse(http_get(server.port(), "/stats").body);
+  EXPECT_EQ(s["responses_by_status"]["400"], 1);
+  EXPECT_EQ(s["bad_requests"], 1);
+}
+
+TEST(BadInput, UnknownMethodIs405) {
+  ServerProcess server({"--rows", "2"});
+  HttpResponse r = raw_exchange(server.port(), "BREW /page/1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(r.status, 405);
+  HttpResponse d = raw_exchange(server.port(), "DELETE /page/1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(d.status, 405);
+  EXPECT_EQ(d.header("allow"), "GET");
+  expect_still_serving(server.port());
+}
+
+TEST(BadInput, AbsurdIdsAndRows) {
+  ServerProcess server({"--rows", "2", "--max-id", "1000", "--max-rows", "100"});
+  EXPECT_EQ(http_get(server.port(), "/page/abc").status, 400);
+  EXPECT_EQ(http_get(server.port(), "/page/-1").status, 400);
+  EXPECT_EQ(http_get(server.port(), "/page/99999999999999999999999").status, 400);
+  EXPECT_EQ(http_get(server.port(), "/page/1001").status, 404);
+  EXPECT_EQ(http_get(server.port(), "/page/").status, 400);
+  EXPECT_EQ(http_get(server.port(), "/page/1?rows=101").status, 400);
+  EXPECT_EQ(http_get(server.port(), "/page/1?rows=x").status, 400);
+  EXPECT_EQ(http_get(server.port(), "/nowhere").status, 404);
+  expect_still_serving(server.port());
+  json s = json::parse(http_get(server.port(), "/stats").body);
+  EXPECT_EQ(s["bad_requests"], 8);
+}
+
+TEST(BadInput, OversizedHeaderIs431) {
+  ServerProcess server({"--rows", "2", "--header-limit", "1024"});
+  std::string big(4000, 'a');
+  HttpResponse r = raw_exchange(server.port(), "GET /page/1 HTTP/1.1\r\nHost: x\r\nX-Big: " + big + "\r\n\r\n");
+  EXPECT_EQ(r.status, 431);
+  expect_still_serving(server.port());
+}
+
+TEST(BadInput, OversizedBodyIs413) {
+  ServerProcess server({"--rows", "2", "--body-limit", "100"});
+  std::string body(1000, '{');
+  HttpResponse r = raw_exchange(server.port(), "POST /admin/config HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + body);
+  EXPECT_EQ(r.status, 413);
+  expect_still_serving(server.port());
+}
+
+TEST(BadInput, SlowClientGets408AndIdleConnectionIsClosed) {
+  ServerProcess server({"--rows", "2", "--idle-timeout-ms", "300"});
+  HttpConnection slow(server.port());
+  slow.send_raw("GET /page/1 HTTP/1.1\r\nHo");  // and then nothing
+  auto t0 = std::chrono::steady_clock::now();
+  HttpResponse r = slow.read_response();
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.status, 408);
+  EXPECT_LT(waited, 2.0);  // dropped on time (limit 0.3 s + sweep period), not after the 5 s client timeout
+
+  HttpConnection idle(server.port());
+  ASSERT_EQ(idle.get("/healthz").status, 200);
+  EXPECT_TRUE(idle.closed_by_peer(2000));  // idle keep-alive: closed without a response
+  expect_still_serving(server.port());
+  json s = json::parse(http_get(server.port(), "/stats").body);
+  EXPECT_EQ(s["responses_by_status"]["408"], 1);
+}
+
+TEST(BadInput, BadAdminConfigIs400WithAReason) {
+  ServerProcess server({"--rows", "2"});
+  HttpResponse r = http_post(server.port(), "/admin/config", "not json");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("JSON"), std::string::npos);
+  EXPECT_EQ(http_post(server.port(), "/admin/config", R"({"rows":-3})").status, 400);
+  EXPECT_EQ(http_post(server.port(), "/admin/config", R"({"colour":"red"})").status, 400);
+  EXPECT_EQ(http_post(server.port(), "/admin/config", R"({"store":"floppy:/dev/fd0"})").status, 400);
+  EXPECT_EQ(http_get(server.port(), "/admin/config").status, 405);
+  expect_still_serving(server.port());
+}

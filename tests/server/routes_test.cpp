@@ -1,0 +1,232 @@
+// Every route over real loopback HTTP: health, stats, metrics, admin, keep-alive,
+// pipelining, strategy switch at run time, corrupt values, graceful SIGTERM.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "codecs/page_generator.h"
+#include "codecs/renderer.h"
+#include "tests/support/http_client.h"
+#include "tests/support/memcached_process.h"
+#include "tests/support/server_process.h"
+
+using namespace hitcost;
+using namespace hitcost::testing;
+using nlohmann::json;
+
+namespace {
+
+std::string expected_html(int64_t id, uint32_t rows) {
+  PageSpec spec;
+  spec.id = id;
+  spec.rows = rows;
+  return render_page(generate_page(spec));
+}
+
+// Flags memcached holds for `key` (from a raw "get").
+uint32_t stored_flags(int port, const std::string& key) {
+  std::string raw = memcached_raw(port, "get " + key + "\r\n", "END\r\n");
+  std::istringstream in(raw);
+  std::string value_word, k;
+  uint32_t flags = 0;
+  in >> value_word >> k >> flags;
+  EXPECT_EQ(value_word, "VALUE") << raw.substr(0, 60);
+  return flags;
+}
+
+}  // namespace
+
+TEST(Routes, HealthzAnswersOk) {
+  ServerProcess server({});
+  HttpResponse r = http_get(server.port(), "/healthz");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ok\n");
+  EXPECT_EQ(r.header("server"), "hitcost");
+  EXPECT_FALSE(r.header("date").empty());
+}
+
+TEST(Routes, KeepAliveServesManyRequestsOnOneConnection) {
+  ServerProcess server({"--rows", "2"});
+  HttpConnection conn(server.port());
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(conn.get("/page/" + std::to_string(i % 5)).status, 200);
+  json stats = json::parse(conn.get("/stats").body);
+  EXPECT_EQ(stats["http"]["connections_opened"], 1);
+  EXPECT_EQ(stats["misses"], 5);
+  EXPECT_EQ(stats["hits"], 45);
+}
+
+TEST(Routes, PipelinedRequestsAreAnsweredInOrder) {
+  ServerProcess server({"--rows", "2"});
+  HttpConnection conn(server.port());
+  std::string batch;
+  for (int id : {3, 1, 2, 3})
+    batch += "GET /page/" + std::to_string(id) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+  batch += "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  conn.send_raw(batch);  // one write: all five arrive together
+  for (int id : {3, 1, 2, 3}) {
+    HttpResponse r = conn.read_response();
+    ASSERT_EQ(r.status, 200);
+    EXPECT_EQ(r.header("x-cache-key"), "hc:v1:p" + std::to_string(id) + ":r2");
+    EXPECT_EQ(r.body, expected_html(id, 2));
+  }
+  EXPECT_EQ(conn.read_response().body, "ok\n");
+}
+
+TEST(Routes, StatsCountAndResetZeroesThem) {
+  ServerProcess server({"--rows", "2"});
+  HttpConnection conn(server.port());
+  conn.get("/page/1");
+  conn.get("/page/1");
+  json s = json::parse(conn.get("/stats").body);
+  EXPECT_EQ(s["pages"], 2);
+  EXPECT_EQ(s["hits"], 1);
+  EXPECT_GE(s["phases_ns"]["fetch"]["count"].get<int>(), 2);
+  EXPECT_GE(s["phases_ns"]["render"]["count"].get<int>(), 2);
+  EXPECT_GT(s["cpu"]["user_s"].get<double>() + s["cpu"]["system_s"].get<double>(), 0.0);
+  EXPECT_EQ(s["config"]["strategy"], "html");
+  json reset = json::parse(conn.post("/admin/reset", "").body);
+  EXPECT_EQ(reset["reset"], true);
+  json after = json::parse(conn.get("/stats").body);
+  EXPECT_EQ(after["pages"], 0);
+  EXPECT_EQ(after["hits"], 0);
+  EXPECT_EQ(after["requests"], 1);  // the /stats request itself, counted before it answers
+}
+
+TEST(Routes, MetricsIsValidPrometheusTextAndMatchesStats) {
+  ServerProcess server({"--rows", "2"});
+  HttpConnection conn(server.port());
+  conn.get("/page/1");
+  conn.get("/page/1");
+  HttpResponse m = conn.get("/metrics");
+  ASSERT_EQ(m.status, 200);
+  EXPECT_NE(m.header("content-type").find("text/plain"), std::string::npos);
+  // Text exposition format 0.0.4: comments, or `name{labels} value`.
+  std::regex sample(R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)$)");
+  std::regex comment(R"(^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*$)");
+  std::istringstream in(m.body);
+  std::string line;
+  int samples = 0;
+  while (std::getline(in, line)) {
+    ASSERT_TRUE(std::regex_match(line, sample) || std::regex_match(line, comment)) << "bad line: " << line;
+    if (line[0] != '#') ++samples;
+  }
+  EXPECT_GT(samples, 20);
+  EXPECT_NE(m.body.find("hitcost_hits_total 1\n"), std::string::npos) << m.body.substr(0, 400);
+  EXPECT_NE(m.body.find("hitcost_phase_seconds_count{phase=\"fetch\"} 2\n"), std::string::npos);
+  // What /stats says, /metrics says too (counters that the two requests do not move).
+  json s = json::parse(conn.get("/stats").body);
+  for (const char* c : {"pages", "hits", "misses", "decode_errors", "store_errors", "store_set_errors"}) {
+    std::string want = std::string("hitcost_") + c + "_total " + std::to_string(s[c].get<uint64_t>()) + "\n";
+    EXPECT_NE(m.body.find(want), std::string::npos) << want;
+  }
+  for (const auto& [phase, ph] : s["phases_ns"].items()) {
+    if (phase == "write") continue;  // every response moves it, /metrics' own included
+    std::string want = "hitcost_phase_seconds_count{phase=\"" + phase + "\"} " +
+                       std::to_string(ph["count"].get<uint64_t>()) + "\n";
+    EXPECT_NE(m.body.find(want), std::string::npos) << want;
+  }
+}
+
+TEST(Routes, StrategySwitchAtRunTimeStoresTheNewFormAndStillReadsTheOld) {
+  MemcachedProcess mc;
+  ServerProcess server({"--store", "memcached:" + mc.address(), "--strategy", "html", "--rows", "10",
+                        "--flags", "php-memcached", "--threshold", "0"});
+  HttpConnection conn(server.port());
+  ASSERT_EQ(conn.get("/page/1").header("x-cache"), "miss");  // stored as html
+  EXPECT_EQ(stored_flags(mc.port(), "hc:v1:p1:r10") & 0xF, 0u);  // type 0: string
+
+  HttpResponse sw = conn.post("/admin/config", R"({"strategy":"struct:json+zlib"})");
+  ASSERT_EQ(sw.status, 200) << sw.body;
+  EXPECT_EQ(json::parse(sw.body)["strategy"], "struct:json+zlib");
+
+  HttpResponse old_form = conn.get("/page/1");  // html value, read by its flags
+  EXPECT_EQ(old_form.header("x-cache"), "hit");
+  EXPECT_EQ(old_form.body, expected_html(1, 10));
+
+  ASSERT_EQ(conn.get("/page/2").header("x-cache"), "miss");  // stored in the new form
+  EXPECT_EQ(stored_flags(mc.port(), "hc:v1:p2:r10"), 0x36u);  // JSON + zlib (FORMATS.md)
+  HttpResponse new_form = conn.get("/page/2");
+  EXPECT_EQ(new_form.header("x-cache"), "hit");
+  EXPECT_EQ(new_form.header("x-strategy"), "struct:json+zlib");
+  EXPECT_EQ(new_form.body, expected_html(2, 10));
+
+  // A bad value is refused with a reason and the old config stays.
+  HttpResponse bad = conn.post("/admin/config", R"({"strategy":"struct:yaml"})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("bad config"), std::string::npos);
+  EXPECT_EQ(json::parse(conn.get("/stats").body)["config"]["strategy"], "struct:json+zlib");
+}
+
+TEST(Routes, PerRequestStrategyOverride) {
+  ServerProcess server({"--rows", "4", "--namespace", "t"});
+  HttpConnection conn(server.port());
+  HttpResponse r = conn.get("/page/5?strategy=struct:msgpack");
+  EXPECT_EQ(r.header("x-strategy"), "struct:msgpack");
+  EXPECT_EQ(r.body, expected_html(5, 4));
+  EXPECT_EQ(conn.get("/page/5").header("x-strategy"), "html");
+  EXPECT_EQ(conn.get("/page/5?strategy=nonsense").status, 400);
+}
+
+TEST(Routes, AdminWarmFillsTheStore) {
+  ServerProcess server({"--rows", "3"});
+  HttpConnection conn(server.port());
+  json w = json::parse(conn.post("/admin/warm?from=10&to=20", "").body);
+  EXPECT_EQ(w["warmed"], 10);
+  EXPECT_EQ(w["errors"], 0);
+  for (int id = 10; id < 20; ++id) EXPECT_EQ(conn.get("/page/" + std::to_string(id)).header("x-cache"), "hit");
+  EXPECT_EQ(conn.get("/page/20").header("x-cache"), "miss");
+  EXPECT_EQ(conn.post("/admin/warm?from=5", "").status, 400);
+}
+
+TEST(Routes, CorruptValueInMemcachedIsAMissCountedAndTheRightPage) {
+  MemcachedProcess mc;
+  ServerProcess server({"--store", "memcached:" + mc.address(), "--strategy", "struct:json+zlib", "--rows", "6",
+                        "--threshold", "0"});
+  HttpConnection conn(server.port());
+  // Planted by hand: compressed-JSON flags over bytes that are not a zlib stream.
+  std::string junk = "\x10\x00\x00\x00garbage-not-zlib";
+  std::string reply = memcached_raw(mc.port(), "set hc:v1:p9:r6 54 0 " + std::to_string(junk.size()) + "\r\n" +
+                                                   junk + "\r\n", "\r\n");
+  ASSERT_EQ(reply, "STORED\r\n");
+  HttpResponse r = conn.get("/page/9");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("x-cache"), "miss");
+  EXPECT_EQ(r.body, expected_html(9, 6));
+  json s = json::parse(conn.get("/stats").body);
+  EXPECT_EQ(s["decode_errors"], 1);
+  EXPECT_EQ(s["decode_errors_by_kind"].size(), 1u);
+  // The miss replaced the junk with a good value: next time a hit.
+  EXPECT_EQ(conn.get("/page/9").header("x-cache"), "hit");
+}
+
+TEST(Routes, SigtermFinishesAndExitsZero) {
+  ServerProcess server({"--rows", "2"});
+  HttpConnection idle(server.port());  // an idle keep-alive connection must not hold the exit
+  ASSERT_EQ(idle.get("/page/1").status, 200);
+  server.signal(SIGTERM);
+  int status = server.wait_exit(5000);
+  ASSERT_NE(status, -1) << "server did not exit within 5 s of SIGTERM";
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(Routes, SigtermLetsTheRequestInFlightFinish) {
+  // A miss sleeps 700 ms in the origin: SIGTERM arrives while it is in flight.
+  ServerProcess server({"--rows", "2", "--origin-delay-us", "700000"});
+  HttpConnection conn(server.port());
+  conn.send_raw("GET /page/3 HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  server.signal(SIGTERM);
+  HttpResponse r = conn.read_response();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, expected_html(3, 2));
+  EXPECT_EQ(r.header("connection"), "close");
+  int status = server.wait_exit(5000);
+  ASSERT_NE(status, -1);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}

@@ -1,0 +1,314 @@
+// MemcachedStore against real memcached processes: placement over nodes, a node killed and
+// restarted, a frozen node, summed stats, per-thread handles outliving stores.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "stores/memcached_store.h"
+#include "tests/stores/test_util.h"
+#include "tests/support/memcached_process.h"
+
+namespace hitcost {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using hitcost::testing::MemcachedProcess;
+using hitcost::testing::make_value;
+using hitcost::testing::value_matches;
+
+// SIGSTOP is asynchronous: wait until the process is really stopped.
+void wait_stopped(pid_t pid) {
+  for (int i = 0; i < 1000; ++i) {
+    std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+    char state = '?';
+    if (f) {
+      (void)std::fscanf(f, "%*d %*s %c", &state);
+      std::fclose(f);
+    }
+    if (state == 'T' || state == 't') return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+std::unique_ptr<Store> open_nodes(const std::vector<const MemcachedProcess*>& nodes,
+                                  const std::string& query = "") {
+  std::string spec = "memcached:";
+  for (size_t i = 0; i < nodes.size(); ++i) spec += (i ? "," : "") + nodes[i]->address();
+  auto s = open_store(spec + query);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+TEST(MemcachedStore, RoundTripsValuesFlagsAndMisses) {
+  MemcachedProcess mc;
+  auto s = open_nodes({&mc});
+  std::string v;
+  uint32_t f = 0;
+  auto r = s->get("absent", v, f);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::not_found);
+  ASSERT_TRUE(s->set("k", "v1", 0xFFFFFFFF));
+  ASSERT_TRUE(s->set("k", "v2", 17));
+  ASSERT_TRUE(s->get("k", v, f));
+  EXPECT_EQ(v, "v2");
+  EXPECT_EQ(f, 17u);
+  ASSERT_TRUE(s->set("empty", "", 3));
+  v = "junk";
+  ASSERT_TRUE(s->get("empty", v, f));
+  EXPECT_EQ(v, "");
+  EXPECT_EQ(f, 3u);
+  std::string big = make_value("big", 1, 500000);
+  ASSERT_TRUE(s->set("big", big, 0));
+  ASSERT_TRUE(s->get("big", v, f));
+  EXPECT_EQ(v, big);
+  auto tl = s->set("toolarge", std::string(2 << 20, 'x'), 0);
+  ASSERT_FALSE(tl.ok());
+  std::printf("2 MiB value: %s (%s)\n", to_string(tl.error().code), tl.error().message.c_str());
+  ASSERT_TRUE(s->remove("k"));
+  EXPECT_EQ(s->remove("k").error().code, Errc::not_found);
+  EXPECT_EQ(s->get("bad key", v, f).error().code, Errc::invalid_argument);
+  EXPECT_EQ(s->get(std::string(251, 'k'), v, f).error().code, Errc::invalid_argument);
+  // Written values are what a plain text-protocol client sees.
+  std::string raw = hitcost::testing::memcached_raw(mc.port(), "get empty\r\n", "END\r\n");
+  EXPECT_EQ(raw, "VALUE empty 3 0\r\n\r\nEND\r\n");
+}
+
+TEST(MemcachedStore, KeysSpreadOverTwoNodesAndEachIsReadable) {
+  MemcachedProcess a, b;
+  auto s = open_nodes({&a, &b});
+  auto* ms = dynamic_cast<MemcachedStore*>(s.get());
+  ASSERT_NE(ms, nullptr);
+  int per_node[2] = {0, 0};
+  for (int i = 0; i < 1000; ++i) {
+    std::string k = "page:" + std::to_string(i);
+    ASSERT_TRUE(s->set(k, make_value(k, 1, 100), 0));
+    int n = ms->node_of(k);
+    ASSERT_TRUE(n == 0 || n == 1);
+    ++per_node[n];
+  }
+  EXPECT_GT(per_node[0], 300);
+  EXPECT_GT(per_node[1], 300);
+  std::string v;
+  uint32_t f;
+  for (int i = 0; i < 1000; ++i) {
+    std::string k = "page:" + std::to_string(i);
+    ASSERT_TRUE(s->get(k, v, f));
+    EXPECT_TRUE(value_matches(k, v));
+  }
+  auto st = s->stats();
+  EXPECT_EQ(st.extra["node.0.curr_items"], per_node[0]);
+  EXPECT_EQ(st.extra["node.1.curr_items"], per_node[1]);
+  EXPECT_EQ(st.extra["curr_items"], 1000);
+  EXPECT_EQ(st.extra["nodes_up"], 2);
+  EXPECT_GE(st.extra["cmd_get"], 1000);
+  EXPECT_EQ(st.extra["get_hits"], 1000);
+  EXPECT_GT(st.extra["bytes_read"], 100000);
+  EXPECT_GT(st.extra["bytes_written"], 100000);
+  EXPECT_GT(st.extra["rusage_user_s"] + st.extra["rusage_system_s"], 0);
+  // node_of tells the truth: the key is on that node and only there.
+  std::string k = "page:7";
+  const MemcachedProcess* holder = ms->node_of(k) == 0 ? &a : &b;
+  const MemcachedProcess* other = holder == &a ? &b : &a;
+  EXPECT_NE(hitcost::testing::memcached_raw(holder->port(), "get " + k + "\r\n", "END\r\n")
+                .find("VALUE"), std::string::npos);
+  EXPECT_EQ(hitcost::testing::memcached_raw(other->port(), "get " + k + "\r\n", "END\r\n"),
+            "END\r\n");
+}
+
+TEST(MemcachedStore, KilledNodeFailsFastCountsErrorsAndComesBackByItself) {
+  MemcachedProcess a, b;
+  auto s = open_nodes({&a, &b}, "?timeout_ms=200&connect_timeout_ms=200&retry_timeout_s=1");
+  auto* ms = dynamic_cast<MemcachedStore*>(s.get());
+  std::vector<std::string> on_b, on_a;
+  for (int i = 0; on_a.size() < 20 || on_b.size() < 20; ++i) {
+    std::string k = "key" + std::to_string(i);
+    (ms->node_of(k) == 1 ? on_b : on_a).push_back(k);
+  }
+  for (auto& k : on_b) ASSERT_TRUE(s->set(k, "before", 1));
+  b.kill_now();
+  std::string v;
+  uint32_t f;
+  double worst = 0;
+  int connection = 0, timeout = 0;
+  auto t_all = Clock::now();
+  for (auto& k : on_b) {
+    auto t = Clock::now();
+    auto r = s->get(k, v, f);
+    worst = std::max(worst, ms_since(t));
+    ASSERT_FALSE(r.ok());
+    connection += r.error().code == Errc::connection;
+    timeout += r.error().code == Errc::timeout;
+  }
+  std::printf("dead node: %zu gets in %.1f ms, slowest %.2f ms, connection %d timeout %d\n",
+              on_b.size(), ms_since(t_all), worst, connection, timeout);
+  EXPECT_LT(worst, 300);
+  EXPECT_EQ(connection + timeout, static_cast<int>(on_b.size()));
+  ASSERT_TRUE(s->set(on_a[0], "alive", 2)) << "the other node keeps serving";
+  ASSERT_TRUE(s->get(on_a[0], v, f));
+  auto st = s->stats();
+  EXPECT_EQ(st.extra["errors.connection"] + st.extra["errors.timeout"], on_b.size());
+  EXPECT_EQ(st.extra["nodes_up"], 1);
+
+  b.start_again();
+  auto t_back = Clock::now();
+  bool back = false;
+  while (ms_since(t_back) < 5000 && !back) {
+    back = s->set(on_b[0], "after", 3).ok();
+    if (!back) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::printf("restarted node usable again after %.0f ms\n", ms_since(t_back));
+  ASSERT_TRUE(back);
+  ASSERT_TRUE(s->get(on_b[0], v, f));
+  EXPECT_EQ(v, "after");
+  EXPECT_EQ(s->get(on_b[1], v, f).error().code, Errc::not_found) << "a restart empties memcached";
+}
+
+TEST(MemcachedStore, FrozenNodeCallsReturnWithinTheTimeout) {
+  MemcachedProcess a;
+  auto s = open_nodes({&a}, "?timeout_ms=200&connect_timeout_ms=200&retry_timeout_s=1");
+  ASSERT_TRUE(s->set("k", "v", 0));
+  std::string v;
+  uint32_t f;
+  ASSERT_TRUE(s->get("k", v, f));
+  a.pause();
+  wait_stopped(a.pid());
+  double worst = 0, total = 0;
+  std::vector<std::string> kinds;
+  for (int i = 0; i < 6; ++i) {
+    auto t = Clock::now();
+    auto r = (i % 2) ? s->set("k", "v2", 0) : s->get("k", v, f);
+    double ms = ms_since(t);
+    worst = std::max(worst, ms);
+    total += ms;
+    ASSERT_FALSE(r.ok()) << "call " << i << " succeeded on a frozen node after " << ms << " ms";
+    kinds.push_back(std::string(to_string(r.error().code)) + "/" + std::to_string(int(ms)) + "ms");
+  }
+  std::string line;
+  for (auto& k : kinds) line += k + " ";
+  std::printf("frozen node: %s\n", line.c_str());
+  EXPECT_LT(worst, 600);
+  EXPECT_LT(total, 450) << "after the first timeout the frozen node is skipped";
+  auto t_stats = Clock::now();
+  auto st = s->stats();  // must not hang either
+  std::printf("stats with a frozen node took %.0f ms\n", ms_since(t_stats));
+  EXPECT_GE(st.extra["fast_fails"], 4);
+  EXPECT_EQ(st.extra["nodes_up"], 0);
+  EXPECT_GE(st.extra["errors.timeout"], 1);
+  a.resume();
+  auto t_back = Clock::now();
+  bool back = false;
+  while (ms_since(t_back) < 5000 && !back) {
+    back = s->get("k", v, f).ok();
+    if (!back) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::printf("resumed node usable again after %.0f ms\n", ms_since(t_back));
+  ASSERT_TRUE(back);
+}
+
+TEST(MemcachedStore, UnroutableNodeFailsWithinTheConnectTimeout) {
+  // 192.0.2.1 (TEST-NET-1) never answers: the SYN goes nowhere or the route is missing.
+  auto s = open_store("memcached:192.0.2.1:11211?timeout_ms=200&connect_timeout_ms=200");
+  ASSERT_TRUE(s.ok());
+  std::string v;
+  uint32_t f;
+  double worst = 0;
+  std::string kinds;
+  for (int i = 0; i < 5; ++i) {
+    auto t = Clock::now();
+    auto r = (*s)->get("k", v, f);
+    double ms = ms_since(t);
+    worst = std::max(worst, ms);
+    ASSERT_FALSE(r.ok());
+    kinds += std::string(to_string(r.error().code)) + "/" + std::to_string(int(ms)) + "ms ";
+  }
+  std::printf("unroutable node: %s\n", kinds.c_str());
+  EXPECT_LT(worst, 600);
+}
+
+TEST(MemcachedStore, NodeThatNeverAcceptsFailsWithinTheConnectTimeout) {
+  // A listener that never accepts, its queue already full: new SYNs are dropped, so
+  // connect() hangs — the case connect_timeout_ms exists for.
+  int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(lfd, 0), 0);
+  ASSERT_EQ(::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  std::vector<int> fillers;
+  for (int i = 0; i < 4; ++i) {
+    int c = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    (void)::connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    fillers.push_back(c);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto s = open_store("memcached:127.0.0.1:" + std::to_string(ntohs(a.sin_port)) +
+                      "?timeout_ms=200&connect_timeout_ms=200");
+  ASSERT_TRUE(s.ok());
+  std::string v;
+  uint32_t f;
+  double worst = 0;
+  std::string kinds;
+  for (int i = 0; i < 4; ++i) {
+    auto t = Clock::now();
+    auto r = (*s)->get("k", v, f);
+    double ms = ms_since(t);
+    worst = std::max(worst, ms);
+    ASSERT_FALSE(r.ok());
+    kinds += std::string(to_string(r.error().code)) + "/" + std::to_string(int(ms)) + "ms ";
+  }
+  std::printf("never-accepting node: %s\n", kinds.c_str());
+  EXPECT_LT(worst, 700);
+  for (int c : fillers) ::close(c);
+  ::close(lfd);
+}
+
+TEST(MemcachedStore, ThreadsKeepTheirOwnHandlesAndMayOutliveTheStore) {
+  MemcachedProcess a;
+  std::atomic<int> phase{0};
+  std::atomic<uint64_t> bad{0}, done{0};
+  std::unique_ptr<Store> s = open_nodes({&a});
+  std::atomic<Store*> current{s.get()};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 6; ++t) {
+    ts.emplace_back([&, t] {
+      for (int round = 0; round < 2; ++round) {
+        while (phase.load() != round * 2 + 1) std::this_thread::yield();
+        Store* st = current.load();
+        std::string v;
+        uint32_t f;
+        for (int i = 0; i < 300; ++i) {
+          std::string k = "t" + std::to_string(t) + "-" + std::to_string(i);
+          if (!st->set(k, make_value(k, round, 64), 0)) bad++;
+          if (!st->get(k, v, f) || !value_matches(k, v)) bad++;
+        }
+        done++;
+      }
+    });
+  }
+  phase = 1;
+  while (done.load() < 6) std::this_thread::yield();
+  s.reset();  // the threads hold cached handles of a store that is now gone
+  s = open_nodes({&a});
+  current = s.get();
+  phase = 3;
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(bad.load(), 0u);
+  s.reset();  // threads exited first this time: their clones went back to the registry
+}
+
+}  // namespace
+}  // namespace hitcost

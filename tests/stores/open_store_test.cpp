@@ -1,0 +1,84 @@
+// open_store: the spec grammar of store.h and its error messages.
+#include <gtest/gtest.h>
+
+#include "stores/file_store.h"
+#include "stores/store.h"
+#include "tests/stores/test_util.h"
+
+namespace hitcost {
+namespace {
+
+TEST(OpenStore, OpensEveryKind) {
+  testing::TempDir dir;
+  for (std::string spec : {"memory", "memory:bytes", "memory:objects", "memory?size=64M"}) {
+    auto s = open_store(spec);
+    ASSERT_TRUE(s.ok()) << spec << ": " << s.error().message;
+  }
+  auto o = open_store("memory:objects");
+  ASSERT_TRUE(o.ok());
+  EXPECT_NE((*o)->objects(), nullptr);
+  auto m = open_store("mmap:" + dir.file("a") + "?size=1M&advise=random&populate=1&sync=1&cold=0");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ((*m)->describe(), "mmap:" + dir.file("a"));
+  auto p = open_store("pread:" + dir.file("b") + "?size=256K&advise=sequential");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ((*p)->stats().extra["capacity_bytes"], 256 * 1024);
+  auto d = open_store("pread:" + dir.file("c"));  // default size
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ((*d)->stats().extra["capacity_bytes"], 64 << 20);
+  auto mc = open_store("memcached:127.0.0.1:1,localhost:2?timeout_ms=50&connect_timeout_ms=20");
+  ASSERT_TRUE(mc.ok()) << mc.error().message;  // no connection is made at open
+  EXPECT_NE((*mc)->describe().find("127.0.0.1:1,localhost:2"), std::string::npos);
+}
+
+TEST(OpenStore, BadSpecsAreInvalidArgumentsThatNameTheProblem) {
+  struct Case {
+    const char* spec;
+    const char* mentions;
+  } cases[] = {
+      {"", "unknown store kind"},
+      {"redis:x", "unknown store kind"},
+      {"memory:things", "bytes"},
+      {"memory?size=lots", "bad size"},
+      {"memory?colour=red", "unknown option 'colour'"},
+      {"memcached:", "no memcached nodes"},
+      {"memcached:localhost", "HOST:PORT"},
+      {"memcached:h:99999", "port out of range"},
+      {"memcached:h:abc", "not a non-negative integer"},
+      {"memcached:h:1?timeout_ms=-5", "timeout_ms"},
+      {"memcached:h:1?timeout_ms=0", "at least 1 ms"},
+      {"memcached:h:1?binary=maybe", "0/1"},
+      {"mmap:", "missing file path"},
+      {"mmap:/tmp/x?size=12Q", "bad size unit"},
+      {"mmap:/tmp/x?size=1K", "at least 64K"},
+      {"mmap:/tmp/x?advise=sometimes", "advise must be"},
+      {"pread:/tmp/x?populate=1", "unknown option 'populate'"},
+      {"pread:/tmp/x?sync", "key=value"},
+  };
+  for (const auto& c : cases) {
+    auto s = open_store(c.spec);
+    ASSERT_FALSE(s.ok()) << c.spec;
+    EXPECT_EQ(s.error().code, Errc::invalid_argument) << c.spec;
+    EXPECT_NE(s.error().message.find(c.mentions), std::string::npos)
+        << c.spec << " -> " << s.error().message;
+  }
+}
+
+TEST(OpenStore, UnreachableFileIsAnIoError) {
+  auto s = open_store("mmap:/nonexistent-dir/x.dat");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, Errc::io_error);
+}
+
+TEST(ParseSize, AcceptsBinaryUnits) {
+  EXPECT_EQ(*parse_size("4096"), 4096u);
+  EXPECT_EQ(*parse_size("64K"), 65536u);
+  EXPECT_EQ(*parse_size("256M"), 256u << 20);
+  EXPECT_EQ(*parse_size("1GiB"), 1u << 30);
+  EXPECT_EQ(*parse_size("2gb"), 2ull << 30);
+  EXPECT_FALSE(parse_size("M").ok());
+  EXPECT_FALSE(parse_size("5T").ok());
+}
+
+}  // namespace
+}  // namespace hitcost

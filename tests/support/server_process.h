@@ -1,0 +1,32 @@
+#pragma once
+// A real hitcost-server process for integration tests, on a free port (--port 0).
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace hitcost::testing {
+
+std::string server_binary();  // the hitcost-server built next to the tests
+
+class ServerProcess {
+ public:
+  // Starts hitcost-server with `args` plus --port 0 and waits for "listening on".
+  explicit ServerProcess(std::vector<std::string> args);
+  ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  void signal(int sig);
+  // Waits for exit; returns the wait status, or -1 on timeout.
+  int wait_exit(int timeout_ms);
+  bool alive();
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+}  // namespace hitcost::testing
