@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   }
   MeasureOptions mo;
   mo.server_stats = !run.no_server_stats;
-  mo.progress = !run.quiet && !run.no_progress && ::isatty(2);
+  mo.progress = !run.no_progress && ::isatty(2);  // transient, so -q keeps it too
   mo.retry_contaminated = run.retry_contaminated;
   RunReport report = measure_run(*plan, mo, &g_stop);
   report.rows = run.rows;

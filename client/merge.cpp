@@ -155,7 +155,9 @@ std::optional<json> merge_runs(const std::vector<const json*>& runs, const std::
   out["errors"] = errors;
   out["throughput_rps"] = rps;
   out["duration_s"] = longest;
-  out["started_unix_ns"] = have_starts ? uint64_t(std::llround(first_start * 1e9)) : 0;
+  uint64_t first_ns = UINT64_MAX;  // exact, not via the double seconds above
+  for (const json* r : runs) first_ns = std::min(first_ns, r->value("started_unix_ns", UINT64_MAX));
+  out["started_unix_ns"] = have_starts ? first_ns : 0;
   out["client_cpu_us_per_req"] = requests ? client_cpu_s * 1e6 / double(requests) : 0.0;
   out["system"] = {{"client_cpu_s", client_cpu_s}, {"busy_cores", nullptr}, {"other_cores", nullptr},
                    {"window_s", longest}};

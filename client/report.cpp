@@ -208,6 +208,17 @@ std::string cpus_text(const std::vector<int>& cpus) {
   }
   return s.empty() ? "?" : s;
 }
+// ["0-1"] or "unknown" or [0,1] as plain text
+std::string placement_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (!v.is_array()) return v.dump();
+  std::string s;
+  for (const auto& e : v) {  // appended piecewise: GCC 12 -Wrestrict false positive on "x" + str
+    if (!s.empty()) s += ' ';
+    s += e.is_string() ? e.get<std::string>() : e.dump();
+  }
+  return s.empty() ? "unknown" : s;
+}
 std::string us_or_dash(const std::optional<double>& v) {
   char buf[32];
   if (!v) return "-";
@@ -305,8 +316,8 @@ std::string format_terminal(const RunReport& r, bool quiet) {
     appendf(o, "  t%zu: cpu %s", i, cpus_text(r.load.thread_cpus[i]).c_str());
   o += r.cpus.empty() ? "  (not pinned)\n" : "  (pinned)\n";
   if (r.server)
-    appendf(o, "  server cpus %s  cache cpus %s\n", r.server->server_cpus.dump().c_str(),
-            r.server->cache_cpus.dump().c_str());
+    appendf(o, "  server cpus %s  cache cpus %s\n", placement_text(r.server->server_cpus).c_str(),
+            placement_text(r.server->cache_cpus).c_str());
   if (r.contamination_retries)
     appendf(o, "  re-run %d time%s because the machine was busy with other work\n", r.contamination_retries,
             r.contamination_retries == 1 ? "" : "s");
@@ -373,7 +384,9 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
   if (o.progress) {
     plan.live_progress = true;
     tick = [](const ProgressSnapshot& p) {
-      const std::string line = "\r" + format_progress(p) + "   ";
+      std::string line(1, '\r');  // built piecewise: GCC 12 -Wrestrict false positive on "\r" + str
+      line += format_progress(p);
+      line += "   ";
       (void)!::write(2, line.data(), line.size());  // one write: the line is never torn
     };
   }
@@ -381,7 +394,8 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
   for (int attempt = 0;; ++attempt) {
     r = measure_once(plan, o.server_stats, tick, stop);
     if (o.progress) {
-      const std::string clear = "\r" + std::string(78, ' ') + "\r";
+      std::string clear(80, ' ');
+      clear.front() = clear.back() = '\r';
       (void)!::write(2, clear.data(), clear.size());
     }
     r.contamination_retries = attempt;
@@ -405,9 +419,13 @@ std::string csv_run_row(const nlohmann::json& j) {
     if (v.is_string()) {  // quoted only when needed (RFC 4180)
       std::string s = v.get<std::string>();
       if (s.find_first_of(",\"\n") == std::string::npos) return s;
-      std::string q = "\"";
-      for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-      return q + "\"";
+      std::string q(1, '"');
+      for (char c : s) {
+        q += c;
+        if (c == '"') q += c;  // a quote inside is doubled
+      }
+      q += '"';
+      return q;
     }
     if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
     if (v.is_number_float()) {

@@ -229,7 +229,7 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
         if (stop && stop->load()) return 130;
         p.keys.miss_start = next_miss;
         MeasureOptions mo;
-        mo.progress = !o.quiet && !o.no_progress && ::isatty(2);
+        mo.progress = !o.no_progress && ::isatty(2);
         mo.retry_contaminated = o.retry_contaminated;
         RunReport r = measure_run(p, mo, stop);
         next_miss = std::max(next_miss, r.load.miss_end);

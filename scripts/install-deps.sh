@@ -15,8 +15,10 @@ build_pkgs=(
 )
 # The PHP extensions are the reference readers/writers for the flag schemes
 # (FORMATS.md); the tests check hitcost's values against them through memcached.
+# chromium renders the HTML report in a test (headless, no network).
 test_pkgs=(
   php-cli php-memcache php-memcached php-msgpack
+  chromium
 )
 
 # The anchors the benchmarks compare against (bench/*.sh): wrk and nginx.

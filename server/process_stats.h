@@ -2,6 +2,7 @@
 // The process's own accounting: CPU from getrusage(RUSAGE_SELF) (fine over an
 // interval, useless per request: it moves in 4 ms steps here) and /proc/self/io.
 #include <cstdint>
+#include <string>
 
 namespace hitcost::server {
 
@@ -21,5 +22,8 @@ ProcessIo process_io();
 
 // Current resident set size in KiB (/proc/self/statm).
 uint64_t process_rss_kb();
+
+// Cpus_allowed_list of local process `pid` if its name is `comm` (e.g. "0-1"), else "unknown".
+std::string local_process_cpus(int64_t pid, const std::string& comm);
 
 }  // namespace hitcost::server

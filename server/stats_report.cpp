@@ -78,6 +78,14 @@ nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
   StoreStats ss = cfg.store->stats();
   json extra = json::object();
   for (const auto& [k, v] : ss.extra) extra[k] = v;
+  // Where the cache ran: for each memcached node whose pid is a local memcached process,
+  // its CPU affinity; "unknown" for remote nodes.
+  json cache_cpus = json::array();
+  for (const auto& [k, v] : ss.extra) {
+    if (!k.starts_with("node.") || !k.ends_with(".pid")) continue;
+    cache_cpus.push_back(local_process_cpus(static_cast<int64_t>(v), "memcached"));
+  }
+  if (!cache_cpus.empty()) extra["cpus"] = cache_cpus;
   j["store"] = {{"describe", cfg.store->describe()}, {"gets", ss.gets}, {"hits", ss.hits},
                 {"misses", ss.misses}, {"sets", ss.sets}, {"removes", ss.removes},
                 {"errors", ss.errors}, {"bytes_read", ss.bytes_read}, {"bytes_written", ss.bytes_written},
@@ -212,7 +220,7 @@ std::string metrics_text(const nlohmann::json& s) {
   line(out, "hitcost_store_bytes_total", "direction=\"written\"", num(st["bytes_written"]));
   family(out, "hitcost_store_extra", "gauge", "Backend figures (memcached stats, file residency, ...).");
   for (const auto& [k, v] : st["extra"].items())
-    line(out, "hitcost_store_extra", "name=\"" + label_value(metric_name(k)) + "\"", num(v));
+    if (v.is_number()) line(out, "hitcost_store_extra", "name=\"" + label_value(metric_name(k)) + "\"", num(v));
   return out;
 }
 

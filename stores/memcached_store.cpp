@@ -396,6 +396,7 @@ StoreStats MemcachedStore::stats() {
     ci += static_cast<double>(t.curr_items);
     x[p + "curr_items"] = static_cast<double>(t.curr_items);
     x[p + "cmd_get"] = static_cast<double>(t.cmd_get);
+    x[p + "pid"] = static_cast<double>(t.pid);  // lets a local reader find where it runs
   }
   memcached_stat_free(nullptr, st);
   x["nodes_up"] = up;

@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# scripts/topology.sh — several memcached nodes and several load clients, no containers.
+#
+# Starts N memcached processes on free loopback ports, one hitcost-server pointed at all of
+# them (libmemcached consistent hashing), and for each strategy (× --repeat) runs K
+# hitcost-load processes at the same time against that server. Their JSONs are merged with
+# `hitcost-load merge` (histograms bucket by bucket, so merged percentiles are those of all
+# samples together) into one report; the script prints it, with how the keys spread over
+# the nodes, and stops everything it started — also on Ctrl-C and when --time-limit runs out.
+#
+#   scripts/topology.sh [--nodes 3] [--clients 2] [--strategies html,html+zlib,struct:json,struct:json+zlib]
+#                       [--duration 5s] [--warmup 1s] [--repeat 1] [--rows 50] [--hit-ratio 0.99]
+#                       [--keys 1000] [--connections 8] [--server-threads 2] [--out out/topology]
+#                       [--time-limit 900]
+#
+# Why the script, not each client, switches strategies: `hitcost-load sweep` configures the
+# server itself (POST /admin/config, /admin/warm); K sweeps at once would switch it under
+# each other. Here the script configures and warms once per step, then the K clients load
+# it with plain runs (no warming), all started together and all finished before the next
+# step. Each client's runs become one sweep JSON, and the K sweep JSONs are merged.
+#
+# Outputs in --out: merged.json, merged.html, merged.csv, client-I.json (client I's runs as a
+# sweep JSON), runs/ (every single run JSON and log), nodes.txt, server.log.
+# Environment: HITCOST_BUILD_DIR (default build/release), HITCOST_NO_BUILD=1 skips the
+# dependency check and the build (the binaries must exist).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+nodes=3; clients=2; strategies="html,html+zlib,struct:json,struct:json+zlib"
+duration=5s; warmup=1s; repeat=1; rows=50; hit_ratio=0.99; keys=1000; connections=8
+server_threads=2; out=out/topology; time_limit=900
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --nodes) nodes=$2; shift 2 ;;
+    --clients) clients=$2; shift 2 ;;
+    --strategies) strategies=$2; shift 2 ;;
+    --duration) duration=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --rows) rows=$2; shift 2 ;;
+    --hit-ratio) hit_ratio=$2; shift 2 ;;
+    --keys) keys=$2; shift 2 ;;
+    --connections) connections=$2; shift 2 ;;
+    --server-threads) server_threads=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --time-limit) time_limit=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "topology: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+for v in nodes clients repeat rows keys connections server_threads time_limit; do
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "topology: --${v//_/-} must be a positive integer" >&2; exit 2; }
+done
+IFS=, read -r -a strategy_list <<<"$strategies"
+[ ${#strategy_list[@]} -gt 0 ] || { echo "topology: --strategies is empty" >&2; exit 2; }
+steps=$(( ${#strategy_list[@]} * repeat ))
+# Each client gets its own range of never-seen ids per step (forced misses must stay misses
+# for every client); all ranges stay below hitcost-server's default --max-id (1e12).
+[ $(( clients * steps )) -lt 900 ] || { echo "topology: too many clients x steps (max 899)" >&2; exit 2; }
+
+build=${HITCOST_BUILD_DIR:-build/release}
+if [ -z "${HITCOST_NO_BUILD:-}" ]; then
+  ./scripts/install-deps.sh
+  echo "== building (Release) into $build" >&2
+  ./scripts/build.sh "$build" Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
+fi
+server_bin=$build/server/hitcost-server
+load_bin=$build/client/hitcost-load
+for b in "$server_bin" "$load_bin"; do
+  [ -x "$b" ] || { echo "topology: $b is missing (build first, or unset HITCOST_NO_BUILD)" >&2; exit 1; }
+done
+for tool in memcached curl jq; do
+  command -v "$tool" >/dev/null || { echo "topology: needs $tool (apt-get install $tool)" >&2; exit 1; }
+done
+if ! "$load_bin" merge --help >/dev/null 2>&1; then
+  echo "topology: $load_bin has no 'merge' subcommand; rebuild it" >&2; exit 1
+fi
+
+rm -rf "$out"
+mkdir -p "$out/runs"
+
+# Everything started is in pids; cleanup stops it (TERM, then KILL after 5 s), once.
+pids=()
+watchdog=""
+cleaned=""
+cleanup() {
+  [ -n "$cleaned" ] && return
+  cleaned=1
+  [ -n "$watchdog" ] && kill "$watchdog" 2>/dev/null
+  local p
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for _ in $(seq 1 50); do
+    local alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+trap 'echo "topology: interrupted, stopping everything it started" >&2; exit 130' INT
+trap 'echo "topology: stopped (SIGTERM or --time-limit ${time_limit}s reached)" >&2; exit 143' TERM
+# The whole run is bounded: after --time-limit seconds the watchdog sends this shell SIGTERM.
+( trap - TERM; sleep "$time_limit" & wait $!; kill -TERM $$ 2>/dev/null ) &
+watchdog=$!
+
+# align: tab-separated lines -> columns two spaces apart, indented (awk: no util-linux needed)
+align() {
+  awk -F'\t' '{ for (i = 1; i <= NF; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) }
+                 if (NF > nf) nf = NF; n = NR }
+       END { for (r = 1; r <= n; r++) { line = " "
+               for (i = 1; i <= nf; i++) line = line sprintf(" %-" w[i] "s", c[r, i]); sub(/ +$/, "", line); print line } }'
+}
+
+tcp_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# memcached_stat PORT NAME -> one figure from `stats` (bash /dev/tcp, no extra tools)
+memcached_stat() {
+  local port=$1 name=$2 line
+  exec 5<>"/dev/tcp/127.0.0.1/$port"
+  printf 'stats\r\n' >&5
+  while IFS= read -r -t 2 line <&5; do
+    line=${line%$'\r'}
+    [ "$line" = END ] && break
+    [[ $line == "STAT $name "* ]] && echo "${line#STAT "$name" }"
+  done
+  exec 5<&-
+}
+
+# 1. N memcached nodes on free loopback ports (retry when another process wins the port).
+user_args=()
+[ "$(id -u)" -eq 0 ] && user_args=(-u root)
+mc_ports=()
+for i in $(seq 1 "$nodes"); do
+  for attempt in 1 2 3 4 5; do
+    port=$(./scripts/free-port.sh)
+    memcached -l 127.0.0.1 -p "$port" -U 0 -m 256 -t 1 "${user_args[@]}" >"$out/memcached-$i.log" 2>&1 &
+    mc_pid=$!
+    for _ in $(seq 1 100); do tcp_open "$port" && break; kill -0 "$mc_pid" 2>/dev/null || break; sleep 0.05; done
+    if kill -0 "$mc_pid" 2>/dev/null && tcp_open "$port"; then
+      pids+=("$mc_pid"); mc_ports+=("$port"); break
+    fi
+    kill "$mc_pid" 2>/dev/null || true; wait "$mc_pid" 2>/dev/null || true
+    [ "$attempt" -eq 5 ] && { echo "topology: could not start memcached $i" >&2; exit 1; }
+  done
+  echo "== memcached $i on 127.0.0.1:$port (pid $mc_pid)" >&2
+done
+store="memcached:$(printf '127.0.0.1:%s,' "${mc_ports[@]}")"
+store=${store%,}
+
+# 2. hitcost-server on a free port, pointed at every node.
+"$server_bin" --port 0 --threads "$server_threads" --store "$store" --strategy html >"$out/server.log" 2>&1 &
+server_pid=$!
+pids+=("$server_pid")
+for _ in $(seq 1 200); do
+  grep -q '^listening on ' "$out/server.log" 2>/dev/null && break
+  kill -0 "$server_pid" 2>/dev/null || { echo "topology: hitcost-server exited:" >&2; cat "$out/server.log" >&2; exit 1; }
+  sleep 0.05
+done
+url="http://$(sed -n 's/^listening on //p' "$out/server.log" | head -1)"
+[ "$url" != "http://" ] || { echo "topology: hitcost-server did not start within 10 s" >&2; exit 1; }
+curl -fsS --max-time 5 "$url/healthz" >/dev/null
+echo "== hitcost-server at $url (pid $server_pid, $server_threads threads), store $store" >&2
+echo "== $clients clients x $connections connections, ${duration} per run after ${warmup} warm-up, $steps steps" >&2
+
+# 3. Each step: configure + warm once, then K clients at once, then wait for all of them.
+token() { tr -c 'a-z0-9\n' '-' <<<"$1" | tr -s '-'; }
+step=0
+for rep in $(seq 0 $((repeat - 1))); do
+  for s in "${strategy_list[@]}"; do
+    ns="topo-$(token "$s")-r$rows"
+    body=$(jq -cn --arg s "$s" --arg ns "$ns" --argjson rows "$rows" '{strategy:$s, namespace:$ns, rows:$rows}')
+    curl -fsS --max-time 10 -X POST --data "$body" "$url/admin/config" >"$out/runs/config-$step.json" ||
+      { echo "topology: POST /admin/config $body failed" >&2; exit 1; }
+    warm=$(curl -fsS --max-time 600 -X POST "$url/admin/warm?from=0&to=$keys&rows=$rows")
+    echo "== step $((step + 1))/$steps: $s (repeat $((rep + 1))/$repeat), warmed: $warm" >&2
+    client_pids=()
+    for c in $(seq 1 "$clients"); do
+      miss_start=$(( (1 + (c - 1) + clients * step) * 1000000000 ))
+      name="c$c-step$step"
+      "$load_bin" --url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio" \
+        --miss-start "$miss_start" --seed "$((c * 1000 + step))" -c "$connections" -t 1 \
+        -d "$duration" --warmup "$warmup" --no-progress --json "$out/runs/$name.json" \
+        >"$out/runs/$name.log" 2>&1 &
+      client_pids+=("$!"); pids+=("$!")
+    done
+    for c in $(seq 1 "$clients"); do
+      if ! wait "${client_pids[$((c - 1))]}"; then
+        echo "topology: client $c failed in step $((step + 1)):" >&2; cat "$out/runs/c$c-step$step.log" >&2; exit 1
+      fi
+    done
+    # Label each run as a sweep run: (strategy, store, repeat) is what merge groups on.
+    for c in $(seq 1 "$clients"); do
+      jq --arg s "$s" --argjson rep "$rep" '.strategy = $s | .sweep_store = "" | .repeat = $rep' \
+        "$out/runs/c$c-step$step.json" >"$out/runs/c$c-step$step.labelled.json"
+    done
+    step=$((step + 1))
+  done
+done
+
+# 4. One sweep JSON per client, then the merge.
+inputs=()
+for c in $(seq 1 "$clients"); do
+  jq -s '{runs: .}' $(for i in $(seq 0 $((steps - 1))); do echo "$out/runs/c$c-step$i.labelled.json"; done) \
+    >"$out/client-$c.json"
+  inputs+=("$out/client-$c.json")
+done
+"$load_bin" merge "${inputs[@]}" --json "$out/merged.json" --html "$out/merged.html" --csv "$out/merged.csv" \
+  --title "hitcost: $nodes memcached nodes, $clients clients" 2>"$out/merge.log" ||
+  { cat "$out/merge.log" >&2; exit 1; }
+
+# 5. How the keys spread over the nodes (libmemcached ketama), then the report.
+{
+  printf '%-22s %10s %12s %12s %14s %12s\n' node curr_items get_hits get_misses bytes cpu_s
+  for port in "${mc_ports[@]}"; do
+    cpu=$(awk -v u="$(memcached_stat "$port" rusage_user)" -v s="$(memcached_stat "$port" rusage_system)" \
+      'BEGIN {printf "%.2f", u + s}')
+    printf '%-22s %10s %12s %12s %14s %12s\n' "127.0.0.1:$port" "$(memcached_stat "$port" curr_items)" \
+      "$(memcached_stat "$port" get_hits)" "$(memcached_stat "$port" get_misses)" \
+      "$(memcached_stat "$port" bytes)" "$cpu"
+  done
+} >"$out/nodes.txt"
+
+echo
+echo "hitcost topology: $nodes memcached nodes, 1 hitcost-server ($server_threads threads), $clients clients x $connections connections"
+echo
+echo "memcached nodes (keys spread by libmemcached's consistent hashing):"
+cat "$out/nodes.txt"
+echo
+echo "per client and step (requests, errors, req/s):"
+for c in $(seq 1 "$clients"); do
+  jq -r --arg c "client $c" '.runs[] | "  \($c)  \(.strategy) #\(.repeat)  requests \(.requests)  errors \(.errors.total)  \(.throughput_rps | floor) req/s"' \
+    "$out/client-$c.json"
+done
+echo
+echo "merged ($clients clients; percentiles from the merged histograms; server CPU from one client's /stats delta):"
+jq -r '
+  def f(x; d): if x == null then "-" else (x * pow(10; d) | round / pow(10; d) | tostring) end;
+  (["strategy", "rep", "requests", "errors", "req/s", "hit%", "p50us", "p99us", "p99.9us", "max_us", "srv_us/req", "mc_us/req"] | @tsv),
+  (.runs[] | [.strategy, .repeat, .requests, .errors.total, f(.throughput_rps; 0), f(.hit_ratio * 100; 2),
+              f(.latency_us.p50; 1), f(.latency_us.p99; 1), f(.latency_us.p999; 1), f(.latency_us.max; 1),
+              f(.server_cpu_us_per_req; 2), f(.cache_cpu_us_per_req; 2)] | @tsv)' "$out/merged.json" |
+  align
+echo
+echo "summary (median [min..max] over repeats):"
+jq -r '
+  def r(x; d): if x == null then "-" else "\(x.median * pow(10; d) | round / pow(10; d)) [\(x.min * pow(10; d) | round / pow(10; d))..\(x.max * pow(10; d) | round / pow(10; d))]" end;
+  (["strategy", "runs", "errors", "req/s", "server us/req", "cache us/req", "p50 us", "p99 us"] | @tsv),
+  (.summary[] | [.strategy, .runs, .errors, r(.throughput_rps; 0), r(.server_cpu_us_per_req; 2),
+                 r(.cache_cpu_us_per_req; 2), r(.p50_us; 1), r(.p99_us; 1)] | @tsv)' "$out/merged.json" |
+  align
+jq -r '.verdicts[]? | "  " + .text' "$out/merged.json"
+[ -s "$out/merge.log" ] && sed 's/^/  /' "$out/merge.log"
+echo
+echo "files: $out/merged.json $out/merged.html $out/merged.csv (clients: $out/client-*.json, runs: $out/runs/)"
