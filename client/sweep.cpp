@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -63,13 +64,15 @@ nlohmann::json row_json(const SweepRow& row) {
 
 std::string format_table(const std::vector<SweepRow>& rows) {
   std::string out;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-22s %-10s %-26s %-24s %-22s %-22s %-22s %s\n", "strategy", "store",
+  char line[1024];
+  int store_width = 10;
+  for (const auto& r : rows) store_width = std::max(store_width, static_cast<int>(r.store.size()));
+  std::snprintf(line, sizeof line, "%-22s %-*s %-26s %-24s %-22s %-22s %-22s %s\n", "strategy", store_width, "store",
                 "req/s med [min..max]", "server us/req", "cache us/req", "p50 us", "p99 us", "errors");
   out += line;
   for (const auto& r : rows) {
-    std::snprintf(line, sizeof line, "%-22s %-10s %-26s %-24s %-22s %-22s %-22s %llu\n", r.strategy.c_str(),
-                  r.store.empty() ? "-" : r.store.c_str(), range_text(r.rps, "%.0f").c_str(),
+    std::snprintf(line, sizeof line, "%-22s %-*s %-26s %-24s %-22s %-22s %-22s %llu\n", r.strategy.c_str(),
+                  store_width, r.store.empty() ? "-" : r.store.c_str(), range_text(r.rps, "%.0f").c_str(),
                   range_text(r.server_cpu, "%.2f").c_str(), range_text(r.cache_cpu, "%.2f").c_str(),
                   range_text(r.p50_us, "%.1f").c_str(), range_text(r.p99_us, "%.1f").c_str(),
                   static_cast<unsigned long long>(r.errors));
@@ -202,6 +205,10 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
       p.expect_strategy = strategy;
       if (answered.is_object() && answered.contains("strategy") && answered["strategy"].is_string())
         p.expect_strategy = answered["strategy"].get<std::string>();
+      // The table names the store that was measured, also when the sweep kept the server's.
+      std::string shown_store = store;
+      if (shown_store.empty() && answered.is_object() && answered.contains("store") && answered["store"].is_string())
+        shown_store = answered["store"].get<std::string>();
       // Every page size the load will ask for must be in the store, or "99 % hits" is a lie.
       std::vector<int> warm_rows;
       for (const RowsShare& share : plan->rows_mix) warm_rows.push_back(share.rows);
@@ -219,6 +226,10 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
         while (!warm.body.empty() && std::isspace(static_cast<unsigned char>(warm.body.back()))) warm.body.pop_back();
         if (!o.quiet) std::printf("%s%s%s: warmed %d rows: %s\n", strategy.c_str(), store.empty() ? "" : " on ",
                                   store.c_str(), page_rows, warm.body.c_str());
+        auto w = nlohmann::json::parse(warm.body, nullptr, false);
+        if (w.is_object() && w.value("errors", 0) > 0)
+          std::fprintf(stderr, "warning: %d pages of %s could not be stored: expect a lower hit ratio\n",
+                       w.value("errors", 0), strategy.c_str());
       }
       if (!warmed) {
         ++failures;
@@ -249,7 +260,7 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
                        r.contamination_retries == 1 ? "y" : "ies");
         reports.push_back(std::move(r));
       }
-      SweepRow row = summarize(store, strategy, reports);
+      SweepRow row = summarize(shown_store, strategy, reports);
       if (row.server_cpu) cpu_entries.emplace_back(strategy, *row.server_cpu);
       summary_json.push_back(row_json(row));
       rows.push_back(std::move(row));
