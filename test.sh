@@ -1,13 +1,44 @@
 #!/usr/bin/env bash
 # ./test.sh — installs what is missing, builds, runs every test; non-zero on any failure.
 #   build/test : RelWithDebInfo, the whole suite (unit + integration against real
-#                memcached, PHP and hitcost-server processes)
-# Extra ctest arguments pass through, e.g. ./test.sh -R Routes
-set -euo pipefail
+#                memcached, PHP and hitcost-server processes; faults; a soak of
+#                HITCOST_SOAK_SECONDS, default 120)
+#   then scripts/test-sanitizers.sh (ASan+UBSan suite, TSan concurrency tests) and
+#   scripts/test-fuzz.sh (each fuzz target for HITCOST_FUZZ_SECONDS, default 60).
+# Every stage runs even when an earlier one failed; the last line sums them up.
+# Extra ctest arguments pass through to the main suite, e.g. ./test.sh -R Routes
+# HITCOST_TEST_STAGES="main sanitizers fuzz" picks stages (default: all three).
+set -uo pipefail
 cd "$(dirname "$0")"
+start=$(date +%s)
 
-./scripts/install-deps.sh
-echo "== building build/test" >&2
-./scripts/build.sh build/test RelWithDebInfo -DHITCOST_BUILD_BENCH=ON
-echo "== running the suite" >&2
-ctest --test-dir build/test --output-on-failure --timeout 600 -j2 "$@"
+HITCOST_DEPS=${HITCOST_DEPS:-"build test fuzz"} ./scripts/install-deps.sh || exit 1
+
+results=()
+failed=0
+stage() {  # stage NAME COMMAND...
+  local name=$1 t0=$SECONDS
+  shift
+  if "$@"; then results+=("$name ok ($((SECONDS - t0))s)")
+  else results+=("$name FAILED ($((SECONDS - t0))s)"); failed=1; fi
+}
+main_suite() {
+  echo "== building build/test" >&2
+  ./scripts/build.sh build/test RelWithDebInfo -DHITCOST_BUILD_BENCH=ON || return 1
+  echo "== running the suite" >&2
+  ctest --test-dir build/test --output-on-failure --timeout 600 -j2 "$@"
+}
+
+for s in ${HITCOST_TEST_STAGES:-main sanitizers fuzz}; do
+  case $s in
+    main) stage main main_suite "$@" ;;
+    sanitizers) stage sanitizers ./scripts/test-sanitizers.sh ;;
+    fuzz) stage fuzz ./scripts/test-fuzz.sh ;;
+    *) echo "test.sh: unknown stage '$s'" >&2; exit 2 ;;
+  esac
+done
+echo "test.sh: $([ $failed -eq 0 ] && echo PASS || echo FAIL) in $(($(date +%s) - start))s: ${results[*]}"
+n_ok=0; n_bad=0
+for r in "${results[@]}"; do case $r in *FAILED*) n_bad=$((n_bad + 1)) ;; *) n_ok=$((n_ok + 1)) ;; esac; done
+echo "stages: $n_ok passed, $n_bad failed"
+exit $failed

@@ -164,7 +164,7 @@ bool read_row(Reader& in, Row& r) {
         uint64_t nt = 0;
         ok = in.array_open(nt, kMinTagBytes);
         r.tags.clear();
-        r.tags.reserve(nt);
+        if (ok) r.tags.reserve(nt);  // nt is the unchecked text when array_open failed
         for (uint64_t t = 0; ok && t < nt; ++t) {
           r.tags.emplace_back();
           ok = in.list_key(t) && in.string(r.tags.back());

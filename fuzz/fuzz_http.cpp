@@ -78,15 +78,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     while (!parser.is_done()) {
       size_t used = parser.put(boost::asio::buffer(rest.data(), rest.size()), ec);
       rest.remove_prefix(used);
-      if (ec == http::error::need_more) {
-        ec = {};
-        if (used == 0 || rest.empty()) {  // nothing more will arrive: the peer closed
-          parser.put_eof(ec);
-          break;
-        }
-        continue;
-      }
+      if (ec == http::error::need_more) ec = {};
       if (ec) break;
+      if (used == 0) {  // no progress: nothing more will arrive, the peer closed
+        parser.put_eof(ec);
+        break;
+      }
     }
     if (ec || !parser.is_done()) return 0;  // the session answers 400/413/431 or closes
     const HttpRequest& req = parser.get();

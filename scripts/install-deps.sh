@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package hitcost needs, and nothing when all are present.
 # Idempotent: both ./run.sh and ./test.sh call it first. Needs root (or sudo) only
-# when something is missing. Groups: HITCOST_DEPS="build test bench" (default "build test").
+# when something is missing. Groups: HITCOST_DEPS="build test bench fuzz" (default "build test"; ./test.sh asks for fuzz too).
 set -euo pipefail
 
 build_pkgs=(
@@ -16,9 +16,18 @@ build_pkgs=(
 # The PHP extensions are the reference readers/writers for the flag schemes
 # (FORMATS.md); the tests check hitcost's values against them through memcached.
 # chromium renders the HTML report in a test (headless, no network).
+# jq and docker-compose: the no-container topology script and the compose-file check
+# (`docker-compose config` needs no engine); valgrind: scripts/profile.sh.
 test_pkgs=(
   php-cli php-memcache php-memcached php-msgpack
   chromium
+  jq docker-compose valgrind
+)
+
+# Fuzzing (scripts/test-fuzz.sh): clang 14 with its sanitizer runtimes and libFuzzer;
+# llvm-14 brings llvm-symbolizer for readable sanitizer stacks.
+fuzz_pkgs=(
+  clang libclang-rt-14-dev libfuzzer-14-dev llvm-14
 )
 
 # The anchors the benchmarks compare against (bench/*.sh): wrk and nginx.
@@ -33,6 +42,7 @@ for g in $groups; do
     build) want+=("${build_pkgs[@]}") ;;
     test)  want+=("${test_pkgs[@]}") ;;
     bench) want+=("${bench_pkgs[@]}") ;;
+    fuzz)  want+=("${fuzz_pkgs[@]}") ;;
     *) echo "install-deps: unknown group '$g'" >&2; exit 2 ;;
   esac
 done

@@ -96,7 +96,7 @@ Status MemcachedStore::gate(::memcached_st* h, std::string_view key, int& node) 
   c_->fast_fails.add();
   c_->timeout.add();
   return Error{Errc::timeout, "memcached: node " + std::to_string(node) +
-                                  " stalled recently; skipped (retry_timeout_s)"};
+                                  " stalled recently; skipped (retry_timeout_ms)"};
 }
 
 void MemcachedStore::node_ok(int node) {
@@ -109,7 +109,7 @@ void MemcachedStore::node_ok(int node) {
 void MemcachedStore::node_stalled(::memcached_st* h, std::string_view key, int node) {
   if (node < 0) node = node_for(h, key);
   if (node < 0) return;
-  const int64_t until = now_ns() + int64_t{opts_.retry_timeout_s} * 1'000'000'000;
+  const int64_t until = now_ns() + int64_t{opts_.retry_ms()} * 1'000'000;
   if (c_->skip_until[static_cast<size_t>(node)].exchange(until) == 0) c_->suspects.fetch_add(1);
 }
 
@@ -121,6 +121,7 @@ struct ThreadHandles {
     uint64_t id;
     memcached_st* h;
     std::weak_ptr<MemcachedStore::Registry> reg;
+    int64_t refresh_at_ns = 0;  // 0: healthy; else replace h at this steady-clock time
   };
   std::vector<Entry> v;
   ~ThreadHandles() {
@@ -212,13 +213,27 @@ std::string MemcachedStore::describe() const {
 
 memcached_st* MemcachedStore::handle() {
   auto& v = t_handles.v;
-  for (auto& e : v)
-    if (e.id == id_) return e.h;
+  for (auto& e : v) {
+    if (e.id != id_) continue;
+    if (e.refresh_at_ns != 0 && now_ns() >= e.refresh_at_ns) {
+      if (memcached_st* fresh = reg_->make_clone()) {
+        reg_->release(e.h);
+        e.h = fresh;
+      }
+      e.refresh_at_ns = 0;
+    }
+    return e.h;
+  }
   // Slow path: prune entries of stores that are gone, then clone.
   std::erase_if(v, [](const ThreadHandles::Entry& e) { return e.reg.expired(); });
   memcached_st* h = reg_->make_clone();
   if (h) v.push_back({id_, h, reg_});
   return h;
+}
+
+void MemcachedStore::refresh_handle_later() {
+  for (auto& e : t_handles.v)
+    if (e.id == id_ && e.refresh_at_ns == 0) e.refresh_at_ns = now_ns() + int64_t{opts_.retry_ms()} * 1'000'000;
 }
 
 Status MemcachedStore::fail(int rc_int, memcached_st* h) {
@@ -234,6 +249,7 @@ Status MemcachedStore::fail(int rc_int, memcached_st* h) {
         c_->timeout.add();
         return Error{Errc::timeout, msg + " (" + std::strerror(e) + ")"};
       }
+      if (h) refresh_handle_later();
       c_->connection.add();
       return Error{Errc::connection, msg};
     }
@@ -246,6 +262,7 @@ Status MemcachedStore::fail(int rc_int, memcached_st* h) {
     case MEMCACHED_SERVER_TEMPORARILY_DISABLED:
     case MEMCACHED_NO_SERVERS:
     case MEMCACHED_PARTIAL_READ:
+      if (h) refresh_handle_later();
       c_->connection.add();
       return Error{Errc::connection, msg};
     case MEMCACHED_E2BIG:

@@ -125,7 +125,7 @@ Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string
   }
   if (o.nodes.empty()) return bad(spec, "no memcached nodes (want memcached:HOST:PORT[,...])");
   auto params = parse_query(spec, query, {"timeout_ms", "connect_timeout_ms", "retry_timeout_s",
-                                          "failure_limit", "binary", "eject"});
+                                          "retry_timeout_ms", "failure_limit", "binary", "eject"});
   if (!params) return params.error();
   for (auto& [k, v] : *params) {
     if (k == "binary" || k == "eject") {
@@ -141,6 +141,7 @@ Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string
     if (k == "timeout_ms") o.timeout_ms = iv;
     else if (k == "connect_timeout_ms") o.connect_timeout_ms = iv;
     else if (k == "retry_timeout_s") o.retry_timeout_s = iv;
+    else if (k == "retry_timeout_ms") o.retry_timeout_ms = iv;
     else o.failure_limit = iv;
   }
   if (o.timeout_ms == 0 || o.connect_timeout_ms == 0)

@@ -60,6 +60,7 @@ class Store {
 // Extra options (additions to the grammar above):
 //   memory[:bytes|:objects][?size=64M]            bound with CLOCK eviction (default unbounded)
 //   memcached:...?retry_timeout_s=1&failure_limit=1&binary=0&eject=0
+//                 retry_timeout_ms=N   the retry window in ms (overrides retry_timeout_s)
 // Sizes take K/M/G (binary multiples); mmap/pread default to size=64M. Booleans are 0/1.
 Result<std::unique_ptr<Store>> open_store(std::string_view spec);
 

@@ -108,3 +108,36 @@ TEST(BadInput, BadAdminConfigIs400WithAReason) {
   EXPECT_EQ(http_get(server.port(), "/admin/config").status, 405);
   expect_still_serving(server.port());
 }
+
+// Slowloris: a client that keeps the connection busy with one byte every 100 ms never
+// completes a request; the idle limit covers the whole request, not the gap between
+// bytes, so it is dropped within --idle-timeout-ms (+ the 100 ms sweep, + slack).
+TEST(BadInput, TricklingClientIsDroppedWithinTheIdleTimeout) {
+  ServerProcess server({"--rows", "2", "--idle-timeout-ms", "500"});
+  HttpConnection slow(server.port(), 3000);
+  const std::string request = "GET /page/1 HTTP/1.1\r\nHost: x\r\nX-Slow: " + std::string(200, 'a');
+  const auto t0 = std::chrono::steady_clock::now();
+  bool dropped = false;
+  for (char c : request) {
+    try {
+      slow.send_raw(std::string(1, c));
+    } catch (const std::exception&) {
+      dropped = true;  // the server closed: the send failed
+      break;
+    }
+    const auto w0 = std::chrono::steady_clock::now();
+    if (slow.closed_by_peer(100)) {  // waits up to 100 ms: the trickle's pace
+      dropped = true;
+      break;
+    }
+    if (std::chrono::steady_clock::now() - w0 < std::chrono::milliseconds(90)) {
+      EXPECT_EQ(slow.read_response().status, 408);  // something arrived early: the 408
+      dropped = slow.closed_by_peer(1000);
+      break;
+    }
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(dropped) << "a trickling client kept its connection for " << waited << " s";
+  EXPECT_LT(waited, 0.5 + 0.2);
+  expect_still_serving(server.port());
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The suite again under sanitizers:
+#   build/asan : ASan + UBSan (HITCOST_SANITIZE=ON), every test except the soak (ASan's
+#                quarantine grows RSS by design, so the soak's RSS bound means nothing there)
+#   build/tsan : ThreadSanitizer (HITCOST_TSAN=ON), only what runs threads against each
+#                other: the stores' concurrency tests and the server under concurrent load
+#                (the server binary is TSan-built too; halt_on_error makes a race kill it,
+#                which fails the test that drives it).
+# Usage: scripts/test-sanitizers.sh [asan|tsan]...   (default: both)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+which=("$@")
+[ ${#which[@]} -gt 0 ] || which=(asan tsan)
+
+# No benchmarks: they measure speed, which sanitizers distort.
+common=(-DHITCOST_BUILD_BENCH=OFF)
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+rc=0
+for w in "${which[@]}"; do
+  case $w in
+    asan)
+      echo "== building build/asan (ASan+UBSan)" >&2
+      ./scripts/build.sh build/asan RelWithDebInfo -DHITCOST_SANITIZE=ON "${common[@]}"
+      echo "== running the suite under ASan+UBSan (all but soak)" >&2
+      ctest --test-dir build/asan --output-on-failure --timeout 900 -j2 -LE soak || rc=1
+      ;;
+    tsan)
+      tsan_targets=(hitcost-server stores_memory_store_test stores_file_store_test
+                    stores_memcached_store_test faults_tests)
+      echo "== building build/tsan (ThreadSanitizer): ${tsan_targets[*]}" >&2
+      mkdir -p build/tsan
+      cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHITCOST_TSAN=ON "${common[@]}" \
+        >build/tsan.configure.log 2>&1 || { cat build/tsan.configure.log >&2; exit 1; }
+      cmake --build build/tsan -j"$(nproc)" --target "${tsan_targets[@]}"
+      echo "== running the concurrency tests under TSan" >&2
+      ctest --test-dir build/tsan --output-on-failure --timeout 900 -j2 \
+        -R 'Concurrent|ThreadsKeepTheirOwnHandles|^Concurrency\.|^Faults\.Memcached' || rc=1
+      ;;
+    *) echo "test-sanitizers: unknown build '$w'" >&2; exit 2 ;;
+  esac
+done
+exit $rc

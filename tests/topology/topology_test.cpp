@@ -1,0 +1,255 @@
+// The topology a user runs to spread load over several memcached nodes and several clients:
+// docker-compose.yml (validated without an engine) and scripts/topology.sh (the same shape as
+// plain processes), driven end to end with short durations.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/http_client.h"
+#include "tests/support/memcached_process.h"
+#include "tests/support/server_process.h"
+
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace hitcost::testing;
+
+const std::string kSource = HITCOST_SOURCE_DIR;
+const std::string kBinary = HITCOST_BINARY_DIR;
+
+struct Output {
+  int status = -1;  // exit code, or -1
+  std::string text;
+};
+
+// Runs a shell command line, capturing stdout+stderr.
+Output run(const std::string& cmd) {
+  Output o;
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return o;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.text.append(buf, n);
+  const int st = ::pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+bool have(const std::string& tool) { return run("command -v " + tool + " >/dev/null").status == 0; }
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+json read_json(const fs::path& p) { return json::parse(read_file(p)); }
+
+// true when something accepts TCP connections on 127.0.0.1:port
+bool port_open(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(uint16_t(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// Ports the script announced on stderr: "== memcached I on 127.0.0.1:P", "== hitcost-server at http://127.0.0.1:P".
+std::vector<int> announced_ports(const std::string& log) {
+  std::vector<int> ports;
+  static const std::regex re(R"((?:memcached \d+ on |hitcost-server at http://)127\.0\.0\.1:(\d+))");
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it)
+    ports.push_back(std::stoi((*it)[1].str()));
+  return ports;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("hitcost-topology-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string topology_command(const fs::path& out, const std::string& args) {
+  return "env HITCOST_NO_BUILD=1 HITCOST_BUILD_DIR='" + kBinary + "' '" + kSource + "/scripts/topology.sh' --out '" +
+         out.string() + "' " + args;
+}
+
+TEST(Compose, ConfigValidatesWithThreeNodesAndTheServerOnAllOfThem) {
+  ASSERT_TRUE(have("docker-compose")) << "docker-compose (Debian package docker-compose) is not installed" << " (scripts/install-deps.sh installs it)";
+  const std::string file = kSource + "/docker-compose.yml";
+  const Output quiet = run("docker-compose -f '" + file + "' config -q");
+  ASSERT_EQ(quiet.status, 0) << quiet.text;
+
+  const Output config = run("docker-compose -f '" + file + "' config");
+  ASSERT_EQ(config.status, 0) << config.text;
+  const std::string& c = config.text;
+  std::smatch m;
+  int memcached_services = 0;
+  static const std::regex service(R"(\n  (mc\d+):\n)");
+  for (auto it = std::sregex_iterator(c.begin(), c.end(), service); it != std::sregex_iterator(); ++it)
+    ++memcached_services;
+  EXPECT_EQ(memcached_services, 3) << c;
+  EXPECT_NE(c.find("memcached:mc1:11211,mc2:11211,mc3:11211"), std::string::npos) << c;
+  // The server waits for healthy nodes; the load waits for a healthy server, in its netns.
+  EXPECT_NE(c.find("condition: service_healthy"), std::string::npos);
+  EXPECT_NE(c.find("/healthz"), std::string::npos);
+  EXPECT_NE(c.find("network_mode: service:server"), std::string::npos);
+  EXPECT_NE(c.find("- load"), std::string::npos) << "the load service is behind the 'load' profile";
+  EXPECT_NE(c.find(":/out"), std::string::npos) << "the load writes into a mounted folder";
+  EXPECT_NE(c.find("--host"), std::string::npos) << "the server must listen beyond loopback";
+}
+
+TEST(Compose, EnvironmentVariablesOverrideTheDefaults) {
+  ASSERT_TRUE(have("docker-compose")) << "docker-compose is not installed" << " (scripts/install-deps.sh installs it)";
+  const Output config = run("HITCOST_PORT=9137 HITCOST_STRATEGY=struct:msgpack+zlib HITCOST_SERVER_THREADS=3 "
+                            "HITCOST_SWEEP_ARGS='--repeat 5' docker-compose -f '" +
+                            kSource + "/docker-compose.yml' config");
+  ASSERT_EQ(config.status, 0) << config.text;
+  EXPECT_NE(config.text.find("9137"), std::string::npos) << config.text;
+  EXPECT_NE(config.text.find("struct:msgpack+zlib"), std::string::npos);
+  EXPECT_NE(config.text.find("--repeat 5"), std::string::npos);
+}
+
+// The compose file names nodes by hostname (mc1:11211): the store must resolve names.
+TEST(Topology, MemcachedStoreSpecAcceptsHostnames) {
+  MemcachedProcess mc;
+  ServerProcess server({"--store", "memcached:localhost:" + std::to_string(mc.port()), "--strategy", "html"});
+  EXPECT_EQ(http_get(server.port(), "/page/7").header("x-cache"), "miss");
+  EXPECT_EQ(http_get(server.port(), "/page/7").header("x-cache"), "hit");
+  const std::string stats = memcached_raw(mc.port(), "stats\r\n", "END\r\n");
+  EXPECT_NE(stats.find("STAT curr_items 1\r\n"), std::string::npos) << stats;
+}
+
+TEST(Topology, ThreeNodesTwoClientsRunASweepAndMergeIntoOneReport) {
+  for (const char* tool : {"memcached", "curl", "jq"})
+    ASSERT_TRUE(have(tool)) << tool << " is not installed" << " (scripts/install-deps.sh installs it)";
+  const fs::path out = fresh_dir("sweep");
+  const Output r = run(topology_command(out, "--nodes 3 --clients 2 --strategies html,struct:json+zlib "
+                                             "--duration 1s --warmup 300ms --keys 300 --connections 4 "
+                                             "--time-limit 240"));
+  ASSERT_EQ(r.status, 0) << r.text;
+  std::printf("%s\n", r.text.c_str());  // the report, for the test log
+
+  const json merged = read_json(out / "merged.json");
+  const json c1 = read_json(out / "client-1.json"), c2 = read_json(out / "client-2.json");
+  ASSERT_EQ(merged.at("runs").size(), 2u);
+  ASSERT_EQ(c1.at("runs").size(), 2u);
+  ASSERT_EQ(c2.at("runs").size(), 2u);
+  EXPECT_EQ(merged.at("merged").at("inputs"), 2);
+  for (size_t i = 0; i < 2; ++i) {
+    const json& m = merged["runs"][i];
+    const json &a = c1["runs"][i], &b = c2["runs"][i];
+    ASSERT_EQ(m.at("strategy"), a.at("strategy"));
+    ASSERT_EQ(m.at("strategy"), b.at("strategy"));
+    const uint64_t ra = a.at("requests"), rb = b.at("requests"), rm = m.at("requests");
+    EXPECT_GT(ra, 0u);
+    EXPECT_GT(rb, 0u);
+    EXPECT_EQ(rm, ra + rb) << m.at("strategy");
+    EXPECT_EQ(m.at("latency_us").at("count"), a.at("latency_us").at("count").get<uint64_t>() +
+                                                  b.at("latency_us").at("count").get<uint64_t>());
+    EXPECT_EQ(a.at("errors").at("total"), 0) << a.at("errors");
+    EXPECT_EQ(b.at("errors").at("total"), 0) << b.at("errors");
+    EXPECT_EQ(m.at("errors").at("total"), 0);
+    EXPECT_GT(m.at("hit_ratio").get<double>(), 0.9);
+    EXPECT_GT(m.at("merged").at("overlap_fraction").get<double>(), 0.5) << "the clients ran at the same time";
+  }
+  EXPECT_EQ(merged["runs"][0]["strategy"], "html");
+  EXPECT_EQ(merged["runs"][1]["strategy"], "struct:json+zlib");
+  EXPECT_EQ(merged.at("summary").size(), 2u);
+  EXPECT_TRUE(fs::file_size(out / "merged.html") > 1000);
+
+  // Keys spread over every node: each one holds items (consistent hashing, 300 keys x 2 steps).
+  std::istringstream nodes(read_file(out / "nodes.txt"));
+  std::string line;
+  std::getline(nodes, line);  // header
+  int node_lines = 0;
+  while (std::getline(nodes, line)) {
+    std::istringstream f(line);
+    std::string addr;
+    uint64_t curr_items = 0;
+    f >> addr >> curr_items;
+    EXPECT_GT(curr_items, 30u) << line;
+    ++node_lines;
+  }
+  EXPECT_EQ(node_lines, 3);
+
+  // Everything it started is gone.
+  const std::vector<int> ports = announced_ports(r.text);
+  EXPECT_EQ(ports.size(), 4u) << r.text;
+  for (int p : ports) EXPECT_FALSE(port_open(p)) << "port " << p << " still open after the script exited";
+  if (!HasFailure()) fs::remove_all(out);
+}
+
+TEST(Topology, InterruptStopsEverythingItStarted) {
+  for (const char* tool : {"memcached", "curl", "jq"})
+    ASSERT_TRUE(have(tool)) << tool << " is not installed" << " (scripts/install-deps.sh installs it)";
+  const fs::path out = fresh_dir("sigint");
+  const fs::path log = out.string() + ".log";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string cmd = "exec " + topology_command(out, "--nodes 2 --clients 2 --strategies html --duration 30s "
+                                                            "--warmup 100ms --keys 100 --connections 2") +
+                            " >'" + log.string() + "' 2>&1";
+    ::execl("/bin/bash", "bash", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait until the clients are loading (step 1 announced), then Ctrl-C.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (read_file(log).find("== step 1/1") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const std::string before = read_file(log);
+  ASSERT_NE(before.find("== step 1/1"), std::string::npos) << before;
+  const std::vector<int> ports = announced_ports(before);
+  ASSERT_EQ(ports.size(), 3u) << before;
+  for (int p : ports) EXPECT_TRUE(port_open(p)) << p;
+  ::kill(pid, SIGINT);
+
+  int status = 0;
+  const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  pid_t done = 0;
+  while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < stop_deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (done == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "topology.sh did not stop within 20 s of SIGINT:\n" << read_file(log);
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(log);
+  for (int p : ports) EXPECT_FALSE(port_open(p)) << "port " << p << " still open after Ctrl-C";
+  // The clients were loading the server: their processes must be gone too.
+  // ([/] keeps the pattern from matching the shell that runs pgrep.)
+  const Output clients = run("pgrep -f -- '" + out.string() + "[/]runs[/]' || true");
+  EXPECT_EQ(clients.text, "") << "hitcost-load processes left behind";
+  if (!HasFailure()) {
+    fs::remove_all(out);
+    fs::remove(log);
+  }
+}
+
+}  // namespace
