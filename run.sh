@@ -64,6 +64,6 @@ url="http://$(sed -n 's/^listening on //p' "$server_log" | head -1)"
 echo "== hitcost-server at $url (pid $server_pid, CPU $server_cpu)" >&2
 
 build/release/client/hitcost-load sweep --url "$url" --cpus "$other_cpu" \
-  --json "$out/sweep.json" --csv "$out/sweep.csv" "$@"
-echo "== results: $out/sweep.json, $out/sweep.csv" >&2
+  --json "$out/sweep.json" --csv "$out/sweep.csv" --html "$out/sweep.html" "$@"
+echo "== results: $out/sweep.html (report with charts), $out/sweep.json, $out/sweep.csv" >&2
 echo "   longer run: ./run.sh --duration 30s --repeat 5   (all options: build/release/client/hitcost-load sweep --help)" >&2
