@@ -317,6 +317,33 @@ Status MemcachedStore::get(std::string_view key, std::string& value, uint32_t& f
   return fail(rc, h);
 }
 
+namespace {
+
+size_t decimal_digits(uint64_t v) {
+  size_t n = 1;
+  while (v >= 10) {
+    v /= 10;
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+// libmemcached 1.1.4 (text protocol) never sends the end of a "set" whose whole request
+// — "set KEY FLAGS EXPTIME BYTES\r\n" + value + "\r\n" — is an exact multiple of its
+// 8196-byte write buffer: the call waits for the I/O timeout, and the breaker then skips
+// the node. Found in a sweep (a 24536-byte page under a 34-byte key: 3 x 8196). Such a
+// request is sent with an absolute expiry at the end of int32 time (2038-01-19) instead
+// of 0 ("never"): a different length, the same meaning for the next twelve years.
+uint32_t MemcachedStore::exptime_for(std::string_view key, size_t value_size, uint32_t flags) const {
+  constexpr size_t kLibmemcachedWriteBuffer = 8196;  // MEMCACHED_MAX_BUFFER
+  if (opts_.binary) return 0;
+  const size_t request = 4 + key.size() + 1 + decimal_digits(flags) + 1 + 1 + 1 + decimal_digits(value_size) + 2 +
+                         value_size + 2;
+  return request % kLibmemcachedWriteBuffer == 0 ? 2147483647u : 0u;
+}
+
 Status MemcachedStore::set(std::string_view key, std::string_view value, uint32_t flags) {
   c_->sets.add();
   if (auto s = bad_key(key); !s) {
@@ -328,7 +355,8 @@ Status MemcachedStore::set(std::string_view key, std::string_view value, uint32_
   int node = -1;
   if (auto g = gate(h, key, node); !g) return g;
   memcached_return_t rc =
-      memcached_set(h, key.data(), key.size(), value.data(), value.size(), 0, flags);
+      memcached_set(h, key.data(), key.size(), value.data(), value.size(),
+                    static_cast<time_t>(exptime_for(key, value.size(), flags)), flags);
   if (rc == MEMCACHED_TIMEOUT) node_stalled(h, key, node);
   if (rc != MEMCACHED_SUCCESS) return fail(rc, h);
   node_ok(node);

@@ -87,6 +87,8 @@ class MemcachedStore final : public Store {
   void node_ok(int node);
   void node_stalled(::memcached_st* h, std::string_view key, int node);
 
+  // 0, or a far-future absolute expiry that avoids a libmemcached write-buffer hang.
+  uint32_t exptime_for(std::string_view key, size_t value_size, uint32_t flags) const;
   MemcachedOptions opts_;
   uint64_t id_;
   std::shared_ptr<Registry> reg_;

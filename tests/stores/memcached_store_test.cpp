@@ -310,5 +310,32 @@ TEST(MemcachedStore, ThreadsKeepTheirOwnHandlesAndMayOutliveTheStore) {
   s.reset();  // threads exited first this time: their clones went back to the registry
 }
 
+// libmemcached 1.1.4 hung until the I/O timeout on a text "set" whose whole request was
+// an exact multiple of its 8196-byte write buffer (a sweep lost 172 of 1000 struct:json
+// pages to it: one hung set, then the breaker). Every such size must store at once.
+TEST(Regression, SetRequestThatFillsTheWriteBufferExactlyIsStored) {
+  MemcachedProcess mc;
+  auto s = open_nodes({&mc});
+  const std::string key = "hc:sw-struct-json-cur-r50:p828:r50";
+  const uint32_t flags = 6;
+  for (size_t multiple = 1; multiple <= 4; ++multiple) {
+    // request = "set " + key + " 6 0 " + digits(n) + "\r\n" + n + "\r\n"
+    size_t n = 0;
+    for (size_t guess = 1; guess < multiple * 8196; ++guess) {
+      size_t request = 4 + key.size() + 1 + 1 + 1 + 1 + 1 + std::to_string(guess).size() + 2 + guess + 2;
+      if (request == multiple * 8196) n = guess;
+    }
+    ASSERT_GT(n, 0u);
+    std::string value = make_value("x", multiple, n);
+    Status st = s->set(key, value, flags);  // before the fix: Errc::timeout after 200 ms
+    EXPECT_TRUE(st.ok()) << "value of " << n << " bytes: " << (st.ok() ? "" : st.error().message);
+    std::string got;
+    uint32_t f = 0;
+    ASSERT_TRUE(s->get(key, got, f).ok());
+    EXPECT_EQ(got, value);
+    EXPECT_EQ(f, flags);
+  }
+}
+
 }  // namespace
 }  // namespace hitcost
