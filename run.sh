@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-./scripts/install-deps.sh
+HITCOST_DEPS=build ./scripts/install-deps.sh   # run.sh needs no test tools (PHP, chromium)
 echo "== building (Release) into build/release" >&2
 ./scripts/build.sh build/release Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
 
