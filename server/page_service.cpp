@@ -112,37 +112,33 @@ void PageService::miss(const RuntimeConfig& cfg, const Strategy& strategy, const
   body.clear();
   render_page(page, body);
   lap(Phase::render, t0);
-  Store& store = *cfg.store;
-  if (ObjectCache* objects = store.objects()) {
-    objects->set_page(key, std::make_shared<const Page>(std::move(page)));
-    lap(Phase::store_set, t0);
-    return;
-  }
-  EncodedValue v = encode_value(strategy, page, body);
-  Status st = store.set(key, v.bytes, v.flags);
+  store_page(cfg, strategy, key, std::move(page), body);
   lap(Phase::store_set, t0);
-  if (st) {
-    m_.cache_bytes_written.add(v.bytes.size());
-  } else {
-    m_.store_set_errors.add();
-    m_.store_errors.add();
-    m_.store_errors_by_kind[static_cast<size_t>(st.error().code)].add();
-  }
 }
 
-bool PageService::warm(const RuntimeConfig& cfg, int64_t id, uint32_t rows) {
-  std::string key = key_for(cfg, id, rows);
-  Page page = origin_page(cfg, id, rows);
+bool PageService::store_page(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key, Page&& page,
+                             std::string_view html) {
   Store& store = *cfg.store;
   if (ObjectCache* objects = store.objects()) {
     objects->set_page(key, std::make_shared<const Page>(std::move(page)));
     return true;
   }
-  std::string html = render_page(page);
-  EncodedValue v = encode_value(cfg.strategy, page, html);
+  EncodedValue v = encode_value(strategy, page, html);
   Status st = store.set(key, v.bytes, v.flags);
-  if (st) m_.cache_bytes_written.add(v.bytes.size());
-  return static_cast<bool>(st);
+  if (st) {
+    m_.cache_bytes_written.add(v.bytes.size());
+    return true;
+  }
+  m_.store_set_errors.add();
+  m_.store_errors.add();
+  m_.store_errors_by_kind[static_cast<size_t>(st.error().code)].add();
+  return false;
+}
+
+bool PageService::warm(const RuntimeConfig& cfg, int64_t id, uint32_t rows) {
+  Page page = origin_page(cfg, id, rows);
+  std::string html = cfg.store->objects() ? std::string() : render_page(page);  // objects need no HTML
+  return store_page(cfg, cfg.strategy, key_for(cfg, id, rows), std::move(page), html);
 }
 
 }  // namespace hitcost::server

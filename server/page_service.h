@@ -44,7 +44,8 @@ class PageService {
   static Page origin_page(const RuntimeConfig& cfg, int64_t id, uint32_t rows);
   static std::string key_for(const RuntimeConfig& cfg, int64_t id, uint32_t rows);
 
-  // Fills the store with one page (the miss path without serving); false on a store error.
+  // Fills the store with one page (the miss path without serving); false on a store error
+  // (counted in store_errors like any other failed set).
   bool warm(const RuntimeConfig& cfg, int64_t id, uint32_t rows);
 
  private:
@@ -53,6 +54,9 @@ class PageService {
   bool try_hit(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key, std::string& body);
   void miss(const RuntimeConfig& cfg, const Strategy& strategy, const PageRequest& req, const std::string& key,
             std::string& body);
+  // Encodes and sets one page (or holds it as an object); counts a failure as a store error.
+  bool store_page(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key, Page&& page,
+                  std::string_view html);
 
   ThreadMetrics& m_;
   bool timing_;
