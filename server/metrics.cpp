@@ -1,5 +1,7 @@
 #include "server/metrics.h"
 
+#include <algorithm>
+
 #include "server/process_stats.h"
 
 namespace hitcost::server {
@@ -16,6 +18,23 @@ const char* to_string(Phase p) noexcept {
     case Phase::count_: break;
   }
   return "unknown";
+}
+
+const char* to_string(Outcome o) noexcept {
+  switch (o) {
+    case Outcome::hit: return "hit";
+    case Outcome::miss: return "miss";
+    case Outcome::other: return "other";
+    case Outcome::count_: break;
+  }
+  return "unknown";
+}
+
+const char* to_string(CpuPart p) noexcept {
+  if (p == CpuPart::receive) return "receive";
+  if (p == CpuPart::other) return "other";
+  if (p == CpuPart::count_) return "unknown";
+  return to_string(static_cast<Phase>(static_cast<size_t>(p) - 1));
 }
 
 uint64_t MetricsSnapshot::bad_requests() const noexcept {
@@ -52,6 +71,23 @@ MetricsSnapshot MetricsSnapshot::minus(const MetricsSnapshot& b) const {
     sub(d.phases[p].sum_ns, b.phases[p].sum_ns);
     for (size_t k = 0; k < kLog2Buckets; ++k) sub(d.phases[p].buckets[k], b.phases[p].buckets[k]);
   }
+  // Sampled sums wrap (they hold signed values): plain modular differences.
+  for (size_t o = 0; o < kOutcomes; ++o) {
+    auto& x = d.sampled[o];
+    const auto& y = b.sampled[o];
+    x.whole_samples -= y.whole_samples;
+    x.whole_weight -= y.whole_weight;
+    x.whole_cpu_ns -= y.whole_cpu_ns;
+    x.samples -= y.samples;
+    x.weight -= y.weight;
+    x.cpu_ns -= y.cpu_ns;
+    for (size_t k = 0; k < kCpuParts; ++k) {
+      x.part_cpu_ns[k] -= y.part_cpu_ns[k];
+      x.part_wall_ns[k] -= y.part_wall_ns[k];
+    }
+    for (size_t k = 0; k < kLog2Buckets; ++k) x.cpu_log2[k] -= y.cpu_log2[k];
+  }
+  d.clock_reads -= b.clock_reads;
   return d;
 }
 
@@ -87,6 +123,24 @@ MetricsSnapshot MetricsRegistry::total() const {
       s.phases[p].sum_ns += t.phases[p].sum_ns.get();
       for (size_t k = 0; k < kLog2Buckets; ++k) s.phases[p].buckets[k] += t.phases[p].buckets[k].get();
     }
+    for (size_t o = 0; o < kOutcomes; ++o) {
+      auto& x = s.sampled[o];
+      const SampledCpu& y = t.sampled[o];
+      x.whole_samples += y.whole_samples.get();
+      x.whole_weight += y.whole_weight.get();
+      x.whole_cpu_ns += y.whole_cpu_ns.get();
+      x.samples += y.samples.get();
+      x.weight += y.weight.get();
+      x.cpu_ns += y.cpu_ns.get();
+      for (size_t k = 0; k < kCpuParts; ++k) {
+        x.part_cpu_ns[k] += y.part_cpu_ns[k].get();
+        x.part_wall_ns[k] += y.part_wall_ns[k].get();
+      }
+      for (size_t k = 0; k < kLog2Buckets; ++k) x.cpu_log2[k] += y.cpu_log2[k].get();
+    }
+    s.clock_reads += t.sampler.clock_reads.get();
+    s.sample_period = std::max(s.sample_period, t.sampler.period.get());
+    s.clock_read_ns = std::max(s.clock_read_ns, t.sampler.clock_read_ns.get());
   }
   return s;
 }

@@ -49,6 +49,42 @@ struct PhaseHistogram {
   }
 };
 
+// ---- CPU per request, sampled (server/cpu_sampler.h fills these) ----------------------------
+// What a sampled request is, by its outcome: a page hit, a page miss, anything else.
+enum class Outcome : uint8_t { hit, miss, other, count_ };
+const char* to_string(Outcome) noexcept;
+constexpr size_t kOutcomes = static_cast<size_t>(Outcome::count_);
+
+// Where a sampled request's CPU goes. `receive` runs from the previous request's end on the
+// thread to this request's handler (event loop, recv, HTTP parse); the page phases follow in
+// Phase's order; `other` is the rest of the handler (routing, response headers).
+enum class CpuPart : uint8_t { receive, fetch, unwrap, decode, render, origin, store_set, write, other, count_ };
+const char* to_string(CpuPart) noexcept;
+constexpr size_t kCpuParts = static_cast<size_t>(CpuPart::count_);
+constexpr CpuPart cpu_part(Phase p) noexcept { return static_cast<CpuPart>(static_cast<size_t>(p) + 1); }
+static_assert(cpu_part(Phase::write) == CpuPart::write && cpu_part(Phase::fetch) == CpuPart::fetch);
+
+// Sums over sampled requests of one outcome. Each sample is weighted by the sampling period N
+// in force when it was taken (it stands for N requests), so means stay unbiased while N adapts.
+// CPU sums are two's complement: a part corrected for the clock's own cost can be below 0.
+// Two kinds of samples (server/cpu_sampler.h): "whole" ones read the clock only at both ends
+// (the figure per request), detailed ones at every part boundary as well (where it goes).
+struct SampledCpu {
+  OwnedCounter whole_samples, whole_weight, whole_cpu_ns;  // whole samples: count, Σ N, Σ N × CPU
+  OwnedCounter samples;                              // detailed samples
+  OwnedCounter weight;                               // Σ N
+  OwnedCounter cpu_ns;                               // Σ N × the request's CPU (ns)
+  std::array<OwnedCounter, kCpuParts> part_cpu_ns;   // Σ N × CPU by part
+  std::array<OwnedCounter, kCpuParts> part_wall_ns;  // Σ N × wall time by part (receive: none)
+  std::array<OwnedCounter, kLog2Buckets> cpu_log2;   // one request's CPU, whole samples, log2 ns (unweighted)
+};
+
+struct SamplerGauges {
+  OwnedCounter clock_reads;     // thread-clock reads made for sampling (their cost is overhead)
+  OwnedCounter period;          // N now: about 1 in N requests is sampled
+  OwnedCounter clock_read_ns;   // measured CPU cost of one thread-clock read
+};
+
 // HTTP statuses other than 200 that the server answers, counted by code.
 constexpr std::array<int, 9> kCountedStatuses = {400, 403, 404, 405, 408, 413, 431, 500, 503};
 constexpr size_t kErrcCount = static_cast<size_t>(Errc::invalid_argument) + 1;
@@ -63,6 +99,8 @@ struct ThreadMetrics {
   OwnedCounter connections_opened, connections_closed;
   OwnedCounter partial_writes;  // responses the socket did not take at once
   std::array<PhaseHistogram, kPhases> phases;
+  std::array<SampledCpu, kOutcomes> sampled;
+  SamplerGauges sampler;
 
   void count_status(int status) noexcept {
     for (size_t i = 0; i < kCountedStatuses.size(); ++i)
@@ -83,6 +121,16 @@ struct MetricsSnapshot {
     std::array<uint64_t, kLog2Buckets> buckets{};
   };
   std::array<Phase, kPhases> phases{};
+  struct Sampled {
+    uint64_t whole_samples = 0, whole_weight = 0, whole_cpu_ns = 0;
+    uint64_t samples = 0, weight = 0, cpu_ns = 0;
+    std::array<uint64_t, kCpuParts> part_cpu_ns{}, part_wall_ns{};
+    std::array<uint64_t, kLog2Buckets> cpu_log2{};
+  };
+  std::array<Sampled, kOutcomes> sampled{};
+  uint64_t clock_reads = 0;
+  // Gauges, not summed into deltas: the largest period and clock cost over the threads.
+  uint64_t sample_period = 0, clock_read_ns = 0;
 
   uint64_t bad_requests() const noexcept;  // every 4xx
   MetricsSnapshot minus(const MetricsSnapshot& base) const;

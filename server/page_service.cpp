@@ -13,6 +13,7 @@ uint64_t PageService::lap(Phase p, clock::time_point& t0) {
   auto now = clock::now();
   auto ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - t0).count());
   m_.phases[static_cast<size_t>(p)].record(ns);
+  sampler_.mark(cpu_part(p), ns);
   t0 = now;
   return ns;
 }
@@ -45,11 +46,14 @@ PageOutcome PageService::serve(const RuntimeConfig& cfg, const PageRequest& req,
   out.strategy_name = req.strategy_override ? std::string(req.strategy_override_text) : cfg.strategy_text;
   m_.pages.add();
   body.clear();
+  sampler_.mark(CpuPart::other);  // routing, up to here
   out.hit = try_hit(cfg, strategy, out.key, body);
   if (out.hit) {
     m_.hits.add();
+    sampler_.set_outcome(Outcome::hit);
   } else {
     m_.misses.add();
+    sampler_.set_outcome(Outcome::miss);
     miss(cfg, strategy, req, out.key, body);
   }
   return out;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "codecs/page.h"
+#include "server/cpu_sampler.h"
 #include "server/metrics.h"
 #include "server/runtime_config.h"
 
@@ -34,8 +35,8 @@ struct PageOutcome {
 // One per io thread: owns reusable buffers (no allocation per hit in steady state).
 class PageService {
  public:
-  PageService(ThreadMetrics& metrics, bool timing, uint32_t origin_delay_us)
-      : m_(metrics), timing_(timing), origin_delay_us_(origin_delay_us) {}
+  PageService(ThreadMetrics& metrics, CpuSampler& sampler, bool timing, uint32_t origin_delay_us)
+      : m_(metrics), sampler_(sampler), timing_(timing), origin_delay_us_(origin_delay_us) {}
 
   // Writes the HTML into `body` (cleared first).
   PageOutcome serve(const RuntimeConfig& cfg, const PageRequest& req, std::string& body);
@@ -59,6 +60,7 @@ class PageService {
                   std::string_view html);
 
   ThreadMetrics& m_;
+  CpuSampler& sampler_;
   bool timing_;
   uint32_t origin_delay_us_;
   std::string value_, scratch_;  // reused store and inflate buffers

@@ -1,5 +1,7 @@
 #include "server/process_stats.h"
 
+#include "proc/proc.h"
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -54,26 +56,9 @@ uint64_t process_rss_kb() {
 }
 
 std::string local_process_cpus(int64_t pid, const std::string& comm) {
-  if (pid <= 0) return "unknown";
-  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "re");
-  if (!f) return "unknown";
-  char line[512];
-  std::string name, cpus;
-  while (std::fgets(line, sizeof line, f)) {
-    std::string l(line);
-    if (!l.empty() && l.back() == '\n') l.pop_back();
-    auto value = [&](const char* key) -> std::string {
-      size_t n = std::strlen(key);
-      if (l.compare(0, n, key) != 0) return {};
-      size_t i = n;
-      while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
-      return l.substr(i);
-    };
-    if (auto v = value("Name:"); !v.empty()) name = v;
-    if (auto v = value("Cpus_allowed_list:"); !v.empty()) cpus = v;
-  }
-  std::fclose(f);
-  return name == comm && !cpus.empty() ? cpus : "unknown";
+  const auto p = proc::read_process(pid);
+  if (!p || p->comm != comm || p->allowed_cpus.empty()) return "unknown";
+  return proc::format_cpu_list(p->allowed_cpus);
 }
 
 }  // namespace hitcost::server

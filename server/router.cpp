@@ -58,8 +58,9 @@ void json_body(Response& res, std::string& body, const nlohmann::json& j, int st
 
 }  // namespace
 
-Router::Router(ServerContext& ctx, ThreadMetrics& metrics)
-    : ctx_(ctx), m_(metrics), view_(ctx.config), pages_(metrics, ctx.opts.metrics, ctx.opts.origin_delay_us) {}
+Router::Router(ServerContext& ctx, ThreadMetrics& metrics, CpuSampler& sampler)
+    : ctx_(ctx), m_(metrics), view_(ctx.config),
+      pages_(metrics, sampler, ctx.opts.metrics, ctx.opts.origin_delay_us) {}
 
 void Router::error(Response& res, std::string& body, int status, std::string_view reason) {
   res.status = status;

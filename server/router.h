@@ -37,7 +37,7 @@ struct ServerContext {
 
 class Router {
  public:
-  Router(ServerContext& ctx, ThreadMetrics& metrics);
+  Router(ServerContext& ctx, ThreadMetrics& metrics, CpuSampler& sampler);
 
   // Fills `res` and `body` (cleared first).
   void handle(const HttpRequest& req, const boost::asio::ip::address& peer, Response& res, std::string& body);

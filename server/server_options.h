@@ -24,7 +24,8 @@ struct ServerOptions {
   std::optional<uint32_t> threshold;      // compression rule overrides
   std::optional<double> min_savings, factor;
   uint32_t origin_delay_us = 0;    // simulated backend wait on a miss (sleep, not CPU)
-  bool metrics = true;             // per-phase timing; --no-metrics turns it off
+  bool metrics = true;             // per-phase timing and CPU sampling; --no-metrics turns both off
+  uint32_t cpu_sample_period = 0;  // sample 1 in N requests' thread CPU; 0 = adaptive (~1 % cost)
   uint32_t header_limit = 8192;    // bytes; larger headers: 431
   uint32_t body_limit = 65536;     // bytes; larger bodies: 413
   uint32_t idle_timeout_ms = 15000;  // a whole request must arrive within this: else 408 / close

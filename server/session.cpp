@@ -27,6 +27,7 @@ Session::Session(asio::ip::tcp::socket socket, Worker& worker) : socket_(std::mo
 }
 
 Session::~Session() {
+  worker_.sampler().abandon(this);
   worker_.remove(this);
   worker_.metrics().connections_closed.add();
 }
@@ -81,6 +82,7 @@ void Session::on_read(error_code ec, size_t bytes) {
     return respond_error(400, "bad request: " + ec.message());
   }
   m.requests.add();
+  worker_.sampler().request_started(this);
   const auto& req = parser_->get();
   res_ = Response{};
   worker_.router().handle(req, peer_, res_, body_);
@@ -92,6 +94,7 @@ void Session::on_read(error_code ec, size_t bytes) {
 void Session::respond_error(int status, std::string_view reason) {
   // After a parse error the stream position is unknown: answer and close.
   worker_.metrics().requests.add();
+  worker_.sampler().request_started(this);
   worker_.metrics().count_status(status);
   res_ = Response{};
   res_.close = true;
@@ -118,6 +121,8 @@ void Session::write() {
   if (res_.close) head_ += "Connection: close\r\n";
   head_ += "\r\n";
 
+  CpuSampler& sampler = worker_.sampler();
+  sampler.mark(CpuPart::other);  // handler and headers, up to the send
   write_started_ = clock::now();
   const size_t total = head_.size() + body_.size();
   std::array<asio::const_buffer, 2> bufs{asio::buffer(head_), asio::buffer(body_)};
@@ -125,8 +130,10 @@ void Session::write() {
   size_t n = socket_.write_some(bufs, ec);  // usually everything, at once
   if (worker_.opts().metrics) {
     // The write phase is the send syscall alone; waiting for a slow reader is not CPU.
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - write_started_).count();
-    worker_.metrics().phases[static_cast<size_t>(Phase::write)].record(static_cast<uint64_t>(ns));
+    auto ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - write_started_).count());
+    worker_.metrics().phases[static_cast<size_t>(Phase::write)].record(ns);
+    sampler.mark(CpuPart::write, ns);
   }
   if (ec && ec != asio::error::would_block && ec != asio::error::try_again) return close();
   if (ec) n = 0;
@@ -147,6 +154,7 @@ void Session::write() {
 }
 
 void Session::on_write(error_code ec) {
+  worker_.sampler().request_ended(this);  // the response is the kernel's now (or lost)
   if (ec) return close();
   after_write();
 }
@@ -163,6 +171,7 @@ void Session::after_write() {
 void Session::close() {
   if (closed_) return;
   closed_ = true;
+  worker_.sampler().abandon(this);
   error_code ec;
   socket_.close(ec);
 }

@@ -4,9 +4,45 @@
 #include <cstdio>
 #include <unistd.h>
 
+#include "proc/proc.h"
 #include "server/process_stats.h"
 
 namespace hitcost::server {
+
+namespace {
+// Sums since the reset; a reader divides the differences of two snapshots (see docs/http-api.md).
+// Signed sums (a part corrected for the clock's cost can be < 0) are written as signed.
+nlohmann::json sampled_cpu_json(const MetricsSnapshot& m) {
+  using nlohmann::json;
+  const auto signed_ns = [](uint64_t v) { return static_cast<int64_t>(v); };
+  json out = {{"period", m.sample_period},
+              {"clock_read_ns", m.clock_read_ns},
+              {"clock_reads", m.clock_reads}};
+  for (size_t o = 0; o < kOutcomes; ++o) {
+    const auto& s = m.sampled[o];
+    json parts_cpu = json::object(), parts_wall = json::object(), buckets = json::array();
+    for (size_t k = 0; k < kCpuParts; ++k) {
+      const char* name = to_string(static_cast<CpuPart>(k));
+      parts_cpu[name] = signed_ns(s.part_cpu_ns[k]);
+      parts_wall[name] = signed_ns(s.part_wall_ns[k]);
+    }
+    size_t last = 0;
+    for (size_t k = 0; k < kLog2Buckets; ++k)
+      if (s.cpu_log2[k]) last = k + 1;
+    for (size_t k = 0; k < last; ++k) buckets.push_back(s.cpu_log2[k]);
+    out[to_string(static_cast<Outcome>(o))] = {{"whole", {{"samples", s.whole_samples},
+                                                          {"weight", s.whole_weight},
+                                                          {"cpu_ns", signed_ns(s.whole_cpu_ns)}}},
+                                                {"samples", s.samples},
+                                                {"weight", s.weight},
+                                                {"cpu_ns", signed_ns(s.cpu_ns)},
+                                                {"parts_cpu_ns", parts_cpu},
+                                                {"parts_wall_ns", parts_wall},
+                                                {"cpu_log2_buckets", buckets}};
+  }
+  return out;
+}
+}  // namespace
 
 nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
   using nlohmann::json;
@@ -25,6 +61,13 @@ nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
     j["thread_cpus"] = ctx.thread_cpus;  // affinity of each io thread, e.g. ["0"] or ["0-1"]
   }
   j["pid"] = static_cast<int64_t>(::getpid());
+  // Who and where this process is: a client on the same machine (same boot id) finds the
+  // same pid with the same start time in its own /proc, and then knows the server is local.
+  static const nlohmann::json host = {
+      {"boot_id", proc::boot_id()},
+      {"pid", static_cast<int64_t>(::getpid())},
+      {"start_ticks", proc::read_process(::getpid()).value_or(proc::ProcessInfo{}).start_ticks}};
+  j["host"] = host;
   j["metrics_enabled"] = ctx.opts.metrics;
   j["requests"] = m.requests;
   j["pages"] = m.pages;
@@ -65,6 +108,7 @@ nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
     phases[to_string(static_cast<Phase>(p))] = {{"count", ph.count}, {"sum", ph.sum_ns}, {"log2_buckets", buckets}};
   }
   j["phases_ns"] = phases;
+  j["cpu_sampled"] = sampled_cpu_json(m);
   j["cache"] = {{"bytes_read", m.cache_bytes_read}, {"bytes_written", m.cache_bytes_written}};
   j["http"] = {{"bytes_in", m.http_bytes_in},
                {"bytes_out", m.http_bytes_out},
@@ -195,6 +239,21 @@ std::string metrics_text(const nlohmann::json& s) {
     line(out, "hitcost_phase_seconds_sum", "phase=\"" + phase + "\"", num(ph["sum"]) / 1e9);
     line(out, "hitcost_phase_seconds_count", "phase=\"" + phase + "\"", num(ph["count"]));
   }
+  family(out, "hitcost_sampled_requests_total", "counter",
+         "Requests the CPU samples stand for (sum of sampling periods), by outcome.");
+  for (const auto& [outcome, v] : s["cpu_sampled"].items())
+    if (v.is_object()) line(out, "hitcost_sampled_requests_total", "outcome=\"" + outcome + "\"", num(v["weight"]));
+  // A gauge, not a counter: a part corrected for the clock's own cost may step back.
+  family(out, "hitcost_sampled_cpu_seconds_total", "gauge",
+         "Thread CPU since reset estimated from samples (each weighted by its period), by outcome and part.");
+  for (const auto& [outcome, v] : s["cpu_sampled"].items()) {
+    if (!v.is_object()) continue;
+    for (const auto& [part, ns] : v["parts_cpu_ns"].items())
+      line(out, "hitcost_sampled_cpu_seconds_total", "outcome=\"" + outcome + "\",part=\"" + part + "\"",
+           num(ns) / 1e9);
+  }
+  family(out, "hitcost_cpu_sample_period", "gauge", "About 1 in this many requests has its thread CPU sampled.");
+  line(out, "hitcost_cpu_sample_period", "", num(s["cpu_sampled"]["period"]));
   family(out, "hitcost_cache_bytes_total", "counter", "Value bytes read from / written to the store.");
   line(out, "hitcost_cache_bytes_total", "direction=\"read\"", num(s["cache"]["bytes_read"]));
   line(out, "hitcost_cache_bytes_total", "direction=\"written\"", num(s["cache"]["bytes_written"]));

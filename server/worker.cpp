@@ -20,7 +20,9 @@ constexpr auto kSweepEvery = std::chrono::milliseconds(100);
 }  // namespace
 
 Worker::Worker(ServerContext& ctx, size_t index, const asio::ip::tcp::endpoint& endpoint)
-    : ctx_(ctx), index_(index), metrics_(ctx.metrics.thread(index)), acceptor_(io_), sweeper_(io_), router_(ctx, metrics_) {
+    : ctx_(ctx), index_(index), metrics_(ctx.metrics.thread(index)),
+      sampler_(metrics_, ctx.opts.metrics, ctx.opts.cpu_sample_period), acceptor_(io_), sweeper_(io_),
+      router_(ctx, metrics_, sampler_) {
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(asio::socket_base::reuse_address(true));
   acceptor_.set_option(reuse_port(true));
@@ -36,6 +38,7 @@ void Worker::run(int cpu) {
     pthread_setaffinity_np(pthread_self(), sizeof set, &set);
   }
   record_affinity();
+  sampler_.calibrate();  // on this thread, after pinning: the clock's cost where it will be read
   do_accept();
   arm_sweeper();
   io_.run();

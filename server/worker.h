@@ -9,6 +9,7 @@
 #include <atomic>
 #include <unordered_set>
 
+#include "server/cpu_sampler.h"
 #include "server/http_date.h"
 #include "server/router.h"
 
@@ -29,6 +30,7 @@ class Worker {
   // Used by sessions (same thread).
   Router& router() { return router_; }
   ThreadMetrics& metrics() { return metrics_; }
+  CpuSampler& sampler() { return sampler_; }
   HttpDate& date() { return date_; }
   const ServerOptions& opts() const { return ctx_.opts; }
   bool draining() const { return draining_ || ctx_.draining.load(std::memory_order_relaxed); }
@@ -43,6 +45,7 @@ class Worker {
   ServerContext& ctx_;
   size_t index_;
   ThreadMetrics& metrics_;
+  CpuSampler sampler_;  // before router_, which holds a reference to it
   boost::asio::io_context io_{1};  // concurrency hint 1: single-threaded, fewer locks
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer sweeper_;

@@ -432,8 +432,11 @@ StoreStats MemcachedStore::stats() {
     x[p + "up"] = alive ? 1 : 0;
     if (!alive) continue;
     up += 1;
-    ru += static_cast<double>(t.rusage_user_seconds) + t.rusage_user_microseconds / 1e6;
-    rs += static_cast<double>(t.rusage_system_seconds) + t.rusage_system_microseconds / 1e6;
+    const double node_user = static_cast<double>(t.rusage_user_seconds) + t.rusage_user_microseconds / 1e6;
+    const double node_system = static_cast<double>(t.rusage_system_seconds) + t.rusage_system_microseconds / 1e6;
+    ru += node_user;
+    rs += node_system;
+    x[p + "cpu_s"] = node_user + node_system;  // each node's own, for per-node idle baselines
     br += static_cast<double>(t.bytes_read);
     bw += static_cast<double>(t.bytes_written);
     cg += static_cast<double>(t.cmd_get);

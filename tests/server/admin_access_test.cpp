@@ -17,7 +17,8 @@ struct Fixture {
         metrics(1),
         config(make_initial_config("html", "php-memcached", "memory", 2, "v1", 1, 1.0, {}, {}, {})),
         ctx(opts, config, metrics, 1),
-        router(ctx, metrics.thread(0)) {}
+        sampler(metrics.thread(0), false, 0),
+        router(ctx, metrics.thread(0), sampler) {}
   int post(const std::string& target, const std::string& peer, const std::string& auth = "") {
     HttpRequest req{http::verb::post, target, 11};
     if (!auth.empty()) req.set(http::field::authorization, auth);
@@ -30,6 +31,7 @@ struct Fixture {
   MetricsRegistry metrics;
   ConfigHolder config;
   ServerContext ctx;
+  CpuSampler sampler;
   Router router;
 };
 

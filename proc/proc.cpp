@@ -1,0 +1,173 @@
+#include "proc/proc.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace hitcost::proc {
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return {};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+double ticks_per_second() { return double(::sysconf(_SC_CLK_TCK)); }
+}  // namespace
+
+CpuTimes CpuTimes::minus(const CpuTimes& b) const noexcept {
+  return {user - b.user,     nice - b.nice,       system - b.system,   idle - b.idle,
+          iowait - b.iowait, irq - b.irq,         softirq - b.softirq, steal - b.steal};
+}
+
+MachineCpu MachineCpu::minus(const MachineCpu& base) const {
+  MachineCpu d;
+  d.all = all.minus(base.all);
+  d.cpus.resize(cpus.size());
+  for (size_t i = 0; i < cpus.size(); ++i)
+    if (cpus[i] && i < base.cpus.size() && base.cpus[i]) d.cpus[i] = cpus[i]->minus(*base.cpus[i]);
+  return d;
+}
+
+CpuTimes MachineCpu::over(const std::vector<int>& numbers) const {
+  CpuTimes s;
+  for (int n : numbers) {
+    if (n < 0 || size_t(n) >= cpus.size() || !cpus[size_t(n)]) continue;
+    const CpuTimes& c = *cpus[size_t(n)];
+    s.user += c.user;
+    s.nice += c.nice;
+    s.system += c.system;
+    s.idle += c.idle;
+    s.iowait += c.iowait;
+    s.irq += c.irq;
+    s.softirq += c.softirq;
+    s.steal += c.steal;
+  }
+  return s;
+}
+
+std::optional<MachineCpu> parse_machine_cpu(std::string_view text, double hz) {
+  MachineCpu m;
+  bool have_all = false;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu", 0) != 0) break;  // the cpu lines come first
+    std::istringstream l(line);
+    std::string label;
+    unsigned long long v[8] = {};
+    l >> label;
+    for (auto& x : v) l >> x;
+    if (!l) return std::nullopt;
+    CpuTimes t{double(v[0]) / hz, double(v[1]) / hz, double(v[2]) / hz, double(v[3]) / hz,
+               double(v[4]) / hz, double(v[5]) / hz, double(v[6]) / hz, double(v[7]) / hz};
+    if (label == "cpu") {
+      m.all = t;
+      have_all = true;
+      continue;
+    }
+    int n = -1;
+    auto [p, ec] = std::from_chars(label.data() + 3, label.data() + label.size(), n);
+    if (ec != std::errc() || p != label.data() + label.size() || n < 0 || n >= 1024) return std::nullopt;
+    if (m.cpus.size() <= size_t(n)) m.cpus.resize(size_t(n) + 1);
+    m.cpus[size_t(n)] = t;
+  }
+  if (!have_all) return std::nullopt;
+  return m;
+}
+
+std::optional<MachineCpu> read_machine_cpu() { return parse_machine_cpu(slurp("/proc/stat"), ticks_per_second()); }
+
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
+  std::vector<int> cpus;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n'; };
+    while (!item.empty() && blank(item.front())) item.remove_prefix(1);
+    while (!item.empty() && blank(item.back())) item.remove_suffix(1);
+    if (item.empty()) continue;
+    const size_t dash = item.find('-');
+    const std::string_view first = item.substr(0, dash);
+    int a = 0, b = 0;
+    auto [p, ec] = std::from_chars(first.data(), first.data() + first.size(), a);
+    if (ec != std::errc() || p != first.data() + first.size() || a < 0 || a >= 1024) return std::nullopt;
+    b = a;
+    if (dash != std::string_view::npos) {
+      const std::string_view second = item.substr(dash + 1);
+      auto [q, ec2] = std::from_chars(second.data(), second.data() + second.size(), b);
+      if (ec2 != std::errc() || q != second.data() + second.size() || b < a || b >= 1024) return std::nullopt;
+    }
+    for (int c = a; c <= b; ++c) cpus.push_back(c);
+  }
+  if (cpus.empty()) return std::nullopt;
+  return cpus;
+}
+
+std::string format_cpu_list(const std::vector<int>& cpus) {
+  std::string s;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!s.empty()) s += ',';
+    s += std::to_string(cpus[i]);
+    if (j > i) {
+      s += '-';
+      s += std::to_string(cpus[j]);
+    }
+    i = j + 1;
+  }
+  return s;
+}
+
+std::vector<int> online_cpus() {
+  auto cpus = parse_cpu_list(slurp("/sys/devices/system/cpu/online"));
+  if (cpus) return *cpus;
+  std::vector<int> all;
+  for (long i = 0; i < ::sysconf(_SC_NPROCESSORS_ONLN); ++i) all.push_back(int(i));
+  return all;
+}
+
+std::string boot_id() {
+  std::string id = slurp("/proc/sys/kernel/random/boot_id");
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
+}
+
+std::optional<ProcessInfo> read_process(int64_t pid) {
+  if (pid <= 0) return std::nullopt;
+  const std::string base = "/proc/" + std::to_string(pid);
+  const std::string stat = slurp(base + "/stat");
+  // "pid (comm) state ppid ..." — comm may hold spaces and parentheses: split at the last ')'.
+  const size_t open = stat.find('('), close = stat.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+  ProcessInfo p;
+  p.comm = stat.substr(open + 1, close - open - 1);
+  std::istringstream rest(stat.substr(close + 2));
+  std::string field;
+  // Fields from 3 (state) on; utime and stime are 14 and 15, starttime 22.
+  unsigned long long utime = 0, stime = 0, start = 0;
+  for (int k = 3; k <= 22 && rest >> field; ++k) {
+    if (k == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
+    if (k == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
+    if (k == 22) start = std::strtoull(field.c_str(), nullptr, 10);
+  }
+  if (start == 0) return std::nullopt;
+  p.cpu_s = double(utime + stime) / ticks_per_second();
+  p.start_ticks = start;
+  const std::string status = slurp(base + "/status");
+  const size_t at = status.find("Cpus_allowed_list:");
+  if (at != std::string::npos) {
+    const size_t from = at + 18, eol = status.find('\n', from);
+    if (auto c = parse_cpu_list(std::string_view(status).substr(from, eol - from))) p.allowed_cpus = *c;
+  }
+  return p;
+}
+
+}  // namespace hitcost::proc

@@ -1,0 +1,55 @@
+#pragma once
+// hitcost::proc — what /proc says about this machine and its processes, for the CPU
+// accounting of both programs: per-CPU times (/proc/stat), a process's CPU and identity
+// (/proc/PID/stat, /proc/PID/status) and the machine's identity (boot id).
+//
+// Units: seconds (from USER_HZ ticks, 10 ms here) unless a name says otherwise. /proc/stat's
+// per-CPU figures come from the scheduler tick (250 Hz on this kernel): over a 1 s window a
+// CPU's busy time is known to about ±4 ms, and its softirq share to a few ticks.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hitcost::proc {
+
+// One line of /proc/stat ("cpu" or "cpuN"), in seconds. guest/guest_nice are already in
+// user/nice, so they are not kept apart.
+struct CpuTimes {
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  // Work done on the CPU by anyone (processes, interrupts, softirqs), steal excluded.
+  double busy() const noexcept { return user + nice + system + irq + softirq; }
+  CpuTimes minus(const CpuTimes& base) const noexcept;
+};
+
+struct MachineCpu {
+  CpuTimes all;
+  std::vector<std::optional<CpuTimes>> cpus;  // by CPU number; nullopt for an absent CPU
+  MachineCpu minus(const MachineCpu& base) const;
+  // Sum over the listed CPUs (absent ones count 0).
+  CpuTimes over(const std::vector<int>& cpu_numbers) const;
+};
+std::optional<MachineCpu> read_machine_cpu();
+std::optional<MachineCpu> parse_machine_cpu(std::string_view proc_stat_text, double ticks_per_s);
+
+// "0,1,4-7" → {0,1,4,5,6,7} (the kernel's cpu-list format, as in Cpus_allowed_list);
+// nullopt when malformed or empty. CPU numbers 0..1023.
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text);
+std::string format_cpu_list(const std::vector<int>& cpus);  // {0,1,2,5} → "0-2,5"
+std::vector<int> online_cpus();                             // /sys/devices/system/cpu/online
+
+// This kernel's boot id: the same for every process of one machine (containers included),
+// different on another machine. Empty when unreadable.
+std::string boot_id();
+
+struct ProcessInfo {
+  std::string comm;          // the process's name
+  double cpu_s = 0;          // user + system, all threads
+  uint64_t start_ticks = 0;  // start time since boot, in clock ticks: with the pid, an identity
+  std::vector<int> allowed_cpus;  // Cpus_allowed_list
+};
+// nullopt when the process is not visible here (another machine, another pid namespace, gone).
+std::optional<ProcessInfo> read_process(int64_t pid);
+
+}  // namespace hitcost::proc
