@@ -12,7 +12,7 @@
 #include "client/histogram.h"
 #include "client/log2_histogram.h"
 #include "client/report.h"
-#include "client/sweep.h"
+#include "client/summary.h"
 #include "client/verdict.h"
 
 namespace hitcost::client {
@@ -101,7 +101,7 @@ const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
 
 // Latency percentiles per strategy: grouped bars on a log10 µs axis, bar = median over the
 // group's runs, whisker = min..max over them.
-std::string latency_chart(const std::vector<Group>& groups) {
+std::string latency_chart(const std::vector<Group>& groups, bool open_loop_runs) {
   static const std::pair<const char*, const char*> pcts[] = {
       {"p50", "/latency_us/p50"}, {"p90", "/latency_us/p90"}, {"p99", "/latency_us/p99"},
       {"p99.9", "/latency_us/p999"}, {"max", "/latency_us/max"}};
@@ -113,7 +113,8 @@ std::string latency_chart(const std::vector<Group>& groups) {
     for (int p = 0; p < np; ++p) {
       std::vector<double> v;
       for (const json* r : groups[g].runs)
-        if (auto x = num_at(*r, pcts[p].second)) v.push_back(std::max(*x, 0.001));
+        if (open_loop_runs == (r->value("role", std::string()) == "latency"))
+          if (auto x = num_at(*r, pcts[p].second)) v.push_back(std::max(*x, 0.001));
       if (auto range = Range::of(v)) {
         cells[g][size_t(p)] = {range->median, range->min, range->max};
         vmin = std::min(vmin, range->min);
@@ -165,45 +166,47 @@ std::string latency_chart(const std::vector<Group>& groups) {
   return s.str();
 }
 
-// CPU per request, stacked: the server's per-phase time on the hit path, the rest of the
-// server's CPU ("other"), then the cache's and this client's CPU. Medians over the runs.
-std::string cpu_chart(const std::vector<Group>& groups) {
-  static const char* parts[] = {"fetch", "unwrap", "decode", "render", "write", "other", "cache CPU", "client CPU"};
-  const size_t np = 8;
-  std::vector<std::vector<double>> v(groups.size(), std::vector<double>(np, 0));
-  std::vector<double> server(groups.size(), 0);
-  double vmax = 0;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    std::vector<std::vector<double>> samples(np);
-    std::vector<double> srv;
-    for (const json* r : groups[g].runs) {
-      double phases = 0;
-      for (size_t k = 0; k < 5; ++k) {
-        const std::string ptr = std::string("/phases_us_per_req/") + parts[k];
-        const double x = num_at(*r, ptr.c_str()).value_or(0);
-        samples[k].push_back(x);
-        phases += x;
-      }
-      const double s = num_at(*r, "/server_cpu_us_per_req").value_or(0);
-      srv.push_back(s);
-      samples[5].push_back(std::max(0.0, s - phases));
-      samples[6].push_back(num_at(*r, "/cache_cpu_us_per_req").value_or(0));
-      samples[7].push_back(num_at(*r, "/client_cpu_us_per_req").value_or(0));
-    }
-    double total = 0;
-    for (size_t k = 0; k < np; ++k) total += v[g][k] = median_of(samples[k]);
-    server[g] = median_of(srv);
-    vmax = std::max(vmax, total);
+// The server's CPU per hit by part and its wall time by phase, side by side (medians over the
+// capacity runs of each strategy, from the server's sampled requests). Two bars per strategy:
+// CPU (receive, fetch, ..., write, other; they add up to the sampled CPU per hit) and wall
+// (fetch .. write: time inside the handler, waiting included). A table under the chart gives
+// each phase's CPU, wall and wait = wall − CPU, signed: nothing is clamped.
+const char* kCpuParts[] = {"receive", "fetch", "unwrap", "decode", "render", "write", "other"};
+const char* kWallParts[] = {"fetch", "unwrap", "decode", "render", "write"};
+
+bool is_capacity(const json& r) { return r.value("role", std::string("capacity")) != "latency"; }
+
+double part_median(const Group& g, const char* kind, const char* part) {
+  std::vector<double> v;
+  for (const json* r : g.runs) {
+    if (!is_capacity(*r)) continue;
+    const std::string ptr = std::string("/server_sampling/hit/") + kind + "/" + part;
+    if (auto x = num_at(*r, ptr.c_str())) v.push_back(*x);
   }
-  if (vmax <= 0) vmax = 1;
+  return median_of(v);
+}
+
+std::string phase_chart(const std::vector<Group>& groups) {
+  const size_t nc = std::size(kCpuParts), nw = std::size(kWallParts);
+  std::vector<std::vector<double>> cpu(groups.size(), std::vector<double>(nc)), wall(groups.size(), std::vector<double>(nw));
+  double vmax = 0;
+  bool any = false;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    double c = 0, w = 0;
+    for (size_t k = 0; k < nc; ++k) c += std::max(0.0, cpu[g][k] = part_median(groups[g], "parts_cpu_us", kCpuParts[k]));
+    for (size_t k = 0; k < nw; ++k) w += std::max(0.0, wall[g][k] = part_median(groups[g], "parts_wall_us", kWallParts[k]));
+    vmax = std::max({vmax, c, w});
+    any = any || c > 0;
+  }
+  if (!any) return "<p class=\"note\">No sampled server CPU in these runs (server without sampling, or --no-metrics).</p>";
   size_t longest = 0;
   for (const Group& g : groups) longest = std::max(longest, g.label.size());
-  const double L = 70, T = 30, H = 300, bw = 60, gap = std::max(90.0, 7.5 * double(longest) - 40),
-               W = L + (bw + gap) * double(groups.size()) + 20;
-  auto h = [&](double x) { return H * x / (vmax * 1.1); };
+  const double L = 70, T = 30, H = 300, bw = 34, gap = std::max(80.0, 7.5 * double(longest) - 50),
+               W = std::max(L + (2 * bw + gap) * double(groups.size()) + 20, 820.0);
+  auto h = [&](double x) { return H * std::max(0.0, x) / (vmax * 1.1); };
   std::ostringstream s;
-  s << "<svg class=\"chart\" data-chart=\"cpu\" width=\"" << std::max(W, 820.0)
-    << "\" height=\"" << T + H + 90 << "\" role=\"img\" aria-label=\"CPU per request by phase\">";
+  s << "<svg class=\"chart\" data-chart=\"phases\" width=\"" << W << "\" height=\"" << T + H + 96
+    << "\" role=\"img\" aria-label=\"server CPU and wall time per hit by phase\">";
   for (int t = 0; t <= 4; ++t) {
     const double val = vmax * 1.1 * t / 4, yy = T + H - h(val);
     s << "<line x1=\"" << L << "\" x2=\"" << W - 10 << "\" y1=\"" << yy << "\" y2=\"" << yy
@@ -211,32 +214,56 @@ std::string cpu_chart(const std::vector<Group>& groups) {
       << "</text>";
   }
   s << "<text x=\"14\" y=\"" << T + H / 2 << "\" transform=\"rotate(-90 14 " << T + H / 2
-    << ")\" text-anchor=\"middle\">µs per request</text>";
+    << ")\" text-anchor=\"middle\">µs per hit</text>";
+  auto color = [](const char* part) {
+    for (size_t k = 0; k < std::size(kCpuParts); ++k)
+      if (std::string(part) == kCpuParts[k]) return kPalette[k];
+    return kPalette[9];
+  };
   for (size_t g = 0; g < groups.size(); ++g) {
-    const double x = L + 30 + (bw + gap) * double(g);
-    double base = T + H, total = 0;
-    for (size_t k = 0; k < np; ++k) {
-      const double hh = h(v[g][k]);
-      total += v[g][k];
-      base -= hh;
-      s << "<rect class=\"cpu-seg\" data-strategy=\"" << esc(groups[g].label) << "\" data-part=\"" << parts[k]
-        << "\" x=\"" << x << "\" y=\"" << base << "\" width=\"" << bw << "\" height=\"" << hh << "\" fill=\""
-        << kPalette[k] << "\"><title>" << esc(groups[g].label) << " " << parts[k] << ": " << num3(v[g][k])
-        << " µs/req</title></rect>";
-    }
-    s << "<text class=\"small\" x=\"" << x + bw / 2 << "\" y=\"" << base - 4 << "\" text-anchor=\"middle\">"
-      << num3(total) << " total, server CPU " << num3(server[g]) << "</text>";
-    s << "<text class=\"label\" x=\"" << x + bw / 2 << "\" y=\"" << T + H + 18 << "\" text-anchor=\"middle\">"
+    const double x = L + 20 + (2 * bw + gap) * double(g);
+    auto stack = [&](double x0, const char* kind, const char* const* parts, const std::vector<double>& vals) {
+      double base = T + H, total = 0;
+      for (size_t k = 0; k < vals.size(); ++k) {
+        const double hh = h(vals[k]);
+        total += vals[k];
+        base -= hh;
+        s << "<rect class=\"phase-seg\" data-kind=\"" << kind << "\" data-strategy=\"" << esc(groups[g].label)
+          << "\" data-part=\"" << parts[k] << "\" x=\"" << x0 << "\" y=\"" << base << "\" width=\"" << bw
+          << "\" height=\"" << hh << "\" fill=\"" << color(parts[k]) << "\""
+          << (std::string(kind) == "wall" ? " fill-opacity=\"0.45\" stroke=\"#555\" stroke-dasharray=\"3 2\"" : "")
+          << "><title>" << esc(groups[g].label) << " " << parts[k] << " " << kind << ": " << num3(vals[k])
+          << " µs</title></rect>";
+      }
+      s << "<text class=\"small\" x=\"" << x0 + bw / 2 << "\" y=\"" << base - 4 << "\" text-anchor=\"middle\">"
+        << num3(total) << "</text><text class=\"tick\" x=\"" << x0 + bw / 2 << "\" y=\"" << T + H + 12
+        << "\" text-anchor=\"middle\">" << kind << "</text>";
+    };
+    stack(x, "cpu", kCpuParts, cpu[g]);
+    stack(x + bw + 4, "wall", kWallParts, wall[g]);
+    s << "<text class=\"label\" x=\"" << x + bw << "\" y=\"" << T + H + 28 << "\" text-anchor=\"middle\">"
       << esc(groups[g].label) << "</text>";
   }
-  for (size_t k = 0; k < np; ++k)
-    s << "<rect x=\"" << L + 88.0 * double(k) << "\" y=\"" << T + H + 40 << "\" width=\"12\" height=\"12\" fill=\""
-      << kPalette[k] << "\"/><text x=\"" << L + 88.0 * double(k) + 16 << "\" y=\"" << T + H + 51 << "\">" << parts[k]
-      << "</text>";
-  s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 76
-    << "\">phases are time inside the server (fetch includes waiting for the cache); other = server CPU outside "
-       "those phases (misses, parsing, syscalls)</text>";
-  s << "</svg>";
+  for (size_t k = 0; k < nc; ++k)
+    s << "<rect x=\"" << L + 88.0 * double(k) << "\" y=\"" << T + H + 44 << "\" width=\"12\" height=\"12\" fill=\""
+      << kPalette[k] << "\"/><text x=\"" << L + 88.0 * double(k) + 16 << "\" y=\"" << T + H + 55 << "\">"
+      << kCpuParts[k] << "</text>";
+  s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 78
+    << "\">solid: the server's thread CPU per hit, sampled (receive = event loop and reading the request; other = "
+       "routing, headers). Pale, dashed: wall time of each phase inside the handler; above its CPU is waiting.</text>";
+  s << "</svg><table class=\"phases\"><tr><th>strategy</th><th>phase</th><th>CPU µs</th><th>wall µs</th>"
+       "<th>waiting µs (wall − CPU)</th></tr>";
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (const char* part : kCpuParts) {
+      const double c = part_median(groups[g], "parts_cpu_us", part);
+      const bool has_wall = std::find_if(std::begin(kWallParts), std::end(kWallParts),
+                                         [&](const char* w) { return std::string(w) == part; }) != std::end(kWallParts);
+      const double w = has_wall ? part_median(groups[g], "parts_wall_us", part) : 0;
+      s << "<tr><td>" << esc(groups[g].label) << "</td><td>" << part << "</td><td>" << fmt("%.2f", c) << "</td><td>"
+        << (has_wall ? fmt("%.2f", w) : "-") << "</td><td" << (has_wall && w < c ? " class=\"bad\"" : "") << ">"
+        << (has_wall ? fmt("%+.2f", w - c) : "-") << "</td></tr>";
+    }
+  s << "</table>";
   return s.str();
 }
 
@@ -358,9 +385,15 @@ std::string uniq(const std::vector<json>& runs, const char* pointer) {
 std::string header_section(const std::vector<json>& runs, const std::vector<json>& merged_info) {
   std::ostringstream s;
   size_t contaminated = 0, unknown = 0, retries = 0, unsent = 0;
+  std::string unknown_why;
   for (const json& r : runs) {
-    if (!r.contains("contaminated") || r["contaminated"].is_null()) ++unknown;
-    else if (r["contaminated"].get<bool>()) ++contaminated;
+    if (!r.contains("contaminated") || r["contaminated"].is_null()) {
+      ++unknown;
+      const auto why = json::json_pointer("/cpu/contamination/why");
+      if (r.contains(why) && r.at(why).is_string()) unknown_why = r.at(why).get<std::string>();
+    } else if (r["contaminated"].get<bool>()) {
+      ++contaminated;
+    }
     retries += r.value("contamination_retries", size_t{0});
     unsent += r.value("unsent", size_t{0}) + r.value("unfinished", size_t{0});
   }
@@ -379,9 +412,19 @@ std::string header_section(const std::vector<json>& runs, const std::vector<json
   row("CPU placement", "client pinned " + esc(uniq(runs, "/placement/client_pinned")) + " (threads seen on " +
                            esc(uniq(runs, "/placement/client_thread_cpus")) + "); server " +
                            esc(uniq(runs, "/placement/server_cpus")) + "; cache " + esc(uniq(runs, "/placement/cache_cpus")));
+  row("CPU accounting",
+      "server CPU per hit sampled by the server (1 in " + esc(uniq(runs, "/server_sampling/period")) +
+          " requests, sampling cost " + esc(uniq(runs, "/server_sampling/overhead_fraction")) +
+          " of the CPU measured); net of the idle baseline (cores: server " + esc(uniq(runs, "/cpu/idle_cores/server")) +
+          ", cache " + esc(uniq(runs, "/cpu/idle_cores/cache")) + "); attribution: " +
+          esc(uniq(runs, "/cpu/attribution")) + " — " + esc(uniq(runs, "/cpu/attribution_note")));
+  row("receive work", "softirq µs/req on the server's CPUs (its peers receiving): " +
+                          esc(uniq(runs, "/cpu/softirq_us_per_req/server_cpus")) +
+                          "; on the peers' CPUs (the server receiving): " +
+                          esc(uniq(runs, "/cpu/softirq_us_per_req/peer_cpus")));
   std::string cont = std::to_string(contaminated) + " of " + std::to_string(runs.size()) + " runs contaminated";
-  if (unknown) cont += ", " + std::to_string(unknown) + " unknown (no server stats)";
-  cont += "; " + std::to_string(retries) + " re-runs because of it";
+  if (unknown) cont += ", " + std::to_string(unknown) + " not judged (" + esc(unknown_why.empty() ? "no server stats" : unknown_why) + ")";
+  cont += "; " + std::to_string(retries) + " re-runs because of it (the cleanest attempt kept)";
   row("contamination", contaminated ? "<b class=\"bad\">" + cont + "</b>" : cont);
   if (unsent) row("overload", "<b class=\"bad\">" + std::to_string(unsent) + " requests due but never sent or answered "
                                 "(counted in latency from their intended time)</b>");
@@ -441,7 +484,7 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
   for (const json& r : runs)
     if (r.contains("merged")) merged_info.push_back(r["merged"]);
   if (with_summary != 1 || docs.size() != 1) {  // several inputs: one table over all of them
-    const json s = summarize_runs_json(json(runs));
+    const json s = summarize_runs_json(json(runs), summary_options_of(docs.front()));
     summary = s["summary"];
     verdicts = s["verdicts"];
   }
@@ -454,27 +497,64 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
     << kStyle << "</style>" << kScript << "</head><body><h1>" << esc(title) << "</h1><p class=\"note\">hitcost-load report, "
     << when << ". Figures are median [min..max] over repeats; CPU per request is process CPU over the measured "
     << "window divided by requests.</p><h2>What was measured</h2>" << header_section(runs, merged_info);
-  h << "<h2>Summary</h2><table><tr><th>strategy</th><th>store</th><th>runs</th><th>req/s</th><th>server µs/req</th>"
-       "<th>cache µs/req</th><th>client µs/req</th><th>p50 µs</th><th>p99 µs</th><th>errors</th></tr>";
-  for (const auto& row : summary)
+  h << "<h2>Summary</h2><p class=\"note\">Capacity and CPU from closed-loop runs; CPU net of idle, in the "
+       "attribution named above; median [min..max] over the runs kept (runs with errors, off the target hit ratio, or "
+       "contaminated are left out and counted).</p><table><tr><th>strategy</th><th>store</th><th>runs kept</th>"
+       "<th>req/s (capacity)</th><th>server µs/hit</th><th>server µs/req</th><th>cache µs/req</th>"
+       "<th>total µs/req</th><th>hit ratio</th><th>errors</th></tr>";
+  bool any_latency = false;
+  for (const auto& row : summary) {
+    any_latency = any_latency || (row.contains("latency") && row["latency"].is_object());
+    if (row.value("runs", 0) == 0) continue;
     h << "<tr><td>" << esc(row.value("strategy", std::string())) << "</td><td>" << esc(row.value("store", std::string()))
-      << "</td><td>" << row.value("runs", 0) << "</td>" << range_cell(row.value("throughput_rps", json()), "%.0f")
+      << "</td><td>" << row.value("used", row.value("runs", 0)) << "/" << row.value("runs", 0) << "</td>"
+      << range_cell(row.value("throughput_rps", json()), "%.0f")
+      << range_cell(row.value("server_cpu_us_per_hit", json()), "%.2f")
       << range_cell(row.value("server_cpu_us_per_req", json()), "%.2f")
       << range_cell(row.value("cache_cpu_us_per_req", json()), "%.2f")
-      << range_cell(row.value("client_cpu_us_per_req", json()), "%.2f") << range_cell(row.value("p50_us", json()), "%.1f")
-      << range_cell(row.value("p99_us", json()), "%.1f") << "<td>" << row.value("errors", 0) << "</td></tr>";
-  h << "</table><h3>Verdicts</h3><ul class=\"verdicts\">";
+      << range_cell(row.value("total_cpu_us_per_req", json()), "%.2f")
+      << range_cell(row.value("hit_ratio", json()), "%.3f") << "<td>" << row.value("errors", 0) << "</td></tr>";
+  }
+  h << "</table>";
+  if (any_latency) {
+    h << "<h3>Latency: open loop, every strategy at the same rate</h3><table><tr><th>strategy</th><th>store</th>"
+         "<th>req/s</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>send lateness p99 µs</th>"
+         "<th>errors</th></tr>";
+    for (const auto& row : summary) {
+      if (!row.contains("latency") || !row["latency"].is_object()) continue;
+      const json& l = row["latency"];
+      auto cell = [&](const char* k) { return l.contains(k) && l[k].is_number() ? fmt("%.1f", l[k].get<double>()) : "-"; };
+      h << "<tr><td>" << esc(row.value("strategy", std::string())) << "</td><td>"
+        << esc(row.value("store", std::string())) << "</td><td>" << cell("rate_rps") << "</td><td>" << cell("p50_us")
+        << "</td><td>" << cell("p99_us") << "</td><td>" << cell("p999_us") << "</td><td>" << cell("max_us")
+        << "</td><td>" << cell("send_lateness_p99_us") << "</td><td>" << l.value("errors", 0) << "</td></tr>";
+    }
+    h << "</table>";
+  }
+  h << "<h3>Verdicts</h3><ul class=\"verdicts\">";
   if (verdicts.empty()) h << "<li>none (fewer than two strategies with server CPU figures)</li>";
   for (const auto& v : verdicts)
-    h << "<li class=\"" << (v.value("conclusive", false) ? "conclusive" : "inconclusive") << "\">"
+    h << "<li class=\"" << esc(v.value("kind", std::string("inconclusive"))) << "\">"
       << esc(v.value("text", std::string())) << "</li>";
-  h << "</ul><h2>Latency percentiles per strategy</h2>" << latency_chart(groups)
-    << "<h2>CPU per request by phase</h2>" << cpu_chart(groups) << "<h2>Runs</h2><div class=\"runs\">";
+  h << "</ul>";
+  if (any_latency)
+    h << "<h2>Latency percentiles per strategy: open loop at one common rate</h2>" << latency_chart(groups, true);
+  else
+    h << "<h2>Latency percentiles per strategy: closed loop (queueing at saturation, not service time)</h2>"
+      << latency_chart(groups, false);
+  h << "<h2>Server CPU and wall time per hit, by phase</h2>" << phase_chart(groups) << "<h2>Runs</h2><div class=\"runs\">";
   for (const Group& g : groups)
     for (const json* r : g.runs) {
-      const std::string label = g.label + (r->contains("repeat") ? " #" + (*r)["repeat"].dump() : "");
-      h << "<div class=\"run\">" << log2_chart(*r, label) << series_chart(*r, label) << "<div class=\"note\">"
-        << num3(r->value("throughput_rps", 0.0)) << " req/s, p50 " << num3(num_at(*r, "/latency_us/p50").value_or(0))
+      const bool latency_run = !is_capacity(*r);
+      const std::string label = g.label + (latency_run ? " (latency)"
+                                           : r->contains("repeat") ? " #" + (*r)["repeat"].dump() : "");
+      const std::string mode = r->value("mode", std::string()) == "open-loop"
+                                   ? "open loop at " + num3(r->value("rate_rps", 0.0)) + " req/s"
+                                   : "closed loop";
+      h << "<div class=\"run\">" << log2_chart(*r, label) << series_chart(*r, label) << "<div class=\"note\">" << mode
+        << ": " << num3(r->value("throughput_rps", 0.0)) << " req/s, server "
+        << num3(num_at(*r, "/server_cpu_us_per_hit").value_or(0)) << " µs/hit, p50 "
+        << num3(num_at(*r, "/latency_us/p50").value_or(0))
         << " µs, p99 " << num3(num_at(*r, "/latency_us/p99").value_or(0)) << " µs, errors "
         << num_at(*r, "/errors/total").value_or(0) << ", contaminated "
         << (r->contains("contaminated") ? (*r)["contaminated"].dump() : "null") << "</div></div>";

@@ -115,9 +115,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   MeasureOptions mo;
-  mo.server_stats = !run.no_server_stats;
+  if (!measure_options(run, &mo, &err)) {
+    std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
+    return 2;
+  }
   mo.progress = !run.no_progress && ::isatty(2);  // transient, so -q keeps it too
-  mo.retry_contaminated = run.retry_contaminated;
   RunReport report = measure_run(*plan, mo, &g_stop);
   report.rows = run.rows;
   std::fputs(format_terminal(report, run.quiet).c_str(), stdout);

@@ -8,7 +8,7 @@
 #include "client/histogram.h"
 #include "client/report.h"
 #include "client/series.h"
-#include "client/sweep.h"
+#include "client/summary.h"
 
 namespace hitcost::client {
 
@@ -68,7 +68,6 @@ std::optional<json> merge_runs(const std::vector<const json*>& runs, const std::
   uint64_t requests = 0, ok = 0, unsent = 0, unfinished = 0, reconnects = 0, retries = 0, connections = 0, threads = 0;
   double rps = 0, client_cpu_s = 0, bytes = 0, body = 0;
   json errors = json::object();
-  bool any_contaminated = false, all_unknown = true;
   for (size_t i = 0; i < runs.size(); ++i) {
     const json& r = *runs[i];
     const uint64_t n = uint64_t(num(r, "/requests"));
@@ -87,10 +86,6 @@ std::optional<json> merge_runs(const std::vector<const json*>& runs, const std::
     if (r.contains("errors") && r["errors"].is_object())
       for (const auto& [kind, v] : r["errors"].items())
         if (kind != "total" && v.is_number()) errors[kind] = errors.value(kind, uint64_t{0}) + v.get<uint64_t>();
-    if (r.contains("contaminated") && r["contaminated"].is_boolean()) {
-      all_unknown = false;
-      any_contaminated = any_contaminated || r["contaminated"].get<bool>();
-    }
     const double start = num(r, "/started_unix_ns") / 1e9, dur = num(r, "/duration_s");
     windows.push_back({start, start + dur});
     clients.push_back({{"file", i < names.size() ? names[i] : std::to_string(i)},
@@ -132,7 +127,8 @@ std::optional<json> merge_runs(const std::vector<const json*>& runs, const std::
       chosen = i;
   }
   const json& src = *runs[chosen];
-  for (const char* k : {"server_cpu_us_per_req", "cache_cpu_us_per_req", "phases_us_per_req", "server", "hit_ratio"})
+  for (const char* k : {"server_cpu_us_per_req", "cache_cpu_us_per_req", "phases_us_per_req", "server", "hit_ratio",
+                        "server_cpu_us_per_hit", "cpu", "server_sampling"})
     out[k] = src.value(k, json());
   out["bytes_per_req"] = src.value("bytes_per_req", json::object());
   out["bytes_per_req"]["response"] = requests ? bytes / double(requests) : 0.0;
@@ -161,7 +157,12 @@ std::optional<json> merge_runs(const std::vector<const json*>& runs, const std::
   out["client_cpu_us_per_req"] = requests ? client_cpu_s * 1e6 / double(requests) : 0.0;
   out["system"] = {{"client_cpu_s", client_cpu_s}, {"busy_cores", nullptr}, {"other_cores", nullptr},
                    {"window_s", longest}};
-  out["contaminated"] = all_unknown ? json(nullptr) : json(any_contaminated);
+  // Not judged: each client counts the other clients' CPU as other work on the machine. Each
+  // client's own flag stays in merged.clients.
+  out["contaminated"] = nullptr;
+  if (out.contains("cpu") && out["cpu"].is_object())
+    out["cpu"]["contamination"] = {{"state", "unknown"},
+                                   {"why", "merged runs of several clients: each counts the others as other work"}};
   const char* lat_keys[] = {"latency_us", "hit_latency_us", "miss_latency_us", "service_latency_us"};
   for (int k = 0; k < 4; ++k) {
     if (!have[k]) {
@@ -239,7 +240,7 @@ std::optional<json> merge_docs(const std::vector<json>& docs, const std::vector<
     for (auto& w : run_warnings) warnings->push_back(std::get<0>(key) + ": " + w);
     runs.push_back(std::move(*merged));
   }
-  json out = summarize_runs_json(runs);
+  json out = summarize_runs_json(runs, summary_options_of(docs.front()));
   out["runs"] = runs;
   json names_json = json::array();
   for (const auto& n : names) names_json.push_back(n);

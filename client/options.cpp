@@ -1,5 +1,7 @@
 #include "client/options.h"
 
+#include "client/report.h"
+
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <chrono>
@@ -43,26 +45,6 @@ std::vector<std::string> split_list(std::string_view text) {
     text.remove_prefix(comma + 1);
   }
   return out;
-}
-
-std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
-  std::vector<int> cpus;
-  for (const std::string& item : split_list(text)) {
-    int a = 0, b = 0;
-    const size_t dash = item.find('-');
-    const std::string first = item.substr(0, dash);
-    auto [p, ec] = std::from_chars(first.data(), first.data() + first.size(), a);
-    if (ec != std::errc() || p != first.data() + first.size() || a < 0 || a >= 1024) return std::nullopt;
-    b = a;
-    if (dash != std::string::npos) {
-      const std::string second = item.substr(dash + 1);
-      auto [q, ec2] = std::from_chars(second.data(), second.data() + second.size(), b);
-      if (ec2 != std::errc() || q != second.data() + second.size() || b < a || b >= 1024) return std::nullopt;
-    }
-    for (int c = a; c <= b; ++c) cpus.push_back(c);
-  }
-  if (cpus.empty()) return std::nullopt;
-  return cpus;
 }
 
 std::optional<std::vector<RowsShare>> parse_rows_mix(std::string_view text) {
@@ -122,6 +104,18 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
                  "re-run a run flagged contaminated (other processes used CPU) up to N times; keep the last")
       ->capture_default_str()->check(CLI::Range(0, 100));
   app.add_option("--html", o.html_out, "write a self-contained HTML report (inline SVG charts) to FILE");
+  app.add_option("--idle", o.idle,
+                 "before each run, measure the CPU of server, cache and client with no load for this long "
+                 "(net figures subtract it); 0 = none")
+      ->capture_default_str();
+  app.add_option("--attribution", o.attribution,
+                 "which split of CPU between processes the headline uses: sender (as the kernel bills loopback "
+                 "receive work) or receiver (softirq moved to the receiving process where the placement allows); "
+                 "reports show both")
+      ->capture_default_str()->check(CLI::IsMember({"receiver", "sender"}));
+  app.add_option("--contamination-threshold", o.contamination_threshold,
+                 "other work on the measured CPUs above this fraction of our own CPU marks a run contaminated")
+      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
 }
 }  // namespace
 
@@ -164,12 +158,37 @@ void add_sweep_options(CLI::App& app, SweepOptions& o) {
   app.add_option("--stores", o.stores, "comma-separated stores (default: keep the server's)");
   app.add_option("--rows", o.rows, "rows per page")->capture_default_str()->check(CLI::Range(1, 1000000));
   app.add_option("--hit-ratio", o.hit_ratio, "target hit ratio")->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  app.add_option("--repeat", o.repeat, "runs per strategy; figures are min/median/max")
+  app.add_option("--repeat", o.repeat,
+                 "runs per strategy, interleaved in rounds; figures are median [min..max]; verdicts need >= 4-5")
       ->capture_default_str()->check(CLI::Range(1, 1000));
+  app.add_option("--baseline", o.baseline, "strategy every other is compared with (default: the first of --strategies)");
+  app.add_option("--alpha", o.alpha, "chance that any verdict of the sweep is wrong, at most")
+      ->capture_default_str()->check(CLI::Range(0.0001, 0.5));
+  app.add_option("--min-effect", o.min_effect, "differences smaller than this fraction are not called")
+      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+  app.add_option("--latency-rate", o.latency_rate,
+                 "after the closed-loop rounds, one open-loop run per strategy at this rate for latency: "
+                 "auto (half the slowest strategy's capacity), REQ/S, or 0 for none")
+      ->capture_default_str();
+  app.add_option("--order-seed", o.order_seed, "seed of the shuffled run order (default: --seed)");
   app.add_option("--flags", o.flags, "flag scheme: php-memcache | php-memcached | native");
   app.add_option("--threshold", o.threshold, "compression threshold override, bytes");
   app.add_option("--json", o.json_out, "write runs, summary and verdicts as JSON to FILE");
   app.add_option("--csv", o.csv_out, "write the summary table as CSV to FILE");
+}
+
+bool measure_options(const LoadOptions& o, MeasureOptions* out, std::string* error) {
+  const auto idle = parse_duration_ns(o.idle);
+  if (!idle) {
+    *error = "bad --idle: " + o.idle;
+    return false;
+  }
+  out->server_stats = !o.no_server_stats;
+  out->idle_ns = *idle;
+  out->retry_contaminated = o.retry_contaminated;
+  out->attribution = o.attribution == "sender" ? Attribution::sender_pays : Attribution::receiver_pays;
+  out->contamination_threshold = o.contamination_threshold;
+  return true;
 }
 
 std::optional<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,

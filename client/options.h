@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "client/load_runner.h"
+#include "proc/proc.h"
 
 namespace CLI {
 class App;
@@ -19,7 +20,7 @@ namespace hitcost::client {
 // "500ms", "10s", "2m", "1h", "250us", "100ns", "1.5s"; a bare number means seconds.
 std::optional<uint64_t> parse_duration_ns(std::string_view text);
 // "0,1,4-7" → {0,1,4,5,6,7}; nullopt when malformed.
-std::optional<std::vector<int>> parse_cpu_list(std::string_view text);
+using proc::parse_cpu_list;
 // Comma-separated list, empty items dropped.
 std::vector<std::string> split_list(std::string_view text);
 // "5:0.2,50:0.7,500:0.1" → {{5,0.2},{50,0.7},{500,0.1}} (rows:weight; weights need not sum
@@ -46,6 +47,9 @@ struct LoadOptions {
   std::string rows_mix;           // "rows:weight,..." chosen per request
   int retry_contaminated = 0;     // sweep: 1
   std::string html_out;
+  std::string idle = "1s";        // idle baseline before each run ("0" = none)
+  std::string attribution = "sender";  // sender | receiver (see client/cpu_accounting.h, 2)
+  double contamination_threshold = 0.05;  // other work on our CPUs, as a fraction of our own CPU
 };
 
 struct RunOptions : LoadOptions {
@@ -62,12 +66,17 @@ struct RunOptions : LoadOptions {
 
 struct SweepOptions : LoadOptions {
   SweepOptions() { retry_contaminated = 1; }
-  std::string duration = "5s";
+  std::string duration = "3s";
   std::string strategies = "html,html+zlib,struct:json,struct:json+zlib";
   std::string stores;             // empty: keep the server's current store
   int rows = 50;
   double hit_ratio = 0.99;
-  int repeat = 3;
+  int repeat = 5;                 // the fewest runs for which 3 comparisons can reach 95 % together
+  std::string baseline;           // compared with every other strategy; "" = the first of --strategies
+  double alpha = 0.05;            // family-wise error of the verdicts
+  double min_effect = 0.05;       // differences below this are not called
+  std::string latency_rate = "auto";  // open-loop latency run per strategy: auto | REQ/S | 0 (none)
+  std::optional<uint64_t> order_seed;  // shuffles the order of strategies in each round
   std::string flags;              // flag scheme, optional
   std::optional<int64_t> threshold;
   std::string json_out;
@@ -87,6 +96,10 @@ struct FilesOptions {
 };
 void add_report_options(CLI::App& app, FilesOptions& o);
 void add_merge_options(CLI::App& app, FilesOptions& o);
+
+// The measuring options shared by run and sweep (idle baseline, attribution, contamination).
+struct MeasureOptions;
+bool measure_options(const LoadOptions& o, MeasureOptions* out, std::string* error);
 
 // Checks and converts; nullopt with *error on a bad value. `hit_ratio`, `rows`, `strategy`
 // and `duration` are passed separately because run and sweep set them differently.

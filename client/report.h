@@ -11,11 +11,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "client/cpu_accounting.h"
 #include "client/histogram.h"
 #include "client/load_runner.h"
 #include "client/server_stats.h"
 
 namespace hitcost::client {
+
+// CPU of the three parties with no load, measured just before a run (cpu_accounting.h, 1).
+struct IdleBaseline {
+  double window_s = 0;
+  double server_cpu_s = 0;
+  std::optional<double> cache_cpu_s;
+  double client_cpu_s = 0;
+  std::optional<proc::MachineCpu> machine;
+};
 
 struct RunReport {
   // what was asked
@@ -36,8 +46,15 @@ struct RunReport {
   std::optional<ServerDelta> server;     // absent with --no-server-stats or on failure
   std::string server_error;
   double client_cpu_s = 0;               // getrusage(RUSAGE_SELF) over the window
-  std::optional<SystemCpu> system;       // /proc/stat delta over the window
+  std::optional<proc::MachineCpu> machine;  // per-CPU /proc/stat delta over the window
   double snapshot_window_s = 0;          // wall time between the two snapshots
+  std::optional<IdleBaseline> idle;      // absent with --idle 0 or without server stats
+  // Placement, resolved while the processes were there to look at.
+  bool server_local = false;             // same machine (boot id, pid and start time match)
+  bool cache_local = false;              // every cache node is a local memcached process
+  std::vector<int> client_cpus;          // CPUs the load threads may run on
+  Attribution attribution = Attribution::sender_pays;  // asked for (receiver-pays falls back, with a note)
+  double contamination_threshold = 0.05;
   // sweep context (absent for a single run)
   std::string sweep_store;
   int repeat_index = -1;
@@ -49,15 +66,15 @@ struct RunReport {
   double hit_ratio() const;              // server's counters when present, else X-Cache
   std::string strategy() const;          // requested, else the server's configured one
   std::string store() const;
+  // Raw, sender-pays, idle included: the legacy per-request figures (see cpu() for the rest).
   std::optional<double> server_cpu_us_per_req() const;
   std::optional<double> cache_cpu_us_per_req() const;
   double client_cpu_us_per_req() const;
-  // CPU busy on this machine not accounted to server, cache or client, in cores; and
-  // whether that exceeds kContaminationCores (then the CPU figures may be skewed).
-  std::optional<double> busy_cores() const;
-  std::optional<double> other_cores() const;
+  // Every CPU figure of the run: idle baseline, attribution, contamination, CPU per hit.
+  // nullopt without server stats.
+  std::optional<CpuFigures> cpu() const;
+  // nullopt when it cannot be judged (see Contamination::why).
   std::optional<bool> contaminated() const;
-  static constexpr double kContaminationCores = 0.10;
 };
 
 nlohmann::json histogram_to_json(const Histogram& h);
@@ -67,18 +84,20 @@ nlohmann::json latency_json(const Histogram& h);                   // µs percen
 nlohmann::json to_json(const RunReport& r);
 std::string format_terminal(const RunReport& r, bool quiet);
 
-// Runs the load and snapshots /stats, getrusage and /proc/stat at the window edges (the
-// recipe both `run` and `sweep` use). Server-stats failures are recorded, not thrown.
-RunReport measure_run(const LoadPlan& plan, bool server_stats, const std::atomic<bool>* stop);
-
 struct MeasureOptions {
   bool server_stats = true;
   bool progress = false;       // rewrite one status line on stderr every second (a TTY only)
-  int retry_contaminated = 0;  // re-run a contaminated run up to N times; the last one counts
+  int retry_contaminated = 0;  // re-run a contaminated run up to N times; the cleanest counts
+  uint64_t idle_ns = 1'000'000'000;  // idle baseline before each run; 0 = none
+  Attribution attribution = Attribution::sender_pays;
+  double contamination_threshold = 0.05;
 };
-// measure_run plus the progress line and contamination retries. Each retry asks never-seen
-// ids past the previous attempt's (plan.keys.miss_start advances), so misses stay misses.
+// measure_run plus the idle baseline, the progress line and contamination retries. Each retry
+// asks never-seen ids past the previous attempt's (plan.keys.miss_start advances), so misses
+// stay misses; of all attempts the one with the least other work on its CPUs is kept.
 RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<bool>* stop);
+// The load and the window-edge snapshots only: no idle baseline, no retries.
+RunReport measure_run(const LoadPlan& plan, bool server_stats, const std::atomic<bool>* stop);
 
 // One CSV header line and one row for a run JSON (to_json's or a merged one).
 std::string csv_run_header();

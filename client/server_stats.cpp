@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -101,6 +102,49 @@ uint64_t counter_delta(const nlohmann::json& a, const nlohmann::json& b, const c
 }
 }  // namespace
 
+bool ServerIdentity::is_local() const {
+  if (boot_id.empty() || boot_id != proc::boot_id()) return false;
+  const auto p = proc::read_process(pid);
+  return p && p->start_ticks == start_ticks;
+}
+
+namespace {
+// ["0", "1-2"] or "0-1" or [0, 1] → CPU numbers; empty when any entry is unknown.
+std::vector<int> cpu_list_of(const nlohmann::json& v) {
+  std::vector<int> out;
+  auto add = [&](const nlohmann::json& e) {
+    if (e.is_number_integer()) {
+      out.push_back(e.get<int>());
+      return true;
+    }
+    if (!e.is_string()) return false;
+    auto cpus = proc::parse_cpu_list(e.get<std::string>());
+    if (!cpus) return false;
+    out.insert(out.end(), cpus->begin(), cpus->end());
+    return true;
+  };
+  if (v.is_array()) {
+    for (const auto& e : v)
+      if (!add(e)) return {};
+  } else if (!add(v)) {
+    return {};
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+}  // namespace
+
+std::vector<int> ServerDelta::server_cpu_list() const { return cpu_list_of(server_cpus); }
+std::vector<int> ServerDelta::cache_cpu_list() const { return cpu_list_of(cache_cpus); }
+
+std::optional<double> ServerDelta::sampling_overhead() const noexcept {
+  const double measured = sampled_hit.cpu_ns + sampled_miss.cpu_ns + sampled_other.cpu_ns +
+                          sampled_hit.whole_cpu_ns + sampled_miss.whole_cpu_ns + sampled_other.whole_cpu_ns;
+  if (measured <= 0 || clock_reads == 0) return std::nullopt;
+  return double(clock_reads) * clock_read_ns / measured;
+}
+
 double ServerDelta::hit_ratio() const noexcept {
   const uint64_t n = hits + misses;
   return n ? double(hits) / double(n) : 0.0;
@@ -125,6 +169,47 @@ ServerDelta stats_delta(const nlohmann::json& a, const nlohmann::json& b) {
   }
   d.cache_bytes_read = counter_delta(a, b, "/cache/bytes_read", &reset);
   d.cache_bytes_written = counter_delta(a, b, "/cache/bytes_written", &reset);
+  d.http_bytes_in = counter_delta(a, b, "/http/bytes_in", &reset);
+  d.http_bytes_out = counter_delta(a, b, "/http/bytes_out", &reset);
+  if (b.contains(nlohmann::json::json_pointer("/store/extra/bytes_read"))) {
+    d.cache_net_bytes_read = num(b, "/store/extra/bytes_read") - num(a, "/store/extra/bytes_read");
+    d.cache_net_bytes_written = num(b, "/store/extra/bytes_written") - num(a, "/store/extra/bytes_written");
+  }
+  if (b.contains("cpu_sampled") && b["cpu_sampled"].is_object()) {
+    // Signed sums that wrap: differences as int64, not as counters that must grow.
+    auto diff = [&](const std::string& ptr) {
+      const auto p = nlohmann::json::json_pointer(ptr);
+      auto get = [&](const nlohmann::json& j) -> int64_t {
+        return j.contains(p) && j.at(p).is_number_integer() ? j.at(p).get<int64_t>() : 0;
+      };
+      return double(get(b) - get(a));
+    };
+    for (auto [name, out] : {std::pair{"hit", &d.sampled_hit}, {"miss", &d.sampled_miss}, {"other", &d.sampled_other}}) {
+      const std::string base = std::string("/cpu_sampled/") + name;
+      out->whole_samples = uint64_t(diff(base + "/whole/samples"));
+      out->whole_weight = diff(base + "/whole/weight");
+      out->whole_cpu_ns = diff(base + "/whole/cpu_ns");
+      out->samples = uint64_t(diff(base + "/samples"));
+      out->weight = diff(base + "/weight");
+      out->cpu_ns = diff(base + "/cpu_ns");
+      const auto parts = nlohmann::json::json_pointer(base + "/parts_cpu_ns");
+      if (!b.contains(parts) || !b.at(parts).is_object()) continue;
+      for (const auto& [part, v] : b.at(parts).items()) {
+        out->parts_cpu_ns.emplace_back(part, diff(base + "/parts_cpu_ns/" + part));
+        out->parts_wall_ns.emplace_back(part, diff(base + "/parts_wall_ns/" + part));
+      }
+    }
+    d.clock_reads = uint64_t(diff("/cpu_sampled/clock_reads"));
+    d.clock_read_ns = num(b, "/cpu_sampled/clock_read_ns");
+    d.sample_period = uint64_t(num(b, "/cpu_sampled/period"));
+  }
+  if (b.contains("host") && b["host"].is_object()) {
+    ServerIdentity id;
+    id.boot_id = b["host"].value("boot_id", std::string());
+    id.pid = b["host"].value("pid", int64_t{0});
+    id.start_ticks = b["host"].value("start_ticks", uint64_t{0});
+    d.identity = id;
+  }
   if (b.contains("phases_ns") && b["phases_ns"].is_object()) {
     for (const auto& [name, v] : b["phases_ns"].items()) {
       const std::string base = "/phases_ns/" + name;
@@ -144,20 +229,6 @@ ServerDelta stats_delta(const nlohmann::json& a, const nlohmann::json& b) {
   if (b.contains(cache_cpus)) d.cache_cpus = b.at(cache_cpus);
   d.counters_reset = reset;
   return d;
-}
-
-std::optional<SystemCpu> read_system_cpu() {
-  std::ifstream in("/proc/stat");
-  std::string label;
-  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  if (!(in >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || label != "cpu")
-    return std::nullopt;
-  // guest time is already included in user/nice, so it is not added again
-  const double hz = double(sysconf(_SC_CLK_TCK));
-  SystemCpu s;
-  s.busy_s = double(user + nice + system + irq + softirq + steal) / hz;
-  s.total_s = s.busy_s + double(idle + iowait) / hz;
-  return s;
 }
 
 double self_cpu_s() noexcept {

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/net.h"
+#include "proc/proc.h"
 
 namespace hitcost::client {
 
@@ -37,6 +38,36 @@ struct PhaseDelta {
   uint64_t sum_ns = 0;
 };
 
+// The server's sampled thread CPU of one outcome (hit, miss, other) over the window
+// (server/cpu_sampler.h): sums weighted by the sampling period, so means are sums / weight.
+struct SampledDelta {
+  uint64_t whole_samples = 0;  // clock read at both ends only: the figure per request
+  double whole_weight = 0, whole_cpu_ns = 0;
+  uint64_t samples = 0;        // detailed: read at every part boundary too
+  double weight = 0;  // requests the samples stand for
+  double cpu_ns = 0;
+  std::vector<std::pair<std::string, double>> parts_cpu_ns, parts_wall_ns;  // in the server's order
+  // Mean CPU of one request, from the whole samples (the detailed ones where a server has none).
+  std::optional<double> cpu_us() const noexcept {
+    if (whole_weight > 0) return whole_cpu_ns / whole_weight / 1000.0;
+    return detailed_cpu_us();
+  }
+  // The same from the detailed samples: above cpu_us() by what the extra clock reads disturb.
+  std::optional<double> detailed_cpu_us() const noexcept {
+    if (weight <= 0) return std::nullopt;
+    return cpu_ns / weight / 1000.0;
+  }
+};
+
+// Who the server process is: with the same boot id and the pid's start time matching here,
+// it runs on this machine and its CPUs are in this machine's /proc/stat.
+struct ServerIdentity {
+  std::string boot_id;
+  int64_t pid = 0;
+  uint64_t start_ticks = 0;
+  bool is_local() const;
+};
+
 // Differences between two /stats snapshots. Missing fields count as 0 (older servers).
 struct ServerDelta {
   double interval_s = 0;           // by the server's own clock (uptime difference)
@@ -45,7 +76,14 @@ struct ServerDelta {
   double cpu_s = 0;                // server process user+system
   std::optional<double> cache_cpu_s;  // store.extra rusage (memcached); absent for local stores
   uint64_t cache_bytes_read = 0, cache_bytes_written = 0;
+  uint64_t http_bytes_in = 0, http_bytes_out = 0;
+  std::optional<double> cache_net_bytes_read, cache_net_bytes_written;  // memcached's own (all nodes)
   std::vector<PhaseDelta> phases;  // in the server's order
+  SampledDelta sampled_hit, sampled_miss, sampled_other;
+  uint64_t clock_reads = 0;        // thread-clock reads the sampling made
+  double clock_read_ns = 0;        // what one costs (server's measurement)
+  uint64_t sample_period = 0;      // about 1 in N requests sampled (at the end of the window)
+  std::optional<ServerIdentity> identity;
   nlohmann::json config;           // the "after" snapshot's config
   int threads = 0;
   bool counters_reset = false;     // a counter went backwards (someone POSTed /admin/reset)
@@ -54,6 +92,11 @@ struct ServerDelta {
   // The string "unknown" when the server does not say.
   nlohmann::json server_cpus = "unknown";
   nlohmann::json cache_cpus = "unknown";
+  // The same as CPU numbers; empty when unknown. Cache: all nodes' CPUs, empty if any is unknown.
+  std::vector<int> server_cpu_list() const;
+  std::vector<int> cache_cpu_list() const;
+  // The sampling's own cost as a fraction of the CPU it measured.
+  std::optional<double> sampling_overhead() const noexcept;
 
   double hit_ratio() const noexcept;
   double per_request_us(double seconds) const noexcept {
@@ -66,13 +109,6 @@ struct ServerDelta {
   }
 };
 ServerDelta stats_delta(const nlohmann::json& before, const nlohmann::json& after);
-
-// Whole-machine CPU time from the first line of /proc/stat, in seconds.
-struct SystemCpu {
-  double busy_s = 0;   // user+nice+system+irq+softirq+steal
-  double total_s = 0;  // busy + idle + iowait
-};
-std::optional<SystemCpu> read_system_cpu();
 
 // This process's user+system CPU seconds (all threads).
 double self_cpu_s() noexcept;

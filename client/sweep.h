@@ -1,8 +1,15 @@
 #pragma once
-// `hitcost-load sweep`: the comparison table. For each store × strategy it configures the
-// server (POST /admin/config with a namespace of its own, so each strategy is measured on
-// values it wrote itself), warms ids 0..keys-1, runs `repeat` measured runs, and reports
-// min/median/max per figure plus verdicts against the cheapest strategy.
+// `hitcost-load sweep`: the comparison. For each store, every strategy is configured under a
+// namespace of its own (POST /admin/config) and warmed (ids 0..keys-1), so each is measured on
+// values it wrote itself and all stay in the store together. Then `repeat` rounds: in each
+// round every strategy runs once, in an order shuffled anew per round from the printed seed,
+// so drift, a filling cache or a noisy neighbour hits every strategy alike (runs of one
+// strategy taken in one block confound all of that with the strategy). Each run measures the
+// idle baseline first, then a closed loop (capacity, CPU per hit).
+//
+// Then, unless --latency-rate 0, one open-loop run per strategy at one common rate (auto: half
+// the slowest strategy's median capacity), for latency that is the server's and not queueing.
+// The summary, verdicts and reports come from client/summary.h.
 #include <atomic>
 #include <string>
 #include <vector>
@@ -10,32 +17,15 @@
 #include <nlohmann/json.hpp>
 
 #include "client/options.h"
-#include "client/report.h"
-#include "client/verdict.h"
 
 namespace hitcost::client {
 
-struct SweepRow {
-  std::string store;
-  std::string strategy;
-  int runs = 0;
-  uint64_t errors = 0;
-  std::optional<Range> rps, server_cpu, cache_cpu, client_cpu, p50_us, p99_us;
-};
-
-// Figures of one store × strategy from its repeats.
-SweepRow summarize(const std::string& store, const std::string& strategy, const std::vector<RunReport>& runs);
-nlohmann::json row_json(const SweepRow& row);
-std::string format_table(const std::vector<SweepRow>& rows);
-std::string csv_table(const std::vector<SweepRow>& rows);
-
-// The same figures from run JSONs (to_json's, a saved sweep's "runs", merged runs): rows
-// grouped by (sweep_store | store, strategy) in first-seen order, verdicts on server CPU per
-// request within each store. Returns {"summary": [...], "verdicts": [...]} as the sweep writes.
-nlohmann::json summarize_runs_json(const nlohmann::json& runs);
-
 // The config body for one store × strategy (namespace unique per strategy/store/rows/flags/threshold).
 nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, const std::string& strategy);
+
+// The order of `n` cells in round `round`: a permutation drawn from `seed` (the same seed,
+// the same orders). Exposed for tests.
+std::vector<size_t> round_order(size_t n, uint64_t seed, int round);
 
 // Runs the whole sweep; returns the process exit code. Prints progress unless quiet.
 int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop);

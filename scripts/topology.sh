@@ -243,21 +243,22 @@ for c in $(seq 1 "$clients"); do
     "$out/client-$c.json"
 done
 echo
-echo "merged ($clients clients; percentiles from the merged histograms; server CPU from one client's /stats delta):"
+echo "merged ($clients clients, closed loop; percentiles from the merged histograms, queueing included;"
+echo "server CPU from one client's /stats delta: per hit as the server sampled it, per request by getrusage):"
 jq -r '
   def f(x; d): if x == null then "-" else (x * pow(10; d) | round / pow(10; d) | tostring) end;
-  (["strategy", "repeat", "requests", "errors", "req/s", "hit%", "p50us", "p99us", "p99.9us", "max_us", "srv_us/req", "mc_us/req", "contaminated"] | @tsv),
+  (["strategy", "repeat", "requests", "errors", "req/s", "hit%", "closed-loop p50us", "p99us", "p99.9us", "max_us", "srv_us/hit", "srv_us/req", "mc_us/req"] | @tsv),
   (.runs[] | [.strategy, .repeat + 1, .requests, .errors.total, f(.throughput_rps; 0), f(.hit_ratio * 100; 2),
               f(.latency_us.p50; 1), f(.latency_us.p99; 1), f(.latency_us.p999; 1), f(.latency_us.max; 1),
-              f(.server_cpu_us_per_req; 2), f(.cache_cpu_us_per_req; 2), (.contaminated | tostring)] | @tsv)' "$out/merged.json" |
+              f(.server_cpu_us_per_hit; 2), f(.server_cpu_us_per_req; 2), f(.cache_cpu_us_per_req; 2)] | @tsv)' "$out/merged.json" |
   align
 echo
 echo "summary (median [min..max] over repeats):"
 jq -r '
   def r(x; d): if x == null then "-" else "\(x.median * pow(10; d) | round / pow(10; d)) [\(x.min * pow(10; d) | round / pow(10; d))..\(x.max * pow(10; d) | round / pow(10; d))]" end;
-  (["strategy", "runs", "errors", "req/s", "server us/req", "cache us/req", "p50 us", "p99 us"] | @tsv),
-  (.summary[] | [.strategy, .runs, .errors, r(.throughput_rps; 0), r(.server_cpu_us_per_req; 2),
-                 r(.cache_cpu_us_per_req; 2), r(.p50_us; 1), r(.p99_us; 1)] | @tsv)' "$out/merged.json" |
+  (["strategy", "runs kept", "errors", "req/s", "server us/hit", "server us/req", "cache us/req"] | @tsv),
+  (.summary[] | [.strategy, "\(.used)/\(.runs)", .errors, r(.throughput_rps; 0), r(.server_cpu_us_per_hit; 2),
+                 r(.server_cpu_us_per_req; 2), r(.cache_cpu_us_per_req; 2)] | @tsv)' "$out/merged.json" |
   align
 jq -r '.verdicts[]? | "  " + .text' "$out/merged.json"
 [ -s "$out/merge.log" ] && sed 's/^/  /' "$out/merge.log"

@@ -12,7 +12,8 @@
 #include <regex>
 
 #include "client/report.h"
-#include "client/sweep.h"
+#include "client/summary.h"
+#include "proc/proc.h"
 
 using namespace hitcost::client;
 using nlohmann::json;
@@ -20,7 +21,7 @@ using nlohmann::json;
 namespace {
 
 // A run of `strategy`: hits around `hit_us`, 5 % misses around 8 ms (two clear peaks).
-json synthetic_run(const std::string& strategy, int repeat, double hit_us, double server_cpu_s) {
+json synthetic_run(const std::string& strategy, int repeat, double hit_us, double server_cpu_s, bool contaminated = false) {
   RunReport r;
   r.connections = 16;
   r.threads = 2;
@@ -50,10 +51,33 @@ json synthetic_run(const std::string& strategy, int repeat, double hit_us, doubl
   d.cache_cpu_s = 0.1;
   for (const char* phase : {"fetch", "unwrap", "decode", "render", "write"}) d.phases.push_back({phase, 20000, 20'000'000});
   d.config = {{"strategy", strategy}, {"store", "memory"}};
+  d.server_cpus = json::array({"0"});
+  d.cache_cpus = json::array({"1"});
+  // The server sampled 1000 hits: its CPU per hit is server_cpu_s spread over the requests,
+  // split over the parts; wall is CPU plus a wait in fetch.
+  const double per_hit_ns = server_cpu_s / 20000 * 1e9;
+  d.sampled_hit.samples = 1000;
+  d.sampled_hit.weight = 16000;
+  d.sampled_hit.cpu_ns = per_hit_ns * 16000;
+  const std::pair<const char*, double> parts[] = {{"receive", 0.1}, {"fetch", 0.2}, {"unwrap", 0.1}, {"decode", 0.3},
+                                                  {"render", 0.1}, {"write", 0.15}, {"other", 0.05}};
+  for (auto [part, share] : parts) {
+    d.sampled_hit.parts_cpu_ns.emplace_back(part, per_hit_ns * share * 16000);
+    const bool in_handler = std::string(part) != "receive" && std::string(part) != "other";
+    d.sampled_hit.parts_wall_ns.emplace_back(
+        part, in_handler ? (per_hit_ns * share + (std::string(part) == "fetch" ? 30'000 : 0)) * 16000 : 0.0);
+  }
   r.server = d;
+  r.server_local = r.cache_local = true;
+  r.client_cpus = {1};
   r.client_cpu_s = 0.2;
-  r.system = SystemCpu{3.0, 10.0};  // 1 core of 3.33 busy with other work: contaminated
   r.snapshot_window_s = 3;
+  // /proc/stat over the window: exactly our own CPU, or a whole core more (contaminated).
+  const auto ticks = [](double s) { return std::to_string(std::llround(s * 100)); };
+  const double cpu1 = 0.1 + 0.2 + (contaminated ? 3.0 : 0.0);
+  r.machine = *hitcost::proc::parse_machine_cpu("cpu 0 0 0 0 0 0 0 0 0 0\ncpu0 " + ticks(server_cpu_s) +
+                                                    " 0 0 100 0 0 0 0 0 0\ncpu1 " + ticks(cpu1) + " 0 0 100 0 0 0 0 0 0\n",
+                                                100.0);
   json j = to_json(r);
   j["strategy"] = strategy;
   j["sweep_store"] = "memory";
@@ -99,8 +123,9 @@ TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {
   // scripts/install-deps.sh installs chromium: a missing browser is a failed check, not a skip.
   ASSERT_FALSE(browser.empty()) << "chromium not installed (apt-get install chromium)";
   json runs = json::array();
-  for (int rep = 0; rep < 2; ++rep) {
-    runs.push_back(synthetic_run("html", rep, 150, 0.4 + 0.01 * rep));
+  constexpr int kRepeats = 5;
+  for (int rep = 0; rep < kRepeats; ++rep) {
+    runs.push_back(synthetic_run("html", rep, 150, 0.4 + 0.01 * rep, rep == 4));  // one run contaminated
     runs.push_back(synthetic_run("struct:json+zlib", rep, 600, 2.0 + 0.01 * rep));
   }
   json doc = summarize_runs_json(runs);
@@ -123,21 +148,30 @@ TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {
   // The page's script ran, met no error, and found a laid-out box for every chart.
   EXPECT_FALSE(std::regex_search(dom, std::regex("<body[^>]*data-js-error"))) << "a script error was caught";
   const size_t charts = count(source, "<svg class=\"chart\"");
-  EXPECT_EQ(charts, 2u + 4u + 4u);  // latency, CPU, then a log2 and a series chart per run
+  EXPECT_EQ(charts, 2u + 2u * 2 * kRepeats);  // latency, phases, then a log2 and a series chart per run
   std::smatch m;
   ASSERT_TRUE(std::regex_search(dom, m, std::regex("data-charts-rendered=\"(\\d+)\""))) << "script did not finish";
   EXPECT_EQ(std::stoul(m[1]), charts);
 
   for (const std::string s : {"html @ memory", "struct:json+zlib @ memory"}) {
     EXPECT_EQ(count(dom, "class=\"lat-bar\" data-strategy=\"" + s + "\""), 5u) << s;  // p50 p90 p99 p99.9 max
-    EXPECT_EQ(count(dom, "class=\"cpu-seg\" data-strategy=\"" + s + "\""), 8u) << s;  // 5 phases, other, cache, client
-    EXPECT_EQ(count(dom, "data-chart=\"log2\" data-strategy=\"" + s), 2u) << s;     // one per repeat
+    // CPU: receive, 5 phases, other; wall: the 5 phases
+    EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"cpu\" data-strategy=\"" + s + "\""), 7u) << s;
+    EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"wall\" data-strategy=\"" + s + "\""), 5u) << s;
+    EXPECT_EQ(count(dom, "data-chart=\"log2\" data-strategy=\"" + s), size_t(kRepeats)) << s;  // one per repeat
     EXPECT_GE(count(dom, ">" + s + "</text>"), 2u) << s;                             // axis labels name it
   }
-  EXPECT_EQ(count(dom, ">hit peak</text>"), 4u);
-  EXPECT_EQ(count(dom, ">miss peak</text>"), 4u);
-  EXPECT_NE(dom.find("struct:json+zlib costs"), std::string::npos) << "verdict shown";
+  EXPECT_EQ(count(dom, ">hit peak</text>"), size_t(2 * kRepeats));
+  EXPECT_EQ(count(dom, ">miss peak</text>"), size_t(2 * kRepeats));
+  // 2.0..2.04 s against 0.40..0.43 s (the contaminated 0.44 left out): about 4.9×, with its interval.
+  EXPECT_TRUE(std::regex_search(dom, std::regex("struct:json\\+zlib costs 4\\.[89][0-9]\u00d7 html \\[")))
+      << "verdict shown";
   EXPECT_NE(dom.find("closed-loop"), std::string::npos) << "mode in the header";
+  EXPECT_NE(dom.find("closed loop (queueing at saturation"), std::string::npos) << "latency chart says closed loop";
   EXPECT_NE(dom.find("sweep &lt;test&gt;"), std::string::npos) << "title escaped";
-  EXPECT_NE(dom.find("4 of 4 runs contaminated"), std::string::npos);
+  EXPECT_NE(dom.find("1 of 10 runs contaminated"), std::string::npos);
+  EXPECT_NE(dom.find("<td>4/5</td>"), std::string::npos) << "the contaminated run is left out of html's figures";
+  // Waiting is wall − CPU, unclamped: fetch waits 30 µs in every strategy.
+  EXPECT_EQ(count(dom, "<td>fetch</td>"), 2u);
+  EXPECT_EQ(count(dom, "<td>+30.00</td>"), 2u);
 }

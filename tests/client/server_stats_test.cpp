@@ -53,10 +53,17 @@ TEST(ServerStats, NamespaceTokens) {
   EXPECT_EQ(namespace_token("php-memcached"), "php-memcached");
 }
 
-TEST(ServerStats, ProcStatAndRusageAreReadable) {
-  const auto s = read_system_cpu();
-  ASSERT_TRUE(s);
-  EXPECT_GT(s->total_s, 0);
-  EXPECT_LE(s->busy_s, s->total_s);
-  EXPECT_GE(self_cpu_s(), 0);
+TEST(ServerStats, ProcStatHasEveryOnlineCpuAndTheyAddUp) {
+  const auto m = hitcost::proc::read_machine_cpu();
+  ASSERT_TRUE(m);
+  const auto online = hitcost::proc::online_cpus();
+  ASSERT_FALSE(online.empty());
+  double busy = 0;
+  for (int c : online) {
+    ASSERT_LT(size_t(c), m->cpus.size());
+    ASSERT_TRUE(m->cpus[size_t(c)]) << "cpu" << c;
+    busy += m->cpus[size_t(c)]->busy();
+  }
+  EXPECT_GT(m->all.busy(), 0);
+  EXPECT_NEAR(busy, m->all.busy(), 0.01 * m->all.busy() + 0.1);  // the "cpu" line sums the others
 }

@@ -1,0 +1,308 @@
+#include "client/summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace hitcost::client {
+
+namespace {
+
+using nlohmann::json;
+
+std::optional<double> num_at(const json& j, const char* pointer) {
+  const auto p = json::json_pointer(pointer);
+  if (!j.contains(p) || !j.at(p).is_number()) return std::nullopt;
+  return j.at(p).get<double>();
+}
+std::string run_store(const json& run) {
+  const std::string s = run.value("sweep_store", std::string());
+  if (!s.empty()) return s;
+  return run.contains("store") && run["store"].is_string() ? run["store"].get<std::string>() : "";
+}
+bool is_latency_run(const json& run) { return run.value("role", std::string()) == "latency"; }
+
+// The verdict figure of a run: the server's CPU per hit; per request where a run lacks it.
+std::optional<double> per_hit(const json& r) { return num_at(r, "/server_cpu_us_per_hit"); }
+std::optional<double> per_request(const json& r) {
+  if (auto v = num_at(r, "/cpu/per_request_us/attributed/server")) return v;
+  return num_at(r, "/server_cpu_us_per_req");  // a run saved before CPU accounting
+}
+
+std::string fmt(const char* f, auto... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, f, args...);
+  return buf;
+}
+json range_json(const std::optional<Range>& r) {
+  if (!r) return nullptr;
+  return {{"min", r->min}, {"median", r->median}, {"max", r->max}};
+}
+std::string range_text(const std::optional<Range>& r, const char* f) {
+  if (!r) return "-";
+  return fmt(f, r->median) + " [" + fmt(f, r->min) + ".." + fmt(f, r->max) + "]";
+}
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// Why a capacity run is left out, or "" when it is kept.
+std::string exclusion(const json& r, const SummaryOptions& o, bool per_hit_metric) {
+  if (num_at(r, "/errors/total").value_or(0) > 0) return "errors";
+  if (!(per_hit_metric ? per_hit(r) : per_request(r))) return "no_figures";
+  const auto target = num_at(r, "/target_hit_ratio"), got = num_at(r, "/hit_ratio");
+  if (target && got && std::abs(*target - *got) > o.hit_ratio_tolerance) return "hit_ratio";
+  if (r.value("contaminated", json()).is_boolean() && r["contaminated"].get<bool>()) return "contaminated";
+  return "";
+}
+
+}  // namespace
+
+Summary summarize(const json& runs, const SummaryOptions& o) {
+  Summary out;
+  out.options = o;
+  // The metric: per hit when every capacity run carries it (a run saved by an older client,
+  // or a server without sampling, falls back to per request for the whole table).
+  bool all_per_hit = true;
+  for (const json& r : runs)
+    if (!is_latency_run(r) && num_at(r, "/errors/total").value_or(0) == 0 && !per_hit(r)) all_per_hit = false;
+  out.metric = all_per_hit ? "server CPU per hit" : "server CPU per request";
+
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, std::vector<const json*>> groups;
+  for (const json& r : runs) {
+    const auto key = std::make_pair(run_store(r), r.value("strategy", std::string()));
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&r);
+  }
+  std::map<std::string, std::vector<Sample>> by_store;
+  std::vector<std::string> stores;
+  for (const auto& key : order) {
+    SweepRow row;
+    row.store = key.first;
+    row.strategy = key.second;
+    std::vector<double> rps, hit, req, cache, client, total, ratio;
+    for (const json* r : groups[key]) {
+      if (is_latency_run(*r)) {
+        row.latency_rate = num_at(*r, "/rate_rps");
+        row.p50_us = num_at(*r, "/latency_us/p50");
+        row.p99_us = num_at(*r, "/latency_us/p99");
+        row.p999_us = num_at(*r, "/latency_us/p999");
+        row.max_us = num_at(*r, "/latency_us/max");
+        row.lateness_p99_us = num_at(*r, "/send_lateness_us/p99");
+        row.latency_errors = uint64_t(num_at(*r, "/errors/total").value_or(0));
+        row.latency_unsent = uint64_t(num_at(*r, "/unsent").value_or(0));
+        continue;
+      }
+      ++row.runs;
+      row.errors += uint64_t(num_at(*r, "/errors/total").value_or(0));
+      const std::string why = exclusion(*r, o, all_per_hit);
+      if (why == "errors") ++row.excluded_errors;
+      if (why == "no_figures") ++row.excluded_no_figures;
+      if (why == "hit_ratio") ++row.excluded_hit_ratio;
+      if (why == "contaminated") ++row.excluded_contaminated;
+      if (!why.empty()) continue;
+      ++row.used;
+      const std::string attribution = r->contains("cpu") && (*r)["cpu"].is_object()
+                                          ? (*r)["cpu"].value("attribution", std::string("sender-pays"))
+                                          : "sender-pays";
+      row.attribution = row.attribution.empty() || row.attribution == attribution ? attribution : "mixed";
+      row.metric_values.push_back(*(all_per_hit ? per_hit(*r) : per_request(*r)));
+      // The cache's own figure where the attribution could split it from the client's, else
+      // its sender-pays figure (marked).
+      if (auto v = num_at(*r, "/cpu/per_request_us/attributed/cache")) {
+        cache.push_back(*v);
+      } else if (auto w = num_at(*r, "/cpu/per_request_us/net/cache")) {
+        cache.push_back(*w);
+        row.cache_sender_pays = true;
+      }
+      for (auto [vec, ptr] : {std::pair{&rps, "/throughput_rps"}, {&hit, "/server_cpu_us_per_hit"},
+                              {&client, "/cpu/per_request_us/attributed/client"},
+                              {&total, "/cpu/per_request_us/attributed/total"}, {&ratio, "/hit_ratio"}})
+        if (auto v = num_at(*r, ptr)) vec->push_back(*v);
+      if (auto v = per_request(*r)) req.push_back(*v);
+    }
+    row.rps = Range::of(rps);
+    row.server_hit = Range::of(hit);
+    row.server_req = Range::of(req);
+    row.cache_req = Range::of(cache);
+    row.client_req = Range::of(client);
+    row.total_req = Range::of(total);
+    row.hit_ratio = Range::of(ratio);
+    if (row.runs > 0) {
+      if (!by_store.count(row.store)) stores.push_back(row.store);
+      by_store[row.store].push_back({row.strategy, row.metric_values});
+    }
+    out.rows.push_back(std::move(row));
+  }
+  // One family over the whole sweep: m = Σ over stores (strategies − 1).
+  for (const auto& store : stores) out.comparisons += by_store[store].size() - 1;
+  for (const auto& store : stores) {
+    const auto& samples = by_store[store];
+    if (samples.size() < 2) continue;
+    const bool named = std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.name == o.baseline; });
+    const std::string baseline = named ? o.baseline : samples.front().name;
+    for (Verdict& v : compare_to_baseline(samples, baseline, out.metric, o.verdict, out.comparisons))
+      out.verdicts.emplace_back(store, std::move(v));
+  }
+  return out;
+}
+
+nlohmann::json summary_options_json(const SummaryOptions& o) {
+  return {{"baseline", o.baseline},
+          {"alpha", o.verdict.alpha},
+          {"min_effect", o.verdict.min_effect},
+          {"hit_ratio_tolerance", o.hit_ratio_tolerance}};
+}
+
+SummaryOptions summary_options_of(const json& doc) {
+  SummaryOptions o;
+  if (!doc.contains("verdict_options") || !doc["verdict_options"].is_object()) return o;
+  const json& v = doc["verdict_options"];
+  o.baseline = v.value("baseline", std::string());
+  o.verdict.alpha = v.value("alpha", o.verdict.alpha);
+  o.verdict.min_effect = v.value("min_effect", o.verdict.min_effect);
+  o.hit_ratio_tolerance = v.value("hit_ratio_tolerance", o.hit_ratio_tolerance);
+  return o;
+}
+
+json summary_json(const Summary& s) {
+  json rows = json::array(), verdicts = json::array();
+  for (const SweepRow& r : s.rows)
+    rows.push_back({{"store", r.store},
+                    {"strategy", r.strategy},
+                    {"runs", r.runs},
+                    {"used", r.used},
+                    {"excluded", {{"errors", r.excluded_errors},
+                                  {"no_figures", r.excluded_no_figures},
+                                  {"hit_ratio", r.excluded_hit_ratio},
+                                  {"contaminated", r.excluded_contaminated}}},
+                    {"errors", r.errors},
+                    {"attribution", r.attribution},
+                    {"throughput_rps", range_json(r.rps)},
+                    {"server_cpu_us_per_hit", range_json(r.server_hit)},
+                    {"server_cpu_us_per_req", range_json(r.server_req)},
+                    {"cache_cpu_us_per_req", range_json(r.cache_req)},
+                    {"cache_cpu_sender_pays", r.cache_sender_pays},
+                    {"client_cpu_us_per_req", range_json(r.client_req)},
+                    {"total_cpu_us_per_req", range_json(r.total_req)},
+                    {"hit_ratio", range_json(r.hit_ratio)},
+                    {"metric_values", r.metric_values},
+                    {"latency", r.latency_rate ? json{{"rate_rps", *r.latency_rate},
+                                                      {"p50_us", opt(r.p50_us)},
+                                                      {"p99_us", opt(r.p99_us)},
+                                                      {"p999_us", opt(r.p999_us)},
+                                                      {"max_us", opt(r.max_us)},
+                                                      {"send_lateness_p99_us", opt(r.lateness_p99_us)},
+                                                      {"errors", r.latency_errors},
+                                                      {"unsent", r.latency_unsent}}
+                                               : json(nullptr)}});
+  for (const auto& [store, v] : s.verdicts)
+    verdicts.push_back({{"store", store},
+                        {"subject", v.subject},
+                        {"baseline", v.baseline},
+                        {"metric", v.metric},
+                        {"kind", to_string(v.kind)},
+                        {"conclusive", v.conclusive()},
+                        {"ratio", opt(v.ratio)},
+                        {"low", opt(v.low)},
+                        {"high", opt(v.high)},
+                        {"confidence", v.confidence},
+                        {"runs", {v.n_subject, v.n_baseline}},
+                        {"need_runs", v.need_runs},
+                        {"text", (store.empty() ? "" : "[" + store + "] ") + v.text}});
+  return {{"summary", rows},
+          {"verdicts", verdicts},
+          {"metric", s.metric},
+          {"comparisons", s.comparisons},
+          {"verdict_options", summary_options_json(s.options)}};
+}
+
+json summarize_runs_json(const json& runs, const SummaryOptions& o) { return summary_json(summarize(runs, o)); }
+
+std::string format_summary(const Summary& s) {
+  std::string out;
+  int store_width = 5;
+  for (const auto& r : s.rows) store_width = std::max(store_width, int(r.store.size()));
+  std::string attribution;
+  int excluded = 0;
+  for (const auto& r : s.rows) {
+    if (!r.attribution.empty()) attribution = attribution.empty() || attribution == r.attribution ? r.attribution : "mixed";
+    excluded += r.runs - r.used;
+  }
+  out += fmt("capacity and CPU: closed loop; CPU net of idle, %s; figures are median [min..max] of the kept runs\n",
+             attribution.empty() ? "sender-pays" : attribution.c_str());
+  out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %s\n", "strategy", store_width, "store", "runs",
+             "req/s (capacity)", "server us/hit", "server us/req", "cache us/req", "total us/req", "hit ratio");
+  for (const auto& r : s.rows) {
+    if (r.runs == 0) continue;
+    out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %s\n", r.strategy.c_str(), store_width,
+               r.store.empty() ? "-" : r.store.c_str(), fmt("%d/%d", r.used, r.runs).c_str(),
+               range_text(r.rps, "%.0f").c_str(), range_text(r.server_hit, "%.2f").c_str(),
+               range_text(r.server_req, "%.2f").c_str(),
+               (range_text(r.cache_req, "%.2f") + (r.cache_sender_pays ? " *" : "")).c_str(),
+               range_text(r.total_req, "%.2f").c_str(),
+               r.hit_ratio ? fmt("%.3f", r.hit_ratio->median).c_str() : "-");
+  }
+  if (std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.cache_sender_pays; }))
+    out += "* sender-pays: the cache and this client share CPUs, so only their sum could be moved to the receiver\n";
+  if (excluded) {
+    out += "left out:";
+    for (const auto& r : s.rows) {
+      if (r.runs == r.used) continue;
+      out += " " + r.strategy + " (";
+      std::string parts;
+      for (auto [n, what] : {std::pair{r.excluded_errors, "with errors"}, {r.excluded_no_figures, "without server figures"},
+                             {r.excluded_hit_ratio, "off the target hit ratio"},
+                             {r.excluded_contaminated, "contaminated"}})
+        if (n) parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+      out += parts + ")";
+    }
+    out += "\n";
+  }
+  bool any_latency = false;
+  for (const auto& r : s.rows) any_latency = any_latency || r.latency_rate.has_value();
+  if (any_latency) {
+    out += "\nlatency: open loop, every strategy at the same rate; from the intended send time (us)\n";
+    out += fmt("%-22s %-*s %-10s %-10s %-10s %-10s %-10s %-16s %s\n", "strategy", store_width, "store", "req/s", "p50",
+               "p99", "p99.9", "max", "send late p99", "errors");
+    for (const auto& r : s.rows) {
+      if (!r.latency_rate) continue;
+      auto v = [](const std::optional<double>& x) { return x ? fmt("%.1f", *x) : std::string("-"); };
+      out += fmt("%-22s %-*s %-10.0f %-10s %-10s %-10s %-10s %-16s %llu%s\n", r.strategy.c_str(), store_width,
+                 r.store.empty() ? "-" : r.store.c_str(), *r.latency_rate, v(r.p50_us).c_str(), v(r.p99_us).c_str(),
+                 v(r.p999_us).c_str(), v(r.max_us).c_str(), v(r.lateness_p99_us).c_str(),
+                 static_cast<unsigned long long>(r.latency_errors),
+                 r.latency_unsent ? fmt(" (%llu never sent: overload)", static_cast<unsigned long long>(r.latency_unsent)).c_str() : "");
+    }
+  }
+  if (!s.verdicts.empty()) {
+    out += fmt("\nverdicts on %s, each against the baseline; ratio [interval]: intervals hold together at %.0f %% "
+               "(%zu comparison%s), differences below %.0f %% are not called\n",
+               s.metric.c_str(), (1 - s.options.verdict.alpha) * 100, s.comparisons, s.comparisons == 1 ? "" : "s",
+               s.options.verdict.min_effect * 100);
+    for (const auto& [store, v] : s.verdicts) out += "  " + (store.empty() ? "" : "[" + store + "] ") + v.text + "\n";
+  }
+  return out;
+}
+
+std::string csv_summary(const Summary& s) {
+  std::string out = "store,strategy,runs,used,errors,attribution";
+  for (const char* f : {"rps", "server_cpu_us_per_hit", "server_cpu_us_per_req", "cache_cpu_us_per_req",
+                        "client_cpu_us_per_req", "total_cpu_us_per_req", "hit_ratio"})
+    for (const char* k : {"min", "median", "max"}) out += std::string(",") + f + "_" + k;
+  out += ",latency_rate_rps,p50_us,p99_us,p999_us,send_lateness_p99_us\n";
+  auto cell = [](const std::optional<double>& v) { return v ? fmt("%.6g", *v) : std::string(); };
+  for (const auto& r : s.rows) {
+    if (r.runs == 0 && !r.latency_rate) continue;
+    out += r.store + "," + r.strategy + "," + std::to_string(r.runs) + "," + std::to_string(r.used) + "," +
+           std::to_string(r.errors) + "," + r.attribution;
+    for (const auto* range : {&r.rps, &r.server_hit, &r.server_req, &r.cache_req, &r.client_req, &r.total_req,
+                              &r.hit_ratio})
+      for (int k = 0; k < 3; ++k)
+        out += "," + (*range ? cell(k == 0 ? (*range)->min : k == 1 ? (*range)->median : (*range)->max) : "");
+    for (const auto* v : {&r.latency_rate, &r.p50_us, &r.p99_us, &r.p999_us, &r.lateness_p99_us}) out += "," + cell(*v);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace hitcost::client

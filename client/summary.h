@@ -1,0 +1,60 @@
+#pragma once
+// The comparison table and its verdicts, from run JSONs (a sweep's own, a saved sweep's
+// "runs", merged runs): the one place where a sweep's figures are summarised. The sweep, the
+// merge and the HTML report all read this; the text and CSV reporters print it.
+//
+// Each run is either a capacity run (closed loop: CPU per hit, req/s) or a latency run
+// (open loop at one rate common to all strategies: the latency distribution), by its "role".
+// Capacity runs that cannot be trusted are left out of the figures and the verdicts and
+// counted: runs with errors, runs without server figures, runs whose hit ratio missed the
+// target, contaminated runs.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "client/verdict.h"
+
+namespace hitcost::client {
+
+struct SummaryOptions {
+  std::string baseline;  // the strategy every other is compared with; "" = the first seen per store
+  VerdictOptions verdict;
+  double hit_ratio_tolerance = 0.02;  // |measured − target| above this excludes a run
+};
+
+struct SweepRow {
+  std::string store, strategy;
+  int runs = 0, used = 0;  // capacity runs measured / kept for figures and verdicts
+  int excluded_errors = 0, excluded_no_figures = 0, excluded_hit_ratio = 0, excluded_contaminated = 0;
+  uint64_t errors = 0;
+  std::string attribution;  // of the kept runs ("mixed" when they differ)
+  bool cache_sender_pays = false;  // the cache column is sender-pays (cache and client shared CPUs)
+  std::optional<Range> rps, server_hit, server_req, cache_req, client_req, total_req, hit_ratio;
+  std::vector<double> metric_values;  // the verdict figure of each kept run, in run order
+  // The latency run (open loop), if the sweep made one.
+  std::optional<double> latency_rate, p50_us, p99_us, p999_us, max_us, lateness_p99_us;
+  uint64_t latency_errors = 0, latency_unsent = 0;
+};
+
+struct Summary {
+  std::vector<SweepRow> rows;
+  std::vector<std::pair<std::string, Verdict>> verdicts;  // (store, verdict)
+  std::string metric;  // "server CPU per hit" (or "... per request" when a run lacks it)
+  size_t comparisons = 0;
+  SummaryOptions options;
+};
+
+Summary summarize(const nlohmann::json& runs, const SummaryOptions& o);
+// {"summary": [rows], "verdicts": [...], "metric", "verdict_options"}: what a sweep writes.
+nlohmann::json summary_json(const Summary& s);
+nlohmann::json summarize_runs_json(const nlohmann::json& runs, const SummaryOptions& o = {});
+// Options as a saved sweep recorded them (baseline, alpha, min effect); defaults otherwise.
+SummaryOptions summary_options_of(const nlohmann::json& sweep_doc);
+nlohmann::json summary_options_json(const SummaryOptions& o);
+
+std::string format_summary(const Summary& s);  // the tables and the verdict lines
+std::string csv_summary(const Summary& s);     // one row per store × strategy
+
+}  // namespace hitcost::client
