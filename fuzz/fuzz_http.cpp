@@ -26,10 +26,12 @@ struct Server {
       : metrics(1),
         config(make_initial_config("html", "php-memcached", "memory", 3, "v1", 1, 1.0, {}, {}, {})),
         ctx(o, config, metrics, 1),
-        router(ctx, metrics.thread(0)) {}
+        sampler(metrics.thread(0), true, 1),  // every request sampled: the sampler's paths are fuzzed too
+        router(ctx, metrics.thread(0), sampler) {}
   MetricsRegistry metrics;
   ConfigHolder config;
   ServerContext ctx;
+  CpuSampler sampler;
   Router router;
 };
 
@@ -90,7 +92,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Response res;
     std::string body;
     const bool admin_ok = loopback && safe_for_admin(req);
+    server.sampler.request_started(&server);
     server.router.handle(req, admin_ok ? local : remote, res, body);
+    server.sampler.request_ended(&server);
     if (!known_status(res.status)) fuzz::violated("the router answered an unexpected status");
     if (res.status == 200 && body.empty()) fuzz::violated("a 200 with an empty body");
     if (!req.keep_alive()) break;

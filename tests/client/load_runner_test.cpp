@@ -13,6 +13,7 @@
 
 #include "client/report.h"
 #include "fake_http_server.h"
+#include "proc/proc.h"
 
 using namespace hitcost::client;
 using hitcost::client::test::FakeBehavior;
@@ -309,8 +310,20 @@ TEST(LoadRunner, ProgressTicksOncePerSecondWithLiveFigures) {
 TEST(LoadRunner, ContaminatedRunsAreRetriedAndTheRetriesReported) {
   // A child process burns a core for the whole test: the machine is busy with work that is
   // neither server (the fake reports 0 CPU), cache nor this client, so every run is flagged.
+  // The fake says it is this process (same boot id, pid, start time) on every CPU, so the
+  // contamination can be judged.
   FakeBehavior b;
-  b.stats_json = R"({"uptime_s": 1, "requests": 0, "cpu": {"user_s": 0, "system_s": 0}, "config": {"strategy": "html"}})";
+  const auto self = hitcost::proc::read_process(::getpid());
+  ASSERT_TRUE(self);
+  b.stats_json = nlohmann::json{{"uptime_s", 1},
+                                {"requests", 0},
+                                {"cpu", {{"user_s", 0}, {"system_s", 0}}},
+                                {"config", {{"strategy", "html"}}},
+                                {"thread_cpus", {hitcost::proc::format_cpu_list(hitcost::proc::online_cpus())}},
+                                {"host", {{"boot_id", hitcost::proc::boot_id()},
+                                          {"pid", ::getpid()},
+                                          {"start_ticks", self->start_ticks}}}}
+                     .dump();
   FakeHttpServer s(b);
   const pid_t burner = fork();
   ASSERT_GE(burner, 0);
@@ -320,14 +333,19 @@ TEST(LoadRunner, ContaminatedRunsAreRetriedAndTheRetriesReported) {
   }
   MeasureOptions mo;
   mo.retry_contaminated = 2;
+  mo.idle_ns = 200'000'000;
   const RunReport r = measure_run(plan_for(s, 300, 50), mo, nullptr);
   kill(burner, SIGKILL);
   waitpid(burner, nullptr, 0);
-  ASSERT_TRUE(r.contaminated().has_value());
+  ASSERT_TRUE(r.server_local);
+  ASSERT_TRUE(r.contaminated().has_value()) << r.cpu()->contamination.why;
   EXPECT_TRUE(*r.contaminated());
+  EXPECT_GT(r.cpu()->contamination.other_cores, 0.5) << r.cpu()->contamination.why;  // the burner's core
   EXPECT_EQ(r.contamination_retries, 2);
+  ASSERT_TRUE(r.idle);  // every attempt measured its idle baseline first
+  EXPECT_GE(r.idle->window_s, 0.2);
   const auto j = to_json(r);
   EXPECT_EQ(j["contamination_retries"], 2);
-  EXPECT_EQ(j["placement"]["server_cpus"], "unknown");
+  EXPECT_EQ(j["cpu"]["contamination"]["state"], "contaminated");
   EXPECT_TRUE(j.contains("series"));
 }
