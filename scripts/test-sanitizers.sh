@@ -2,6 +2,8 @@
 # The suite again under sanitizers:
 #   build/asan : ASan + UBSan (HITCOST_SANITIZE=ON), every test except the soak (ASan's
 #                quarantine grows RSS by design, so the soak's RSS bound means nothing there)
+#                and the CPU-figure checks (label timing: ASan changes what a request costs
+#                unevenly, so agreement within 5 % is not what they would test there)
 #   build/tsan : ThreadSanitizer (HITCOST_TSAN=ON), only what runs threads against each
 #                other: the stores' concurrency tests and the server under concurrent load
 #                (the server binary is TSan-built too; halt_on_error makes a race kill it,
@@ -23,8 +25,8 @@ for w in "${which[@]}"; do
     asan)
       echo "== building build/asan (ASan+UBSan)" >&2
       ./scripts/build.sh build/asan RelWithDebInfo -DHITCOST_SANITIZE=ON "${common[@]}"
-      echo "== running the suite under ASan+UBSan (all but soak)" >&2
-      ctest --test-dir build/asan --output-on-failure --timeout 900 -j2 -LE soak || rc=1
+      echo "== running the suite under ASan+UBSan (all but soak and timing)" >&2
+      ctest --test-dir build/asan --output-on-failure --timeout 900 -j2 -LE 'soak|timing' || rc=1
       ;;
     tsan)
       tsan_targets=(hitcost-server stores_memory_store_test stores_file_store_test

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# scripts/attribution.sh — where loopback receive work is billed, measured three ways on the
+# same strategies, interleaved:
+#   sender-pays     what the kernel bills: the sender runs the receive path (softirq) of what
+#                   it sends (no IRQ time accounting on this kernel);
+#   receiver-pays   the same runs, softirq ticks (/proc/stat) moved across: the server's CPUs'
+#                   to its peers, the peers' CPUs' to the server (hitcost-load computes both);
+#   rps             receive flow steering on lo (rps_cpus, rps_sock_flow_entries,
+#                   rps_flow_cnt): the kernel itself runs each receive on the receiver's CPU,
+#                   so the busy time of the server's CPU is its receiver-pays cost (plus the
+#                   IPIs and steering RPS adds, which no process is billed for).
+#
+#   scripts/attribution.sh [--strategies html,struct:php+zlib] [--rounds 3] [--duration 3s]
+#                          [--out out/attribution]
+#
+# Needs root for rps (it writes /sys/class/net/lo/queues/rx-0/rps_cpus and
+# /proc/sys/net/core/rps_sock_flow_entries) and restores the old values on exit, Ctrl-C
+# included. Server on CPU 0, memcached and the load on CPU 1; 99 % hits, 50-row pages.
+# Builds build/release unless HITCOST_NO_BUILD=1. Output: one run JSON per mode × strategy ×
+# round in --out, and a table of medians.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+
+strategies=html,struct:php+zlib; rounds=3; duration=3s; out=out/attribution
+while [ $# -gt 0 ]; do
+  case $1 in
+    --strategies) strategies=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --duration) duration=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "attribution: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "attribution: needs root (it switches receive flow steering on lo)" >&2; exit 1; }
+[ "$(nproc)" -ge 2 ] || { echo "attribution: needs 2 CPUs (the server apart from its peers)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "attribution: needs jq (apt-get install jq)" >&2; exit 1; }
+build=${HITCOST_BUILD_DIR:-build/release}
+if [ -z "${HITCOST_NO_BUILD:-}" ]; then
+  HITCOST_DEPS=build ./scripts/install-deps.sh
+  ./scripts/build.sh "$build" Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
+fi
+mkdir -p "$out"
+rm -f "$out"/*.json
+
+rps_cpus_file=/sys/class/net/lo/queues/rx-0/rps_cpus
+flow_cnt_file=/sys/class/net/lo/queues/rx-0/rps_flow_cnt
+entries_file=/proc/sys/net/core/rps_sock_flow_entries
+saved=("$(cat "$rps_cpus_file")" "$(cat "$flow_cnt_file")" "$(cat "$entries_file")")
+set_rps() { echo "$1" >"$rps_cpus_file"; echo "$2" >"$flow_cnt_file"; echo "$2" >"$entries_file"; }
+restore() {
+  stop_started
+  echo "${saved[0]}" >"$rps_cpus_file"; echo "${saved[1]}" >"$flow_cnt_file"; echo "${saved[2]}" >"$entries_file"
+  echo "== restored: rps_cpus ${saved[0]}, rps_flow_cnt ${saved[1]}, rps_sock_flow_entries ${saved[2]}" >&2
+}
+trap restore EXIT
+trap 'echo "interrupted" >&2; exit 130' INT TERM
+
+start_memcached 1 1024
+start_server "$build" 0 "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT"
+IFS=, read -r -a list <<<"$strategies"
+for s in "${list[@]}"; do
+  ns="at-$(tr -c 'a-z0-9\n' '-' <<<"$s")"
+  curl -fsS -X POST --data "{\"strategy\":\"$s\",\"namespace\":\"$ns\"}" "$SERVER_URL/admin/config" >/dev/null
+  curl -fsS -X POST "$SERVER_URL/admin/warm?from=0&to=1000" >/dev/null
+done
+all_cpus=$(printf '%x' $(( (1 << $(nproc)) - 1 )))
+for r in $(seq 1 "$rounds"); do
+  modes=(normal rps)
+  [ $((r % 2)) = 0 ] && modes=(rps normal)  # alternate which mode goes first
+  for mode in "${modes[@]}"; do
+    if [ "$mode" = rps ]; then set_rps "$all_cpus" 32768; else set_rps 0 0; fi
+    for s in "${list[@]}"; do
+      ns="at-$(tr -c 'a-z0-9\n' '-' <<<"$s")"
+      curl -fsS -X POST --data "{\"strategy\":\"$s\",\"namespace\":\"$ns\"}" "$SERVER_URL/admin/config" >/dev/null
+      f="$out/$mode-$(tr -c 'a-z0-9\n' '-' <<<"$s")-r$r.json"
+      "$build/client/hitcost-load" --url "$SERVER_URL" --cpus 1 -d "$duration" --keys 1000 --hit-ratio 0.99 \
+        --no-progress -q --json "$f" >/dev/null
+      jq --arg m "$mode" --arg s "$s" '.attribution_mode = $m | .strategy = $s' "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+      echo "== round $r/$rounds $mode $s: $(jq -r '"\(.throughput_rps | floor) req/s, server \(.server_cpu_us_per_hit * 100 | round / 100) us/hit"' "$f")" >&2
+    done
+  done
+done
+set_rps 0 0
+
+echo
+echo "medians over $rounds rounds (µs per request unless said; 99 % hits, server CPU 0, memcached + load CPU 1)"
+jq -rs '
+  def med(f): [.[] | f | select(. != null)] | sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
+  def r2: if . == null then "-" else (. * 100 | round / 100 | tostring) end;
+  (["mode", "strategy", "req/s", "server/hit sender-pays", "server/hit receiver-pays", "softirq server CPU",
+    "softirq peer CPUs", "busy server CPU", "cache", "client", "busy all CPUs"] | @tsv),
+  (group_by([.attribution_mode, .strategy])[] |
+    [.[0].attribution_mode, .[0].strategy, (med(.throughput_rps) | floor | tostring),
+     (med(.cpu.server_hit_sender_pays_us) | r2), (med(.cpu.server_hit_receiver_pays_us) | r2),
+     (med(.cpu.softirq_us_per_req.server_cpus) | r2), (med(.cpu.softirq_us_per_req.peer_cpus) | r2),
+     (med(.cpu.cpus_busy_us_per_req.server_cpus) | r2), (med(.cpu.per_request_us.net.cache) | r2),
+     (med(.cpu.per_request_us.net.client) | r2), (med(.cpu.machine_busy_us_per_req.net) | r2)] | @tsv)
+' "$out"/*.json | column -t -s $'\t'
+echo
+echo "files: $out/*.json"
