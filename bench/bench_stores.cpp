@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
@@ -22,11 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "stores/store.h"
 
 namespace {
 
 using hitcost::Store;
+using hitcost::bench::bench_dir;
 
 // ---- a memcached of our own, on a free loopback port, killed at exit ---------------------
 class BenchMemcached {
@@ -88,16 +89,6 @@ class BenchMemcached {
   pid_t pid_ = -1;
   int port_ = -1;
 };
-
-std::string bench_dir() {
-  static std::string dir = [] {
-    std::string t = (std::filesystem::temp_directory_path() / "hitcost-bench-XXXXXX").string();
-    if (!::mkdtemp(t.data())) std::abort();
-    std::atexit([] { std::filesystem::remove_all(bench_dir()); });
-    return t;
-  }();
-  return dir;
-}
 
 // Opened stores are cached per spec so repetitions reuse the warm store.
 Store* store_for(const std::string& kind, std::string* why) {

@@ -3,19 +3,35 @@
 #
 #   scripts/profile.sh --strategy S [--store memcached|memory|SPEC] [--tool callgrind|perf]
 #                      [--duration 10s] [--rate 20] [--requests N] [--connections 2]
-#                      [--rows 50] [--keys 200] [--hit-ratio 0.99] [--flags F] [--out out/profile]
+#                      [--rows 50] [--keys 200] [--hit-ratio 0.99] [--flags F] [--idle 1]
+#                      [--out out/profile]
 #
 # callgrind (valgrind): exact, repeatable instruction counts (Ir) per function — works on
 #   VMs without hardware counters. The server runs ~50x slower under it, so the load is an
-#   open loop at a low --rate (default 20 req/s: struct:json+zlib costs ~15 ms a request under valgrind) and only the measured window is collected:
-#   the server starts with instrumentation off, the store is warmed, then `callgrind_control
-#   -i on` ... load ... `-i off`. Output: OUT/callgrind.out, OUT/top-inclusive.txt and
-#   OUT/top-self.txt (callgrind_annotate, top 25 functions by inclusive and by self Ir).
+#   open loop at a low --rate (default 20 req/s: struct:json+zlib costs ~15 ms a request
+#   under valgrind) and only chosen windows are collected: the server starts with
+#   instrumentation off and the store is warmed; then `callgrind_control -i on`, an idle
+#   window of --idle seconds (default 1, 0 = none) with no load, dumped on its own (the
+#   sweeper timer, 100 ms per io thread, and whatever else runs when nothing is asked; the
+#   dump zeroes the counters); then the load runs and the load window is dumped.
+#   Output: OUT/callgrind.out (the load window), OUT/callgrind-idle.out, OUT/top-inclusive.txt
+#   and OUT/top-self.txt (callgrind_annotate, top 25 functions of the load window by
+#   inclusive and by self Ir), and one line:
+#     instructions per page: R raw, N net of idle (idle: I Ir/s over S s)
+#   R = the load window's Ir (whole process, all threads) / the pages the server itself
+#   counted in that window (`pages` in GET /stats, taken just before instrumentation is
+#   switched on and just after the window is dumped, so those two GETs are not in the Ir);
+#   N subtracts I x the window's seconds first. The window still holds hitcost-load's own
+#   GET /stats before and after its run (counted in Ir, not in pages).
 #   Browse further with `callgrind_annotate OUT/callgrind.out` or kcachegrind.
 # perf: sampling of real time on CPU (`perf record -e cpu-clock -g`, a software event, so it
 #   works without hardware counters too; the server runs at full speed, load at --rate, or
-#   closed loop with --rate 0). Output: OUT/perf.data, OUT/top-inclusive.txt (children) and
-#   OUT/top-self.txt. Browse further with `perf report -i OUT/perf.data`.
+#   closed loop with --rate 0). Before the load it prints the server's idle CPU over --idle
+#   seconds (utime+stime from /proc/PID/stat, in 1/CLK_TCK steps, and ns on CPU summed
+#   from /proc/PID/task/*/schedstat); after it the pages the server counted (GET /stats
+#   delta) and its CPU per page, raw and net of the idle rate. Output: OUT/perf.data,
+#   OUT/top-inclusive.txt (children), OUT/top-self.txt and OUT/idle.txt. Browse further
+#   with `perf report -i OUT/perf.data`.
 #
 # --store memcached (default) starts a private memcached on a free loopback port; any other
 # store spec (memory, memory:objects, mmap:/tmp/f, memcached:H:P,...) is passed to the server.
@@ -26,7 +42,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 strategy=""; store=memcached; tool=callgrind; duration=10s; rate=20; requests=0; conns=2
-rows=50; keys=200; hit_ratio=0.99; flags=""; out=out/profile
+rows=50; keys=200; hit_ratio=0.99; flags=""; idle=1; out=out/profile
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -41,12 +57,15 @@ while [ $# -gt 0 ]; do
     --keys) keys=$2; shift 2 ;;
     --hit-ratio) hit_ratio=$2; shift 2 ;;
     --flags) flags=$2; shift 2 ;;
+    --idle) idle=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "profile: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [ -n "$strategy" ] || { echo "profile: --strategy is required, e.g. --strategy struct:json+zlib" >&2; exit 2; }
+[[ $idle =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "profile: --idle takes seconds, e.g. 1 or 2.5 (0 = no idle window)" >&2; exit 2; }
+idle_on=$(awk -v x="$idle" 'BEGIN {print (x > 0) ? 1 : 0}')
 case $tool in
   callgrind) need=(valgrind callgrind_annotate callgrind_control) ;;
   perf) need=(perf) ;;
@@ -67,7 +86,8 @@ load_bin=$build/client/hitcost-load
 for b in "$server_bin" "$load_bin"; do [ -x "$b" ] || { echo "profile: $b is missing" >&2; exit 1; }; done
 
 mkdir -p "$out"
-rm -f "$out/callgrind.out" "$out/perf.data" "$out/top-inclusive.txt" "$out/top-self.txt"
+rm -f "$out/callgrind.out" "$out/callgrind-idle.out" "$out"/callgrind.part* "$out/perf.data" \
+  "$out/top-inclusive.txt" "$out/top-self.txt"
 pids=()
 cleanup() {
   local p
@@ -105,7 +125,9 @@ fi
 server_args=(--port 0 --threads 1 --store "$store" --strategy "$strategy")
 [ -n "$flags" ] && server_args+=(--flags "$flags")
 if [ "$tool" = callgrind ]; then
-  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/callgrind.out" \
+  # Each `callgrind_control --dump` writes OUT/callgrind.part.N (N = 1, 2, ...); the dump at
+  # exit goes to OUT/callgrind.part (instrumentation is off by then: next to nothing).
+  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/callgrind.part" \
     "$server_bin" "${server_args[@]}" >"$out/server.log" 2>"$out/valgrind.log" &
 else
   "$server_bin" "${server_args[@]}" >"$out/server.log" 2>&1 &
@@ -127,18 +149,45 @@ curl -fsS --max-time 60 -X POST --data "$(jq -cn --arg s "$strategy" --arg ns "$
   '{strategy:$s, namespace:$ns, rows:$r}')" "$url/admin/config" >/dev/null
 echo "== warmed: $(curl -fsS --max-time 600 -X POST "$url/admin/warm?from=0&to=$keys&rows=$rows")" >&2
 
-# 4. The measured window, collected.
+# 4. The measured window, collected, and the server's own page count over it.
 load_args=(--url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio" -c "$conns" -t 1
            --rate "$rate" -d "$duration" --warmup 0 --timeout 10s --no-progress --json "$out/load.json")
 [ "$requests" != 0 ] && load_args+=(--requests "$requests")
+now() { date +%s.%N; }
+stats() { curl -fsS --max-time 60 "$url/stats"; }
+# pages and requests the server counted between two GET /stats answers (S1 S2 as JSON).
+stats_delta() {
+  jq -rn --argjson a "$1" --argjson b "$2" \
+    'if ($b.pages < $a.pages or $b.requests < $a.requests) then "reset"
+     else "\($b.pages - $a.pages) \($b.requests - $a.requests)" end'
+}
 if [ "$tool" = callgrind ]; then
-  callgrind_control -i on "$server_pid" >/dev/null
-  "$load_bin" "${load_args[@]}" | tee "$out/load.txt"
-  callgrind_control -i off "$server_pid" >/dev/null
+  cg() { callgrind_control "$@" "$server_pid" >/dev/null; }  # always by pid: others may run callgrind
+  # Windows are cut by dumps while instrumentation is on (a dump zeroes the counters), not
+  # by `-z` or by dumping after `-i off`: in callgrind 3.19 either leaves the next dump's
+  # `summary:` line (callgrind_annotate's PROGRAM TOTALS) negative, i.e. near 2^64.
+  # Our GET /stats come before `-i on` and after the load's dump: not in its Ir. The server
+  # counts no pages while idle, so the pages delta is the load window's.
+  s0=$(stats)
+  parts=0
+  cg -i on; t0=$(now)
+  if [ "$idle_on" = 1 ]; then  # 4a. idle: instrumentation on, no load, its own part
+    echo "== idle window: ${idle} s with no load" >&2
+    i0=$t0
+    sleep "$idle"
+    cg --dump=idle; i1=$(now); t0=$i1; parts=$((parts + 1)); idle_part=$parts
+  fi
+  "$load_bin" "${load_args[@]}" | tee "$out/load.txt"  # 4b. the load window
+  cg --dump=load; t1=$(now); parts=$((parts + 1)); load_part=$parts
+  cg -i off
+  s1=$(stats)
   kill -TERM "$server_pid"
-  for _ in $(seq 1 300); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done  # profile written at exit
+  for _ in $(seq 1 300); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done  # exit dump
   wait "$server_pid" 2>/dev/null || true
-  [ -s "$out/callgrind.out" ] || { echo "profile: no callgrind output" >&2; cat "$out/valgrind.log" >&2; exit 1; }
+  [ -s "$out/callgrind.part.$load_part" ] || { echo "profile: no callgrind dump of the load window" >&2; cat "$out/valgrind.log" >&2; exit 1; }
+  mv "$out/callgrind.part.$load_part" "$out/callgrind.out"
+  [ "$idle_on" = 1 ] && mv "$out/callgrind.part.$idle_part" "$out/callgrind-idle.out"
+  rm -f "$out/callgrind.part"  # the exit dump: instrumentation was off
   # Top 25 function lines of each listing (the header and totals come first).
   # Template and parameter lists collapsed (Asio's names run to thousands of characters),
   # source paths dropped, lines cut at 200 characters.
@@ -151,17 +200,73 @@ if [ "$tool" = callgrind ]; then
     callgrind_annotate --inclusive=yes "$out/callgrind.out" 2>/dev/null | top; } >"$out/top-inclusive.txt"
   { echo "top 25 by self Ir (instructions in the function's own code)"
     callgrind_annotate "$out/callgrind.out" 2>/dev/null | top; } >"$out/top-self.txt"
-  total=$(callgrind_annotate "$out/callgrind.out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !t {gsub(",", "", $1); t = $1} END {print t}')
-  reqs=$(jq '.requests' "$out/load.json")  # (the load's warm-up is 0: every collected request is counted)
+  # PROGRAM TOTALS (the file's summary: line), checked against the sum of its costs (totals:).
+  total_ir() {
+    local t sum
+    t=$(callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ && !t {gsub(",", "", $1); t = $1} END {print t + 0}')
+    sum=$(awk '/^totals:/ {print $2; exit}' "$1")
+    awk -v t="$t" -v s="${sum:-0}" 'BEGIN { exit !(t > 0 && s > 0 && t < 1.05 * s && s < 1.05 * t) }' ||
+      { echo "profile: $1: PROGRAM TOTALS $t disagrees with the sum of its costs ${sum:-?}" >&2; exit 1; }
+    echo "$t"
+  }
+  total=$(total_ir "$out/callgrind.out")
+  idle_ir=0; idle_s=0
+  [ "$idle_on" = 1 ] && { idle_ir=$(total_ir "$out/callgrind-idle.out"); idle_s=$(awk -v a="$i0" -v b="$i1" 'BEGIN {print b - a}'); }
+  window_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
+  delta=$(stats_delta "$s0" "$s1")
   echo
-  awk -v t="$total" -v r="$reqs" 'BEGIN { if (r > 0) printf "instructions per request (whole server process, all threads, incl. 2 GET /stats): %.0f  (%s Ir / %s requests)\n", t / r, t, r }'
+  if [ "$delta" = reset ]; then
+    echo "profile: the server's counters were reset during the window; no per-page figure" >&2
+  else
+    read -r pages reqs <<<"$delta"
+    client_reqs=$(jq '.requests' "$out/load.json")
+    # reqs - pages: hitcost-load's GET /stats before and after its run, plus our second
+    # GET /stats, which counts itself before answering.
+    echo "pages served in the window (server's /stats pages delta): $pages; other requests: $((reqs - pages)) (GET /stats); hitcost-load counted $client_reqs requests"
+    awk -v t="$total" -v p="$pages" -v i="$idle_ir" -v is="$idle_s" -v w="$window_s" 'BEGIN {
+      if (p <= 0) { print "profile: no pages in the window" > "/dev/stderr"; exit }
+      rate = is > 0 ? i / is : 0
+      printf "instructions per page: %.0f raw, ", t / p
+      if (is > 0) printf "%.0f net of idle (idle: %.0f Ir/s over %.1f s; load window %.1f s, %s Ir over %s pages)\n", (t - rate * w) / p, rate, is, w, t, p
+      else printf "no idle baseline (--idle 0) (load window %.1f s, %s Ir over %s pages)\n", w, t, p
+    }'
+  fi
 else
+  # utime + stime of the whole process, in clock ticks (fields 14 and 15, counted after
+  # the ")" that ends the command name, which may itself hold spaces or parentheses), and
+  # time on CPU in ns summed over its threads (schedstat): the ticks are 10 ms coarse.
+  cpu_ticks() { sed 's/.*) //' "/proc/$server_pid/stat" | awk '{print $12 + $13}'; }
+  cpu_ns() { cat "/proc/$server_pid"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+  tck=$(getconf CLK_TCK)
+  idle_ns_per_s=0
+  if [ "$idle_on" = 1 ]; then
+    k0=$(cpu_ticks); n0=$(cpu_ns); i0=$(now); sleep "$idle"; k1=$(cpu_ticks); n1=$(cpu_ns); i1=$(now)
+    idle_ns_per_s=$(awk -v n="$((n1 - n0))" -v a="$i0" -v b="$i1" 'BEGIN {print n / (b - a)}')
+    awk -v k="$((k1 - k0))" -v t="$tck" -v n="$((n1 - n0))" -v a="$i0" -v b="$i1" 'BEGIN {
+      printf "server idle CPU over %.1f s with no load: %.0f ms utime+stime (/proc/PID/stat, %.0f ms steps), %.2f ms on CPU (/proc/PID/task/*/schedstat)\n", b - a, 1000 * k / t, 1000 / t, n / 1e6 }' |
+      tee "$out/idle.txt"
+  fi
+  s0=$(stats); k0=$(cpu_ticks); n0=$(cpu_ns); t0=$(now)
   perf record -e cpu-clock -F 999 -g -p "$server_pid" -o "$out/perf.data" >"$out/perf-record.log" 2>&1 &
   perf_pid=$!
   pids+=("$perf_pid")
   sleep 0.5
   "$load_bin" "${load_args[@]}" | tee "$out/load.txt"
   kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
+  k1=$(cpu_ticks); n1=$(cpu_ns); t1=$(now); s1=$(stats)
+  delta=$(stats_delta "$s0" "$s1")
+  echo
+  if [ "$delta" = reset ]; then
+    echo "profile: the server's counters were reset during the window; no per-page figure" >&2
+  else
+    read -r pages _ <<<"$delta"
+    awk -v p="$pages" -v k="$((k1 - k0))" -v t="$tck" -v n="$((n1 - n0))" -v r="$idle_ns_per_s" -v on="$idle_on" -v a="$t0" -v b="$t1" 'BEGIN {
+      printf "pages served while perf recorded (server'"'"'s /stats pages delta): %d over %.1f s; server CPU meanwhile: %.2f ms on CPU (schedstat), %.0f ms utime+stime\n", p, b - a, n / 1e6, 1000 * k / t
+      if (p <= 0) exit
+      printf "server CPU per page: %.1f us raw, ", n / p / 1e3
+      if (on) printf "%.1f us net of idle (idle: %.2f ms/s)\n", (n - r * (b - a)) / p / 1e3, r / 1e6
+      else print "no idle baseline (--idle 0)" }'
+  fi
   top() { grep -v '^#' | grep '%' | awk 'n < 25 {print; n++}' | cut -c1-200; }
   { echo "top 25 by children (inclusive) samples"
     perf report -i "$out/perf.data" --stdio --children --percent-limit 0.5 -g none 2>/dev/null | top; } >"$out/top-inclusive.txt"
@@ -173,4 +278,7 @@ cat "$out/top-inclusive.txt"
 echo
 cat "$out/top-self.txt"
 echo
-echo "files: $out/ (top-inclusive.txt, top-self.txt, load.json, $( [ "$tool" = callgrind ] && echo callgrind.out || echo perf.data))"
+files="top-inclusive.txt, top-self.txt, load.json"
+if [ "$tool" = callgrind ]; then files+=", callgrind.out"; [ "$idle_on" = 1 ] && files+=", callgrind-idle.out"
+else files+=", perf.data"; [ "$idle_on" = 1 ] && files+=", idle.txt"; fi
+echo "files: $out/ ($files)"
