@@ -1,7 +1,7 @@
 #pragma once
 // Is one read path faster than another, judged from interleaved repeats of both?
 // Header-only so hitcost-bench and its unit test (tests/bench) share the one rule; the
-// min/median/max and the overlap test are client/verdict.h's (hitcost::client).
+// min/median/max is client/verdict.h's Range (hitcost::client).
 //
 // The rule, for two paths and a baseline fixed before measuring (here: read(2)):
 //   ratio       = median(baseline ns) / median(subject ns)   (> 1: the subject is faster)
@@ -59,7 +59,7 @@ inline SpeedVerdict judge_speed(std::string_view subject, const std::vector<doub
   const double ratio = b->median / s->median;
   v.difference_pct = 100.0 * (std::max(ratio, 1.0 / ratio) - 1.0);
   v.spread_pct = 100.0 * std::max((s->max - s->min) / s->median, (b->max - b->min) / b->median);
-  const bool overlap = client::overlaps(*s, *b);
+  const bool overlap = s->min <= b->max && b->min <= s->max;  // closed ranges: touching ends overlap
   if (overlap || v.difference_pct <= v.spread_pct) {
     std::snprintf(buf, sizeof buf, "inconclusive: %srepeats spread %.0f%% %s difference %.0f%%",
                   overlap ? "ranges overlap, " : "", v.spread_pct,
