@@ -73,6 +73,21 @@ Summary summarize(const json& runs, const SummaryOptions& o) {
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(&r);
   }
+  // Rows in the order asked for (the sweep's --strategies), not in the shuffled run order.
+  auto rank = [&](const std::string& strategy) {
+    const auto it = std::find(o.order.begin(), o.order.end(), strategy);
+    return it == o.order.end() ? o.order.size() : size_t(it - o.order.begin());
+  };
+  std::vector<std::string> store_order;  // stores as first seen
+  for (const auto& key : order)
+    if (std::find(store_order.begin(), store_order.end(), key.first) == store_order.end())
+      store_order.push_back(key.first);
+  auto store_rank = [&](const std::string& s) {
+    return size_t(std::find(store_order.begin(), store_order.end(), s) - store_order.begin());
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    return std::pair(store_rank(a.first), rank(a.second)) < std::pair(store_rank(b.first), rank(b.second));
+  });
   std::map<std::string, std::vector<Sample>> by_store;
   std::vector<std::string> stores;
   for (const auto& key : order) {
@@ -80,6 +95,21 @@ Summary summarize(const json& runs, const SummaryOptions& o) {
     row.store = key.first;
     row.strategy = key.second;
     std::vector<double> rps, hit, req, cache, client, total, ratio;
+    auto take_figures = [&](const json& r) {
+      // The cache's own figure where the attribution could split it from the client's, else
+      // its sender-pays figure (marked).
+      if (auto v = num_at(r, "/cpu/per_request_us/attributed/cache")) {
+        cache.push_back(*v);
+      } else if (auto w = num_at(r, "/cpu/per_request_us/net/cache")) {
+        cache.push_back(*w);
+        row.cache_sender_pays = true;
+      }
+      for (auto [vec, ptr] : {std::pair{&rps, "/throughput_rps"}, {&hit, "/server_cpu_us_per_hit"},
+                              {&client, "/cpu/per_request_us/attributed/client"},
+                              {&total, "/cpu/per_request_us/attributed/total"}, {&ratio, "/hit_ratio"}})
+        if (auto v = num_at(r, ptr)) vec->push_back(*v);
+      if (auto v = per_request(r)) req.push_back(*v);
+    };
     for (const json* r : groups[key]) {
       if (is_latency_run(*r)) {
         row.latency_rate = num_at(*r, "/rate_rps");
@@ -106,19 +136,14 @@ Summary summarize(const json& runs, const SummaryOptions& o) {
                                           : "sender-pays";
       row.attribution = row.attribution.empty() || row.attribution == attribution ? attribution : "mixed";
       row.metric_values.push_back(*(all_per_hit ? per_hit(*r) : per_request(*r)));
-      // The cache's own figure where the attribution could split it from the client's, else
-      // its sender-pays figure (marked).
-      if (auto v = num_at(*r, "/cpu/per_request_us/attributed/cache")) {
-        cache.push_back(*v);
-      } else if (auto w = num_at(*r, "/cpu/per_request_us/net/cache")) {
-        cache.push_back(*w);
-        row.cache_sender_pays = true;
-      }
-      for (auto [vec, ptr] : {std::pair{&rps, "/throughput_rps"}, {&hit, "/server_cpu_us_per_hit"},
-                              {&client, "/cpu/per_request_us/attributed/client"},
-                              {&total, "/cpu/per_request_us/attributed/total"}, {&ratio, "/hit_ratio"}})
-        if (auto v = num_at(*r, ptr)) vec->push_back(*v);
-      if (auto v = per_request(*r)) req.push_back(*v);
+      take_figures(*r);
+    }
+    // Nothing kept: the figures of the runs left out, marked, so that a busy machine still
+    // shows what it measured; they never feed a verdict.
+    if (row.used == 0 && row.runs > 0) {
+      row.from_left_out = true;
+      for (const json* r : groups[key])
+        if (!is_latency_run(*r)) take_figures(*r);
     }
     row.rps = Range::of(rps);
     row.server_hit = Range::of(hit);
@@ -148,6 +173,7 @@ Summary summarize(const json& runs, const SummaryOptions& o) {
 
 nlohmann::json summary_options_json(const SummaryOptions& o) {
   return {{"baseline", o.baseline},
+          {"order", o.order},
           {"alpha", o.verdict.alpha},
           {"min_effect", o.verdict.min_effect},
           {"hit_ratio_tolerance", o.hit_ratio_tolerance}};
@@ -158,6 +184,9 @@ SummaryOptions summary_options_of(const json& doc) {
   if (!doc.contains("verdict_options") || !doc["verdict_options"].is_object()) return o;
   const json& v = doc["verdict_options"];
   o.baseline = v.value("baseline", std::string());
+  if (v.contains("order") && v["order"].is_array())
+    for (const auto& s : v["order"])
+      if (s.is_string()) o.order.push_back(s.get<std::string>());
   o.verdict.alpha = v.value("alpha", o.verdict.alpha);
   o.verdict.min_effect = v.value("min_effect", o.verdict.min_effect);
   o.hit_ratio_tolerance = v.value("hit_ratio_tolerance", o.hit_ratio_tolerance);
@@ -182,6 +211,7 @@ json summary_json(const Summary& s) {
                     {"server_cpu_us_per_req", range_json(r.server_req)},
                     {"cache_cpu_us_per_req", range_json(r.cache_req)},
                     {"cache_cpu_sender_pays", r.cache_sender_pays},
+                    {"figures_from_left_out_runs", r.from_left_out},
                     {"client_cpu_us_per_req", range_json(r.client_req)},
                     {"total_cpu_us_per_req", range_json(r.total_req)},
                     {"hit_ratio", range_json(r.hit_ratio)},
@@ -230,12 +260,12 @@ std::string format_summary(const Summary& s) {
   }
   out += fmt("capacity and CPU: closed loop; CPU net of idle, %s; figures are median [min..max] of the kept runs\n",
              attribution.empty() ? "sender-pays" : attribution.c_str());
-  out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %s\n", "strategy", store_width, "store", "runs",
+  out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %s\n", "strategy", store_width, "store", "kept",
              "req/s (capacity)", "server us/hit", "server us/req", "cache us/req", "total us/req", "hit ratio");
   for (const auto& r : s.rows) {
     if (r.runs == 0) continue;
     out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %s\n", r.strategy.c_str(), store_width,
-               r.store.empty() ? "-" : r.store.c_str(), fmt("%d/%d", r.used, r.runs).c_str(),
+               r.store.empty() ? "-" : r.store.c_str(), fmt(r.from_left_out ? "%d/%d!" : "%d/%d", r.used, r.runs).c_str(),
                range_text(r.rps, "%.0f").c_str(), range_text(r.server_hit, "%.2f").c_str(),
                range_text(r.server_req, "%.2f").c_str(),
                (range_text(r.cache_req, "%.2f") + (r.cache_sender_pays ? " *" : "")).c_str(),
@@ -244,6 +274,9 @@ std::string format_summary(const Summary& s) {
   }
   if (std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.cache_sender_pays; }))
     out += "* sender-pays: the cache and this client share CPUs, so only their sum could be moved to the receiver\n";
+  if (std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.from_left_out; }))
+    out += "! no run of this strategy could be kept: its figures are from the runs left out (see why below) and are "
+           "not compared\n";
   if (excluded) {
     out += "left out:";
     for (const auto& r : s.rows) {

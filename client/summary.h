@@ -20,6 +20,7 @@ namespace hitcost::client {
 
 struct SummaryOptions {
   std::string baseline;  // the strategy every other is compared with; "" = the first seen per store
+  std::vector<std::string> order;  // strategies in the order rows are listed (others after them)
   VerdictOptions verdict;
   double hit_ratio_tolerance = 0.02;  // |measured − target| above this excludes a run
 };
@@ -31,6 +32,7 @@ struct SweepRow {
   uint64_t errors = 0;
   std::string attribution;  // of the kept runs ("mixed" when they differ)
   bool cache_sender_pays = false;  // the cache column is sender-pays (cache and client shared CPUs)
+  bool from_left_out = false;      // no run was kept: the figures are those of the runs left out
   std::optional<Range> rps, server_hit, server_req, cache_req, client_req, total_req, hit_ratio;
   std::vector<double> metric_values;  // the verdict figure of each kept run, in run order
   // The latency run (open loop), if the sweep made one.

@@ -204,6 +204,7 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   }
   SummaryOptions so;
   so.baseline = o.baseline.empty() ? strategies.front() : o.baseline;
+  so.order = strategies;
   so.verdict.alpha = o.alpha;
   so.verdict.min_effect = o.min_effect;
   if (std::find(strategies.begin(), strategies.end(), so.baseline) == strategies.end()) {
