@@ -1,0 +1,88 @@
+// The comparison table from run JSONs: which runs are kept, in which order rows come, what a
+// strategy with no kept run shows, and that verdicts read only the kept runs.
+#include "client/summary.h"
+
+#include <gtest/gtest.h>
+
+using namespace hitcost::client;
+using nlohmann::json;
+
+namespace {
+json run(const std::string& strategy, double per_hit, int round, const json& contaminated = false,
+         uint64_t errors = 0, double hit_ratio = 0.99) {
+  return {{"strategy", strategy},
+          {"sweep_store", "memory"},
+          {"role", "capacity"},
+          {"round", round},
+          {"server_cpu_us_per_hit", per_hit},
+          {"throughput_rps", 1e6 / per_hit},
+          {"target_hit_ratio", 0.99},
+          {"hit_ratio", hit_ratio},
+          {"contaminated", contaminated},
+          {"errors", {{"total", errors}}},
+          {"cpu", {{"attribution", "sender-pays"},
+                   {"per_request_us", {{"attributed", {{"server", per_hit * 1.02}, {"cache", 5.0}, {"total", 60.0}}},
+                                       {"net", {{"cache", 5.0}}}}}}}};
+}
+}  // namespace
+
+TEST(Summary, KeepsCleanRunsInTheAskedOrderAndCountsTheRest) {
+  json runs = json::array();
+  // Shuffled rounds, as a sweep makes them.
+  for (int k = 0; k < 5; ++k) {
+    runs.push_back(run("struct:json", 400 + k, k));
+    runs.push_back(run("html", 40 + 0.1 * k, k, k == 2 ? json(true) : json(false)));  // one contaminated
+  }
+  runs.push_back(run("html", 41, 5, false, 3));               // errors
+  runs.push_back(run("html", 41, 6, false, 0, 0.90));         // off the target hit ratio
+  runs.push_back({{"strategy", "html"}, {"sweep_store", "memory"}, {"role", "latency"}, {"rate_rps", 500},
+                  {"latency_us", {{"p50", 200}, {"p99", 400}, {"p999", 900}, {"max", 1000}}},
+                  {"send_lateness_us", {{"p99", 3.5}}}, {"errors", {{"total", 0}}}, {"unsent", 0}});
+  SummaryOptions o;
+  o.baseline = "html";
+  o.order = {"html", "struct:json"};
+  const Summary s = summarize(runs, o);
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(s.rows[0].strategy, "html");  // not first seen: asked first
+  EXPECT_EQ(s.rows[0].runs, 7);
+  EXPECT_EQ(s.rows[0].used, 4);
+  EXPECT_EQ(s.rows[0].excluded_contaminated, 1);
+  EXPECT_EQ(s.rows[0].excluded_errors, 1);
+  EXPECT_EQ(s.rows[0].excluded_hit_ratio, 1);
+  EXPECT_EQ(s.rows[0].metric_values.size(), 4u);
+  ASSERT_TRUE(s.rows[0].latency_rate && s.rows[0].lateness_p99_us);
+  EXPECT_EQ(*s.rows[0].latency_rate, 500);
+  EXPECT_EQ(*s.rows[0].lateness_p99_us, 3.5);
+  EXPECT_EQ(s.metric, "server CPU per hit");
+  ASSERT_EQ(s.verdicts.size(), 1u);
+  EXPECT_EQ(s.verdicts[0].second.subject, "struct:json");
+  EXPECT_EQ(s.verdicts[0].second.n_baseline, 4u);
+  // 4 kept against 5: enough for one comparison (2/C(9,4) = 1.6 % < 5 %).
+  EXPECT_EQ(s.verdicts[0].second.kind, Verdict::Kind::costs) << s.verdicts[0].second.text;
+  EXPECT_NEAR(*s.verdicts[0].second.ratio, 402.0 / 40.15, 0.05);
+  const std::string text = format_summary(s);
+  EXPECT_NE(text.find("4/7"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 with errors, 1 off the target hit ratio, 1 contaminated"), std::string::npos) << text;
+  EXPECT_NE(text.find("latency: open loop"), std::string::npos) << text;
+}
+
+TEST(Summary, AStrategyWithNoKeptRunShowsItsFiguresMarkedAndGetsNoVerdict) {
+  json runs = json::array();
+  for (int k = 0; k < 5; ++k) {
+    runs.push_back(run("html", 40, k));
+    runs.push_back(run("html+zlib", 120 + k, k, true));  // every run contaminated
+  }
+  SummaryOptions o;
+  o.order = {"html", "html+zlib"};
+  const Summary s = summarize(runs, o);
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_FALSE(s.rows[0].from_left_out);
+  EXPECT_TRUE(s.rows[1].from_left_out);
+  EXPECT_EQ(s.rows[1].used, 0);
+  ASSERT_TRUE(s.rows[1].server_hit);
+  EXPECT_EQ(s.rows[1].server_hit->median, 122);
+  EXPECT_TRUE(s.rows[1].metric_values.empty());
+  ASSERT_EQ(s.verdicts.size(), 1u);
+  EXPECT_EQ(s.verdicts[0].second.kind, Verdict::Kind::inconclusive);
+  EXPECT_NE(format_summary(s).find("0/5!"), std::string::npos);
+}
