@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 
@@ -53,6 +54,46 @@ uint64_t process_rss_kb() {
   std::fclose(f);
   if (n != 2) return 0;
   return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 1024;
+}
+
+ProcessMemory parse_smaps_rollup(std::string_view text) {
+  ProcessMemory m;
+  // Lines are "Name:   <value> kB"; the first line is the [rollup] mapping header. Names
+  // are matched whole: "Pss_Dirty" (Linux 6.0) must not be read as "Pss".
+  while (!text.empty()) {
+    const size_t eol = text.find('\n');
+    std::string_view l = text.substr(0, eol);
+    text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
+    const size_t colon = l.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string_view name = l.substr(0, colon);
+    std::optional<uint64_t>* field = name == "Pss"         ? &m.pss_kb
+                                     : name == "Pss_Anon"  ? &m.pss_anon_kb
+                                     : name == "Pss_File"  ? &m.pss_file_kb
+                                     : name == "Pss_Shmem" ? &m.pss_shmem_kb
+                                                           : nullptr;
+    if (!field) continue;
+    std::string_view rest = l.substr(colon + 1);
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+    uint64_t v = 0;
+    auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+    // Only "<digits> kB" is understood; anything else leaves the field unknown.
+    if (ec != std::errc() || end == rest.data() || std::string_view(end, rest.data() + rest.size() - end) != " kB")
+      continue;
+    *field = v;
+  }
+  return m;
+}
+
+ProcessMemory process_memory() {
+  std::FILE* f = std::fopen("/proc/self/smaps_rollup", "re");
+  if (!f) return {};
+  std::string text;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  return parse_smaps_rollup(text);
 }
 
 std::string local_process_cpus(int64_t pid, const std::string& comm) {

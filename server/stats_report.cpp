@@ -42,6 +42,32 @@ nlohmann::json sampled_cpu_json(const MetricsSnapshot& m) {
   }
   return out;
 }
+
+nlohmann::json kb_or_null(std::optional<uint64_t> v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// /stats "memory": what the process holds, told apart from the page cache it maps.
+nlohmann::json memory_json(uint64_t rss_kb, const ProcessMemory& pm, const StoreStats& ss) {
+  // The process's own memory: anonymous pages (heap, stacks, a memory store's values, a
+  // file store's index) plus shmem, which the kernel cannot drop without swap. Mapped file
+  // pages (pss_file: an mmap store's file, the binary, libraries) are left out: they are
+  // page cache the kernel can drop and read back, and rss_kb counts them whole.
+  std::optional<uint64_t> own;
+  if (pm.pss_anon_kb && pm.pss_shmem_kb) own = *pm.pss_anon_kb + *pm.pss_shmem_kb;
+  // File stores report their file's pages in the page cache, mapped here or not.
+  std::optional<uint64_t> store_file_kb;
+  if (auto it = ss.extra.find("resident_bytes"); it != ss.extra.end() && it->second >= 0)
+    store_file_kb = static_cast<uint64_t>(it->second) / 1024;
+  return {{"rss_kb", rss_kb},
+          {"pss_kb", kb_or_null(pm.pss_kb)},
+          {"pss_anon_kb", kb_or_null(pm.pss_anon_kb)},
+          {"pss_file_kb", kb_or_null(pm.pss_file_kb)},
+          {"pss_shmem_kb", kb_or_null(pm.pss_shmem_kb)},
+          {"process_own_kb", kb_or_null(own)},
+          {"store_file_resident_kb", kb_or_null(store_file_kb)}};
+}
+
 }  // namespace
 
 nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
@@ -95,7 +121,8 @@ nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
               {"total_system_s", cpu.system_s},
               {"voluntary_switches", cpu.voluntary_switches},
               {"involuntary_switches", cpu.involuntary_switches}};
-  j["rss_kb"] = process_rss_kb();
+  const uint64_t rss_kb = process_rss_kb();
+  j["rss_kb"] = rss_kb;  // also memory.rss_kb; kept at the top level for older readers
   json phases = json::object();
   for (size_t p = 0; p < kPhases; ++p) {
     const auto& ph = m.phases[p];
@@ -130,6 +157,7 @@ nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
     cache_cpus.push_back(local_process_cpus(static_cast<int64_t>(v), "memcached"));
   }
   if (!cache_cpus.empty()) extra["cpus"] = cache_cpus;
+  j["memory"] = memory_json(rss_kb, process_memory(), ss);
   j["store"] = {{"describe", cfg.store->describe()}, {"gets", ss.gets}, {"hits", ss.hits},
                 {"misses", ss.misses}, {"sets", ss.sets}, {"removes", ss.removes},
                 {"errors", ss.errors}, {"bytes_read", ss.bytes_read}, {"bytes_written", ss.bytes_written},
@@ -225,6 +253,15 @@ std::string metrics_text(const nlohmann::json& s) {
   line(out, "hitcost_context_switches_total", "kind=\"involuntary\"", num(s["cpu"]["involuntary_switches"]));
   family(out, "hitcost_rss_bytes", "gauge", "Resident set size.");
   line(out, "hitcost_rss_bytes", "", num(s["rss_kb"]) * 1024);
+  if (s.contains("memory")) {
+    // /stats memory.X_kb → kind="X"; a figure the kernel does not give (null) has no sample.
+    family(out, "hitcost_memory_bytes", "gauge",
+           "Memory by kind: rss, pss (anon, file, shmem), process_own (anon + shmem), store_file_resident.");
+    for (const auto& [k, v] : s["memory"].items()) {
+      if (!v.is_number() || !k.ends_with("_kb")) continue;
+      line(out, "hitcost_memory_bytes", "kind=\"" + label_value(k.substr(0, k.size() - 3)) + "\"", num(v) * 1024);
+    }
+  }
   family(out, "hitcost_phase_seconds", "histogram", "Time per request phase (steady clock).");
   for (const auto& [phase, ph] : s["phases_ns"].items()) {
     double cum = 0;

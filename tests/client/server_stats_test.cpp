@@ -1,6 +1,10 @@
 #include "client/server_stats.h"
 
 #include <gtest/gtest.h>
+#include <time.h>
+
+#include <chrono>
+#include <filesystem>
 
 using namespace hitcost::client;
 
@@ -66,4 +70,40 @@ TEST(ServerStats, ProcStatHasEveryOnlineCpuAndTheyAddUp) {
   }
   EXPECT_GT(m->all.busy(), 0);
   EXPECT_NEAR(busy, m->all.busy(), 0.01 * m->all.busy() + 0.1);  // the "cpu" line sums the others
+TEST(ServerStats, ProcStatAndRusageAreReadable) {
+  const auto s = read_system_cpu();
+  ASSERT_TRUE(s);
+  EXPECT_GT(s->total_s, 0);
+  EXPECT_LE(s->busy_s, s->total_s);
+}
+
+namespace {
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+size_t thread_count() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+}  // namespace
+
+TEST(ServerStats, SelfCpuCountsCpuBurnedInThisThread) {
+  constexpr double kBurn = 0.2;  // s of this thread's CPU time
+  const auto wall0 = std::chrono::steady_clock::now();
+  const double self0 = self_cpu_s();
+  const double t0 = thread_cpu_s();
+  volatile uint64_t sink = 0;
+  while (thread_cpu_s() - t0 < kBurn)
+    for (int i = 0; i < 10000; ++i) sink = sink + uint64_t(i);
+  const double self1 = self_cpu_s();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const double burned = self1 - self0;
+  // getrusage sums the exact run time of every thread, so the burn shows nearly whole
+  // (10 % slack for rounding and accounting lag) ...
+  EXPECT_GE(burned, 0.9 * kBurn) << "wall " << wall << " s";
+  // ... and no process burns more CPU than its threads had wall time (+10 ms of slack).
+  EXPECT_LE(burned, wall * double(thread_count()) + 0.01) << "wall " << wall << " s";
 }

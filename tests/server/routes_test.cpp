@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <csignal>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -11,6 +12,7 @@
 
 #include "codecs/page_generator.h"
 #include "codecs/renderer.h"
+#include "server/stats_report.h"
 #include "tests/support/http_client.h"
 #include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
@@ -130,6 +132,35 @@ TEST(Routes, MetricsIsValidPrometheusTextAndMatchesStats) {
                        std::to_string(ph["count"].get<uint64_t>()) + "\n";
     EXPECT_NE(m.body.find(want), std::string::npos) << want;
   }
+  // hitcost_memory_bytes: one sample per figure of /stats "memory" that is not null (a
+  // memory store has no store file: none for it), in bytes. The text built from this
+  // /stats must carry each exactly; the /metrics answered a moment earlier, within 1 MiB
+  // (RSS moves by a few pages between requests; a KiB/byte mix-up is off 1024-fold).
+  const std::string again = server::metrics_text(s);
+  std::map<std::string, double> served;
+  std::regex memory_sample(R"re(^hitcost_memory_bytes\{kind="([a-z_]+)"\} (\S+)$)re");
+  std::istringstream mem_in(m.body);
+  std::smatch match;
+  while (std::getline(mem_in, line))
+    if (std::regex_match(line, match, memory_sample)) served[match[1]] = std::stod(match[2]);
+  size_t figures = 0;
+  for (const auto& [k, v] : s.at("memory").items()) {
+    ASSERT_TRUE(k.ends_with("_kb")) << k;
+    const std::string kind = k.substr(0, k.size() - 3);
+    if (v.is_null()) {
+      EXPECT_EQ(served.count(kind), 0u) << kind;
+      continue;
+    }
+    ++figures;
+    const std::string want = "hitcost_memory_bytes{kind=\"" + kind + "\"} " +
+                             std::to_string(v.get<uint64_t>() * 1024) + "\n";
+    EXPECT_NE(again.find(want), std::string::npos) << want;
+    ASSERT_EQ(served.count(kind), 1u) << kind;
+    EXPECT_NEAR(served[kind], v.get<double>() * 1024, 1 << 20) << kind;
+  }
+  EXPECT_TRUE(s.at("memory").at("store_file_resident_kb").is_null());
+  EXPECT_GE(figures, 2u);  // rss and pss at least (smaps_rollup: Linux >= 4.14)
+  EXPECT_EQ(served.size(), figures);
 }
 
 TEST(Routes, StrategySwitchAtRunTimeStoresTheNewFormAndStillReadsTheOld) {
