@@ -70,11 +70,6 @@ TEST(ServerStats, ProcStatHasEveryOnlineCpuAndTheyAddUp) {
   }
   EXPECT_GT(m->all.busy(), 0);
   EXPECT_NEAR(busy, m->all.busy(), 0.01 * m->all.busy() + 0.1);  // the "cpu" line sums the others
-TEST(ServerStats, ProcStatAndRusageAreReadable) {
-  const auto s = read_system_cpu();
-  ASSERT_TRUE(s);
-  EXPECT_GT(s->total_s, 0);
-  EXPECT_LE(s->busy_s, s->total_s);
 }
 
 namespace {
