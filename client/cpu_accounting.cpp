@@ -144,6 +144,7 @@ void move_receive_work(const CpuReadings& r, CpuFigures& f) {
 CpuFigures account(const CpuReadings& r, Attribution want) {
   CpuFigures f;
   const bool has_cache = r.cache_cpu_s.has_value();
+  f.has_cache = has_cache;
   f.raw = {r.server_cpu_s, r.cache_cpu_s.value_or(0), r.client_cpu_s};
   f.net = f.raw;
   if (r.idle_window_s > 0) {
@@ -208,7 +209,7 @@ nlohmann::json cpu_figures_json(const CpuFigures& f, uint64_t requests) {
   auto per_req = [&](const PartyCpu& p) {
     auto part = [&](double s) { return p.peers_split ? json(f.per_request_us(s, requests)) : json(nullptr); };
     return json{{"server", f.per_request_us(p.server, requests)},
-                {"cache", part(p.cache)},
+                {"cache", f.has_cache ? part(p.cache) : json(nullptr)},
                 {"client", part(p.client)},
                 {"peers", f.per_request_us(p.peers(), requests)},
                 {"total", f.per_request_us(p.total(), requests)}};

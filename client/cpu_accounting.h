@@ -99,6 +99,7 @@ const char* to_string(Contamination::State) noexcept;
 
 struct CpuFigures {
   Attribution attribution = Attribution::sender_pays;  // of `attributed` and the per-hit figure
+  bool has_cache = false;        // a cache process (memcached) was measured; local stores have none
   std::string attribution_note;  // why sender-pays, or what was moved
   PartyCpu raw;                  // getrusage / rusage deltas
   PartyCpu net;                  // idle subtracted (== raw without a baseline)

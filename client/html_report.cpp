@@ -501,7 +501,8 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
        "attribution named above; median [min..max] over the runs kept (runs with errors, off the target hit ratio, or "
        "contaminated are left out and counted).</p><table><tr><th>strategy</th><th>store</th><th>runs kept</th>"
        "<th>req/s (capacity)</th><th>server µs/hit</th><th>server µs/req</th><th>cache µs/req</th>"
-       "<th>total µs/req</th><th>hit ratio</th><th>errors</th></tr>";
+       "<th>total µs/req</th><th>hit ratio</th><th>server MiB, own</th><th>store file MiB, cached</th>"
+       "<th>errors</th></tr>";
   bool any_latency = false;
   for (const auto& row : summary) {
     any_latency = any_latency || (row.contains("latency") && row["latency"].is_object());
@@ -513,7 +514,10 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
       << range_cell(row.value("server_cpu_us_per_req", json()), "%.2f")
       << range_cell(row.value("cache_cpu_us_per_req", json()), "%.2f")
       << range_cell(row.value("total_cpu_us_per_req", json()), "%.2f")
-      << range_cell(row.value("hit_ratio", json()), "%.3f") << "<td>" << row.value("errors", 0) << "</td></tr>";
+      << range_cell(row.value("hit_ratio", json()), "%.3f")
+      << range_cell(row.value("server_own_memory_mib", json()), "%.0f")
+      << range_cell(row.value("store_file_resident_mib", json()), "%.0f") << "<td>" << row.value("errors", 0)
+      << "</td></tr>";
   }
   h << "</table>";
   if (any_latency) {

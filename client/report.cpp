@@ -225,6 +225,9 @@ nlohmann::json to_json(const RunReport& r) {
   j["server_cpu_us_per_hit"] = cpu ? opt(cpu->server_hit_us) : nlohmann::json(nullptr);
   j["cpu"] = cpu ? cpu_figures_json(*cpu, r.server->requests) : nlohmann::json(nullptr);
   j["server_sampling"] = r.server ? sampling_json(*r.server) : nlohmann::json(nullptr);
+  // The server's memory at the window's end: its own (anon + shmem) apart from mapped file
+  // pages (RSS counts an mmap store's whole cached file).
+  j["server_memory_kb"] = r.server ? r.server->memory : nlohmann::json(nullptr);
   j["contaminated"] = opt_bool(r.contaminated());
   if (!r.sweep_store.empty() || r.repeat_index >= 0) j["repeat"] = r.repeat_index;
   j["histogram"] = histogram_to_json(r.load.latency);
@@ -404,6 +407,15 @@ std::string format_terminal(const RunReport& r, bool quiet) {
       appendf(o, "  server errors decode %llu  store %llu  bad requests %llu\n",
               static_cast<unsigned long long>(s.decode_errors), static_cast<unsigned long long>(s.store_errors),
               static_cast<unsigned long long>(s.bad_requests));
+    if (s.memory.is_object()) {
+      auto kb = [&](const char* k) {
+        return s.memory.contains(k) && s.memory[k].is_number() ? std::to_string(s.memory[k].get<uint64_t>() / 1024) + " MiB"
+                                                               : std::string("-");
+      };
+      appendf(o, "  server memory own %s (anon + shmem), PSS %s, RSS %s; store file in page cache %s\n",
+              kb("process_own_kb").c_str(), kb("pss_kb").c_str(), kb("rss_kb").c_str(),
+              kb("store_file_resident_kb").c_str());
+    }
     if (s.counters_reset) o += "  WARNING: server counters were reset during the run; server figures are wrong\n";
   } else {
     appendf(o, "  bytes/req     response %.0f\n",

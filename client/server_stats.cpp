@@ -203,6 +203,7 @@ ServerDelta stats_delta(const nlohmann::json& a, const nlohmann::json& b) {
     d.clock_read_ns = num(b, "/cpu_sampled/clock_read_ns");
     d.sample_period = uint64_t(num(b, "/cpu_sampled/period"));
   }
+  d.memory = b.contains("memory") && b["memory"].is_object() ? b["memory"] : nlohmann::json(nullptr);
   if (b.contains("host") && b["host"].is_object()) {
     ServerIdentity id;
     id.boot_id = b["host"].value("boot_id", std::string());

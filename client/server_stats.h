@@ -84,6 +84,7 @@ struct ServerDelta {
   double clock_read_ns = 0;        // what one costs (server's measurement)
   uint64_t sample_period = 0;      // about 1 in N requests sampled (at the end of the window)
   std::optional<ServerIdentity> identity;
+  nlohmann::json memory;           // the "after" snapshot's memory gauges (KiB; null: not given)
   nlohmann::json config;           // the "after" snapshot's config
   int threads = 0;
   bool counters_reset = false;     // a counter went backwards (someone POSTed /admin/reset)

@@ -94,7 +94,7 @@ Summary summarize(const json& runs, const SummaryOptions& o) {
     SweepRow row;
     row.store = key.first;
     row.strategy = key.second;
-    std::vector<double> rps, hit, req, cache, client, total, ratio;
+    std::vector<double> rps, hit, req, cache, client, total, ratio, own, file;
     auto take_figures = [&](const json& r) {
       // The cache's own figure where the attribution could split it from the client's, else
       // its sender-pays figure (marked).
@@ -108,6 +108,8 @@ Summary summarize(const json& runs, const SummaryOptions& o) {
                               {&client, "/cpu/per_request_us/attributed/client"},
                               {&total, "/cpu/per_request_us/attributed/total"}, {&ratio, "/hit_ratio"}})
         if (auto v = num_at(r, ptr)) vec->push_back(*v);
+      if (auto v = num_at(r, "/server_memory_kb/process_own_kb")) own.push_back(*v / 1024);
+      if (auto v = num_at(r, "/server_memory_kb/store_file_resident_kb")) file.push_back(*v / 1024);
       if (auto v = per_request(r)) req.push_back(*v);
     };
     for (const json* r : groups[key]) {
@@ -152,6 +154,8 @@ Summary summarize(const json& runs, const SummaryOptions& o) {
     row.client_req = Range::of(client);
     row.total_req = Range::of(total);
     row.hit_ratio = Range::of(ratio);
+    row.own_mib = Range::of(own);
+    row.store_file_mib = Range::of(file);
     if (row.runs > 0) {
       if (!by_store.count(row.store)) stores.push_back(row.store);
       by_store[row.store].push_back({row.strategy, row.metric_values});
@@ -215,6 +219,8 @@ json summary_json(const Summary& s) {
                     {"client_cpu_us_per_req", range_json(r.client_req)},
                     {"total_cpu_us_per_req", range_json(r.total_req)},
                     {"hit_ratio", range_json(r.hit_ratio)},
+                    {"server_own_memory_mib", range_json(r.own_mib)},
+                    {"store_file_resident_mib", range_json(r.store_file_mib)},
                     {"metric_values", r.metric_values},
                     {"latency", r.latency_rate ? json{{"rate_rps", *r.latency_rate},
                                                       {"p50_us", opt(r.p50_us)},
@@ -260,17 +266,22 @@ std::string format_summary(const Summary& s) {
   }
   out += fmt("capacity and CPU: closed loop; CPU net of idle, %s; figures are median [min..max] of the kept runs\n",
              attribution.empty() ? "sender-pays" : attribution.c_str());
-  out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %s\n", "strategy", store_width, "store", "kept",
-             "req/s (capacity)", "server us/hit", "server us/req", "cache us/req", "total us/req", "hit ratio");
+  const bool file_store = std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.store_file_mib.has_value(); });
+  out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", "strategy", store_width, "store", "kept",
+             "req/s (capacity)", "server us/hit", "server us/req", "cache us/req", "total us/req", "hit ratio",
+             file_store ? "server MiB own / store file cached" : "server MiB own");
   for (const auto& r : s.rows) {
     if (r.runs == 0) continue;
-    out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %s\n", r.strategy.c_str(), store_width,
+    out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", r.strategy.c_str(), store_width,
                r.store.empty() ? "-" : r.store.c_str(), fmt(r.from_left_out ? "%d/%d!" : "%d/%d", r.used, r.runs).c_str(),
                range_text(r.rps, "%.0f").c_str(), range_text(r.server_hit, "%.2f").c_str(),
                range_text(r.server_req, "%.2f").c_str(),
                (range_text(r.cache_req, "%.2f") + (r.cache_sender_pays ? " *" : "")).c_str(),
                range_text(r.total_req, "%.2f").c_str(),
-               r.hit_ratio ? fmt("%.3f", r.hit_ratio->median).c_str() : "-");
+               r.hit_ratio ? fmt("%.3f", r.hit_ratio->median).c_str() : "-",
+               ((r.own_mib ? fmt("%.0f", r.own_mib->median) : std::string("-")) +
+                (file_store ? " / " + (r.store_file_mib ? fmt("%.0f", r.store_file_mib->median) : std::string("-")) : ""))
+                   .c_str());
   }
   if (std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.cache_sender_pays; }))
     out += "* sender-pays: the cache and this client share CPUs, so only their sum could be moved to the receiver\n";
@@ -320,7 +331,8 @@ std::string format_summary(const Summary& s) {
 std::string csv_summary(const Summary& s) {
   std::string out = "store,strategy,runs,used,errors,attribution";
   for (const char* f : {"rps", "server_cpu_us_per_hit", "server_cpu_us_per_req", "cache_cpu_us_per_req",
-                        "client_cpu_us_per_req", "total_cpu_us_per_req", "hit_ratio"})
+                        "client_cpu_us_per_req", "total_cpu_us_per_req", "hit_ratio", "server_own_mib",
+                        "store_file_mib"})
     for (const char* k : {"min", "median", "max"}) out += std::string(",") + f + "_" + k;
   out += ",latency_rate_rps,p50_us,p99_us,p999_us,send_lateness_p99_us\n";
   auto cell = [](const std::optional<double>& v) { return v ? fmt("%.6g", *v) : std::string(); };
@@ -329,7 +341,7 @@ std::string csv_summary(const Summary& s) {
     out += r.store + "," + r.strategy + "," + std::to_string(r.runs) + "," + std::to_string(r.used) + "," +
            std::to_string(r.errors) + "," + r.attribution;
     for (const auto* range : {&r.rps, &r.server_hit, &r.server_req, &r.cache_req, &r.client_req, &r.total_req,
-                              &r.hit_ratio})
+                              &r.hit_ratio, &r.own_mib, &r.store_file_mib})
       for (int k = 0; k < 3; ++k)
         out += "," + (*range ? cell(k == 0 ? (*range)->min : k == 1 ? (*range)->median : (*range)->max) : "");
     for (const auto* v : {&r.latency_rate, &r.p50_us, &r.p99_us, &r.p999_us, &r.lateness_p99_us}) out += "," + cell(*v);

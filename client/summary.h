@@ -34,6 +34,7 @@ struct SweepRow {
   bool cache_sender_pays = false;  // the cache column is sender-pays (cache and client shared CPUs)
   bool from_left_out = false;      // no run was kept: the figures are those of the runs left out
   std::optional<Range> rps, server_hit, server_req, cache_req, client_req, total_req, hit_ratio;
+  std::optional<Range> own_mib, store_file_mib;  // server memory: its own, the store file's cached pages
   std::vector<double> metric_values;  // the verdict figure of each kept run, in run order
   // The latency run (open loop), if the sweep made one.
   std::optional<double> latency_rate, p50_us, p99_us, p999_us, max_us, lateness_p99_us;
