@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -51,6 +52,11 @@ std::vector<std::string> FakeHttpServer::targets() {
   return targets_;
 }
 
+std::vector<uint64_t> FakeHttpServer::arrivals() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return arrivals_;
+}
+
 void FakeHttpServer::accept_loop() {
   while (!stopping_) {
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -74,6 +80,9 @@ void FakeHttpServer::serve(int fd) {
   while (open && !stopping_) {
     const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
     if (n <= 0) break;
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const uint64_t arrived = uint64_t(ts.tv_sec) * 1'000'000'000ULL + uint64_t(ts.tv_nsec);
     in.append(buf, size_t(n));
     size_t end;
     while (open && (end = in.find("\r\n\r\n")) != std::string::npos) {
@@ -96,8 +105,10 @@ void FakeHttpServer::serve(int fd) {
         std::lock_guard<std::mutex> lock(mu_);
         ids_.push_back(id);
         targets_.push_back(target);
+        arrivals_.push_back(arrived);
       }
-      if (b_.hang_at && nth == b_.hang_at) {
+      if ((b_.hang_at && nth == b_.hang_at) || (b_.hang_every && nth % b_.hang_every == 0)) {
+        ++ignored_;
         while (!stopping_) std::this_thread::sleep_for(std::chrono::milliseconds(5));
         open = false;
         break;

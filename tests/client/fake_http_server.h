@@ -20,6 +20,7 @@ struct FakeBehavior {
   uint64_t pause_at = 0;            // the n-th request (1-based, all connections) stalls once...
   int pause_ms = 0;                 // ...for this long
   uint64_t hang_at = 0;             // the n-th request is never answered
+  uint64_t hang_every = 0;          // every n-th request is never answered (its connection idles)
   uint64_t status_500_every = 0;    // every n-th request answers 500
   uint64_t close_every = 0;         // every n-th answer carries Connection: close
   uint64_t drop_every = 0;          // every n-th request: close the socket without answering
@@ -34,8 +35,11 @@ class FakeHttpServer {
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   uint64_t requests() const { return requests_.load(); }
   uint64_t connections() const { return connections_.load(); }
+  uint64_t ignored() const { return ignored_.load(); }  // requests left unanswered (hang_at, hang_every)
   std::vector<uint64_t> ids();  // every id requested, in arrival order
   std::vector<std::string> targets();  // every request target (path?query), in arrival order
+  // CLOCK_MONOTONIC ns at which each request's head was complete (recv returned), in that order.
+  std::vector<uint64_t> arrivals();
 
  private:
   void accept_loop();
@@ -46,11 +50,13 @@ class FakeHttpServer {
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> requests_{0};
   std::atomic<uint64_t> connections_{0};
+  std::atomic<uint64_t> ignored_{0};
   std::mutex mu_;
   std::vector<int> fds_;
   std::vector<std::thread> threads_;
   std::vector<uint64_t> ids_;
   std::vector<std::string> targets_;
+  std::vector<uint64_t> arrivals_;
   std::thread acceptor_;
 };
 

@@ -1,4 +1,6 @@
 // End-to-end: the real epoll engine against FakeHttpServer on a free loopback port.
+// Timing-sensitive (open-loop schedules, send lateness, timeouts, wall-clock spans): run this
+// executable serially, not next to other load tests; the bounds are set for a busy 2-vCPU VM.
 #include "client/load_runner.h"
 
 #include <gtest/gtest.h>
@@ -33,6 +35,13 @@ LoadPlan plan_for(const FakeHttpServer& s, uint64_t duration_ms, uint64_t warmup
   p.keys.miss_start = 1'000'000;
   return p;
 }
+
+// Samples in buckets at or above v's (so ≥ v to the histogram's 0.1 % precision).
+uint64_t count_at_or_above(const Histogram& h, uint64_t v) {
+  uint64_t n = 0;
+  for (size_t i = Histogram::index_of(v); i < h.counts().size(); ++i) n += h.counts()[i];
+  return n;
+}
 }  // namespace
 
 TEST(LoadRunner, ClosedLoopMeasuresEveryResponseWithoutErrors) {
@@ -57,6 +66,7 @@ TEST(LoadRunner, ClosedLoopMeasuresEveryResponseWithoutErrors) {
   EXPECT_NEAR(r.window_s, 0.5, 1e-9);
   EXPECT_EQ(r.thread_cpus.size(), 2u);
   EXPECT_EQ(r.bytes_read / r.requests, r.bytes_read / r.requests);
+  EXPECT_EQ(r.send_lateness.count(), 0u) << "closed loop has no intended send times";
   EXPECT_GT(r.body_bytes, 0u);
   EXPECT_EQ(r.body_bytes, r.requests * b.body.size());
 }
@@ -140,6 +150,67 @@ TEST(LoadRunner, OpenLoopShowsAServerStallInP99ClosedLoopHidesIt) {
   EXPECT_LT(closed.latency.value_at_percentile(99), 100'000'000u) << "closed loop hides the stall";
 }
 
+TEST(LoadRunner, OpenLoopRecordsTheSendLatenessOfEveryMeasuredRequest) {
+  FakeHttpServer s(FakeBehavior{});
+  LoadPlan p = plan_for(s, 1000, 100);
+  p.rate = 2000;
+  const LoadResult r = run_load(p, {});
+  ASSERT_EQ(r.errors.total(), 0u);
+  EXPECT_GT(r.requests, 1800u);
+  // One sample per measured request sent: the answered ones and those in flight at the end.
+  EXPECT_EQ(r.send_lateness.count(), r.requests + r.unfinished);
+  EXPECT_EQ(r.latency.count(), r.requests + r.unfinished + r.unsent);
+  // Slack 1 ns plus the spin: the typical send leaves within a few µs of its time (default
+  // slack alone made every sleep end up to 50 µs late). Not p99: with other builds on this
+  // machine's two CPUs, more than 1 % of sends meet a descheduled thread (seen: 4 ms).
+  EXPECT_LT(r.send_lateness.value_at_percentile(50), 25'000u);
+  EXPECT_LT(r.send_lateness.value_at_percentile(90), 2'000'000u);
+  // Latency from the intended time includes the lateness; the service time does not.
+  EXPECT_GE(r.latency.sum(), r.service.sum() + r.send_lateness.sum());
+}
+
+TEST(LoadRunner, OpenLoopScheduleShiftsEachThreadByAFractionOfItsInterval) {
+  const uint64_t t0 = 1'000'000'000;
+  for (const int threads : {2, 3, 4}) {
+    const double interval = 1e9 / (3000.0 / threads);  // 3000 req/s split evenly
+    std::vector<uint64_t> due;
+    for (int i = 0; i < threads; ++i)
+      for (uint64_t k = 0; k < 3000; ++k) due.push_back(open_loop_due_ns(t0, k, interval, i, threads));
+    std::sort(due.begin(), due.end());
+    EXPECT_EQ(due.front(), t0);
+    size_t gaps = 0;
+    for (size_t j = 1; j < due.size(); ++j, ++gaps)
+      ASSERT_NEAR(double(due[j] - due[j - 1]), 1e9 / 3000.0, 2.0) << threads << " threads, send " << j;
+    EXPECT_EQ(gaps, size_t(threads) * 3000 - 1);
+    // The rate is exact: any one second holds 3000 due times (± one per thread at the edges);
+    // the schedules span `threads` seconds, so this second lies inside them.
+    const uint64_t from = t0 + 123'456'789, to = from + 1'000'000'000;
+    const auto n = std::count_if(due.begin(), due.end(), [&](uint64_t t) { return t >= from && t < to; });
+    EXPECT_NEAR(double(n), 3000.0, double(threads)) << threads << " threads";
+  }
+  EXPECT_EQ(open_loop_due_ns(5, 7, 100.0, 0, 1), 705u);  // one thread: unshifted
+}
+
+TEST(LoadRunner, OpenLoopThreadsSendEvenlySpacedNotInBursts) {
+  // Two threads at 500 req/s each: before the schedules were staggered both sent at the same
+  // instants, so half the gaps between arrivals at the server were ~0 instead of ~1 ms.
+  FakeHttpServer s(FakeBehavior{});
+  LoadPlan p = plan_for(s, 1000, 0);
+  p.connections = 2;
+  p.threads = 2;
+  p.rate = 1000;
+  const LoadResult r = run_load(p, {});
+  ASSERT_EQ(r.errors.total(), 0u);
+  std::vector<uint64_t> t = s.arrivals();
+  std::sort(t.begin(), t.end());  // connection threads append in lock order, not stamp order
+  ASSERT_GT(t.size(), 900u);
+  size_t gaps = 0, bursts = 0;
+  for (size_t j = 1; j < t.size(); ++j, ++gaps)
+    if (t[j] - t[j - 1] < 250'000) ++bursts;
+  EXPECT_EQ(gaps, t.size() - 1);
+  EXPECT_LT(double(bursts) / double(gaps), 0.2) << bursts << " of " << gaps << " gaps under 250 us";
+}
+
 TEST(LoadRunner, OpenLoopHoldsTheRequestedRate) {
   FakeHttpServer s(FakeBehavior{});
   LoadPlan p = plan_for(s, 1000, 100);
@@ -176,6 +247,34 @@ TEST(LoadRunner, AHungRequestTimesOutAndTheRunGoesOn) {
   EXPECT_EQ(r.errors.timeout, 1u);
   EXPECT_GT(r.requests, 300u);
   EXPECT_GE(r.reconnects, 1u);
+  // The timed-out request is in the latency (and service) at what it waited, not dropped.
+  EXPECT_EQ(r.latency.count(), r.requests + 1);
+  EXPECT_EQ(r.service.count(), r.requests + 1);
+  EXPECT_EQ(count_at_or_above(r.latency, p.timeout_ns), 1u);
+  EXPECT_EQ(count_at_or_above(r.service, p.timeout_ns), 1u);
+  EXPECT_LT(r.latency.max(), p.timeout_ns + 100'000'000) << "noticed within the 2 ms timer check (+ slack)";
+}
+
+TEST(LoadRunner, OpenLoopTimedOutRequestsWeighInTheLatencyOnce) {
+  // Every 50th request is never answered: ~20 in a 1 s window at 1000 req/s. Each must be in
+  // the latency at >= the timeout, counted once as a timeout error, and not also as anything else.
+  FakeBehavior b;
+  b.hang_every = 50;
+  FakeHttpServer s(b);
+  LoadPlan p = plan_for(s, 1000, 100);
+  p.rate = 1000;
+  p.timeout_ns = 100'000'000;
+  const LoadResult r = run_load(p, {});
+  EXPECT_GE(r.errors.timeout, 8u);
+  EXPECT_LE(r.errors.timeout, s.ignored());
+  EXPECT_EQ(r.errors.total(), r.errors.timeout) << "no other kind of error";
+  // Every measured request once: answered, timed out, unsent or unfinished.
+  EXPECT_EQ(r.latency.count(), r.requests + r.errors.timeout + r.unsent + r.unfinished);
+  EXPECT_EQ(r.service.count(), r.requests + r.errors.timeout);
+  EXPECT_GE(count_at_or_above(r.latency, p.timeout_ns), r.errors.timeout);
+  EXPECT_GE(count_at_or_above(r.service, p.timeout_ns), r.errors.timeout);
+  EXPECT_EQ(r.send_lateness.count(), r.requests + r.errors.timeout + r.unfinished);
+  EXPECT_EQ(r.hit.count() + r.miss.count(), r.ok) << "timeouts carry no X-Cache";
 }
 
 TEST(LoadRunner, NothingListeningGivesConnectErrors) {
