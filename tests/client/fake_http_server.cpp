@@ -57,6 +57,15 @@ std::vector<uint64_t> FakeHttpServer::arrivals() {
   return arrivals_;
 }
 
+std::string FakeHttpServer::answer(const FakeBehavior& b, bool status_500, bool close, bool hit) {
+  std::string out = status_500 ? "HTTP/1.1 500 Internal Server Error\r\n" : "HTTP/1.1 200 OK\r\n";
+  out += "Server: fake\r\nContent-Length: " + std::to_string(b.body.size()) + "\r\n";
+  out += std::string("X-Cache: ") + (hit ? "hit" : "miss") + "\r\nX-Strategy: " + b.strategy + "\r\n";
+  if (close) out += "Connection: close\r\n";
+  out += "\r\n" + b.body;
+  return out;
+}
+
 void FakeHttpServer::accept_loop() {
   while (!stopping_) {
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -121,11 +130,7 @@ void FakeHttpServer::serve(int fd) {
       const bool err = b_.status_500_every && nth % b_.status_500_every == 0;
       const bool close = b_.close_every && nth % b_.close_every == 0;
       const bool hit = b_.always_hit || id < b_.hit_below;
-      std::string out = err ? "HTTP/1.1 500 Internal Server Error\r\n" : "HTTP/1.1 200 OK\r\n";
-      out += "Server: fake\r\nContent-Length: " + std::to_string(b_.body.size()) + "\r\n";
-      out += std::string("X-Cache: ") + (hit ? "hit" : "miss") + "\r\nX-Strategy: " + b_.strategy + "\r\n";
-      if (close) out += "Connection: close\r\n";
-      out += "\r\n" + b_.body;
+      const std::string out = answer(b_, err, close, hit);
       size_t off = 0;
       while (off < out.size()) {
         const ssize_t w = ::send(fd, out.data() + off, out.size() - off, MSG_NOSIGNAL);

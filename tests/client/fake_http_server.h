@@ -40,6 +40,8 @@ class FakeHttpServer {
   std::vector<std::string> targets();  // every request target (path?query), in arrival order
   // CLOCK_MONOTONIC ns at which each request's head was complete (recv returned), in that order.
   std::vector<uint64_t> arrivals();
+  // The exact bytes of an answer to a /page request, as serve() sends them.
+  static std::string answer(const FakeBehavior& b, bool status_500, bool close, bool hit);
 
  private:
   void accept_loop();

@@ -50,7 +50,9 @@ TEST(LoadRunner, ClosedLoopMeasuresEveryResponseWithoutErrors) {
   FakeHttpServer s(b);
   const LoadPlan p = plan_for(s, 500);
   bool started = false, ended = false;
+  const uint64_t before = now_ns();
   const LoadResult r = run_load(p, {[&] { started = true; }, [&] { ended = true; }, nullptr});
+  const uint64_t elapsed_ns = now_ns() - before;
   EXPECT_TRUE(started);
   EXPECT_TRUE(ended);
   EXPECT_GT(r.requests, 100u);
@@ -63,9 +65,21 @@ TEST(LoadRunner, ClosedLoopMeasuresEveryResponseWithoutErrors) {
   EXPECT_EQ(s.connections(), 4u);        // keep-alive: no reconnects
   EXPECT_EQ(r.reconnects, 0u);
   EXPECT_GT(r.latency.value_at_percentile(50), 0u);
-  EXPECT_NEAR(r.window_s, 0.5, 1e-9);
+  // The reported window fits in the wall time the call took, after the warmup...
+  EXPECT_GE(double(elapsed_ns) / 1e9, double(p.warmup_ns) / 1e9 + r.window_s);
+  EXPECT_LT(double(elapsed_ns) / 1e9, double(p.warmup_ns) / 1e9 + r.window_s + 5.0);
+  // ...and the server saw load across all of warmup + window (50 ms slack for the start).
+  std::vector<uint64_t> arrivals = s.arrivals();
+  std::sort(arrivals.begin(), arrivals.end());  // connection threads append in lock order
+  ASSERT_GT(arrivals.size(), 2u);
+  EXPECT_GE(arrivals.back() - arrivals.front(), p.warmup_ns + p.duration_ns - 50'000'000);
+  ASSERT_EQ(r.series.points.size(), 1u);  // 0.5 s: one started second
+  EXPECT_EQ(r.series.points[0].requests, r.requests);
   EXPECT_EQ(r.thread_cpus.size(), 2u);
-  EXPECT_EQ(r.bytes_read / r.requests, r.bytes_read / r.requests);
+  // Every answer is the same 200/hit; the engine counts its header and body bytes exactly.
+  const size_t answer_bytes = FakeHttpServer::answer(b, false, false, true).size();
+  EXPECT_GT(answer_bytes, b.body.size() + 40);  // status line and four headers
+  EXPECT_EQ(r.bytes_read, r.requests * answer_bytes);
   EXPECT_EQ(r.send_lateness.count(), 0u) << "closed loop has no intended send times";
   EXPECT_GT(r.body_bytes, 0u);
   EXPECT_EQ(r.body_bytes, r.requests * b.body.size());
