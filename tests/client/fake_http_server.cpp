@@ -52,7 +52,7 @@ std::vector<std::string> FakeHttpServer::targets() {
   return targets_;
 }
 
-std::vector<uint64_t> FakeHttpServer::arrivals() {
+std::vector<FakeHttpServer::Arrival> FakeHttpServer::arrivals() {
   std::lock_guard<std::mutex> lock(mu_);
   return arrivals_;
 }
@@ -75,14 +75,14 @@ void FakeHttpServer::accept_loop() {
     }
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    ++connections_;
+    const uint64_t conn = ++connections_;
     std::lock_guard<std::mutex> lock(mu_);
     fds_.push_back(fd);
-    threads_.emplace_back([this, fd] { serve(fd); });
+    threads_.emplace_back([this, fd, conn] { serve(fd, conn); });
   }
 }
 
-void FakeHttpServer::serve(int fd) {
+void FakeHttpServer::serve(int fd, uint64_t conn) {
   std::string in;
   char buf[4096];
   bool open = true;
@@ -114,7 +114,7 @@ void FakeHttpServer::serve(int fd) {
         std::lock_guard<std::mutex> lock(mu_);
         ids_.push_back(id);
         targets_.push_back(target);
-        arrivals_.push_back(arrived);
+        arrivals_.push_back({arrived, conn});
       }
       if ((b_.hang_at && nth == b_.hang_at) || (b_.hang_every && nth % b_.hang_every == 0)) {
         ++ignored_;

@@ -38,14 +38,17 @@ class FakeHttpServer {
   uint64_t ignored() const { return ignored_.load(); }  // requests left unanswered (hang_at, hang_every)
   std::vector<uint64_t> ids();  // every id requested, in arrival order
   std::vector<std::string> targets();  // every request target (path?query), in arrival order
-  // CLOCK_MONOTONIC ns at which each request's head was complete (recv returned), in that order.
-  std::vector<uint64_t> arrivals();
+  struct Arrival {
+    uint64_t ns;    // CLOCK_MONOTONIC when recv() returned the request's last bytes
+    uint64_t conn;  // which accepted connection (1, 2, ... in accept order)
+  };
+  std::vector<Arrival> arrivals();  // one per request, in lock order (sort by ns to compare)
   // The exact bytes of an answer to a /page request, as serve() sends them.
   static std::string answer(const FakeBehavior& b, bool status_500, bool close, bool hit);
 
  private:
   void accept_loop();
-  void serve(int fd);
+  void serve(int fd, uint64_t conn);
   FakeBehavior b_;
   int listen_fd_ = -1;
   uint16_t port_ = 0;
@@ -58,7 +61,7 @@ class FakeHttpServer {
   std::vector<std::thread> threads_;
   std::vector<uint64_t> ids_;
   std::vector<std::string> targets_;
-  std::vector<uint64_t> arrivals_;
+  std::vector<Arrival> arrivals_;
   std::thread acceptor_;
 };
 
