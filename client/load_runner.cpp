@@ -25,6 +25,11 @@ uint64_t now_ns() noexcept {
   return uint64_t(ts.tv_sec) * 1'000'000'000ULL + uint64_t(ts.tv_nsec);
 }
 
+uint64_t open_loop_due_ns(uint64_t t0, uint64_t k, double interval_ns, int thread, int threads) noexcept {
+  const double shift = threads > 1 ? double(thread) / double(threads) : 0.0;
+  return t0 + uint64_t((double(k) + shift) * interval_ns);
+}
+
 void ErrorCounts::merge(const ErrorCounts& o) noexcept {
   connect += o.connect;
   read += o.read;
@@ -144,6 +149,7 @@ LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std
     out.hit.merge(r.hit);
     out.miss.merge(r.miss);
     out.service.merge(r.service);
+    out.send_lateness.merge(r.send_lateness);
     out.errors.merge(r.errors);
     out.requests += r.requests;
     out.ok += r.ok;

@@ -10,17 +10,44 @@
 // corrected, as in wrk2). Still one request in flight per connection: if the rate exceeds
 // what C connections can carry, the backlog grows and so do the latencies — as it should.
 //
+// Open-loop schedule: thread i of T sends its k-th request at
+// open_loop_due_ns(t0, k, interval, i, T) = t0 + (k + i/T) · interval, where interval is
+// 1e9 / (its share of the rate) ns: each thread's schedule is shifted by i/T of its own
+// interval, so with equal shares the T threads together send evenly spaced requests instead
+// of T at once. The shift moves the schedule, not its spacing: the total rate is unchanged.
+//
+// Open-loop punctuality. Sending late inflates latency-from-intended with the tool's own
+// delay, so every load thread sets its timer slack to 1 ns (the default 50 µs would make each
+// epoll wake-up, hence each send, up to 50 µs late), sleeps only until `spin_ns` before the
+// next due send and polls epoll with a zero timeout from there. That spin is client CPU: in
+// open loop, the client CPU per request reported includes it. What lateness remains is
+// measured: `send_lateness` holds (actual send − intended time) of every measured open-loop
+// request that was sent. It also includes waiting for a free connection when all C are busy
+// (the server fell behind; see `unsent`), so a large p99 there is either this machine or an
+// overload — the service time and the unsent/unfinished counts tell which.
+//
 // Timeline (CLOCK_MONOTONIC ns): t0 → warmup → [measure_start, measure_end) → stop.
 // A request counts when it was (intended to be) sent inside the window and its last byte
 // arrived before the window closed (duration mode), or when it is among the first
 // `requests` sent after warmup (request-count mode).
 //
-// Open loop, end of the window: requests that were due inside the window but never sent
-// (every connection was busy: the server fell behind) or sent but not answered are not
-// dropped from the distribution — each is recorded in `latency` as (window end − intended
-// send time), a lower bound of what it would have waited. Leaving them out would hide
-// exactly the overload the open loop exists to show. They are counted in `unsent` and
-// `unfinished`, and are not responses (`requests` excludes them).
+// Requests that never got an answer are not dropped from the distribution; leaving them out
+// would hide exactly the worst requests. Each is recorded once in `latency` (never in
+// `hit`/`miss` or the per-second series) and is not a response (`requests` excludes it):
+// - timed out (both loop modes, measured requests only): recorded in `latency` as
+//   (detection time − intended send time) and in `service` as (detection time − actual send),
+//   both ≥ timeout_ns (detection runs every 2 ms); counted in `errors.timeout`. The connection
+//   is closed, so a late answer cannot arrive and be counted a second time.
+// - open loop, end of the window: due inside the window but never sent (every connection was
+//   busy: the server fell behind), or sent but not answered by the window's end (an answer
+//   read in the loop's last pass, just after the end, included): recorded in `latency` as
+//   (window end − intended send time), a lower bound of what it would have waited; counted
+//   in `unsent` and `unfinished`. Closed loop always ends with C requests cut off in flight:
+//   an artefact of stopping, not counted.
+// So, duration mode: latency.count() == requests + errors.timeout + unsent + unfinished
+// (closed loop: the last two are 0). A measured request lost to a read, write or parse error
+// is counted as that error only. Open loop without such errors, every measured request sent
+// has one send_lateness sample: send_lateness.count() == requests + errors.timeout + unfinished.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -75,6 +102,7 @@ struct LoadPlan {
   uint64_t seed = 1;
   std::vector<RowsShare> rows_mix;           // non-empty: ?rows= chosen per request (before `query`)
   bool live_progress = false;                // keep LiveProgress counters for WindowHooks::every_second
+  uint64_t spin_ns = 30'000;                 // open loop: poll, not sleep, this close to a due send; 0 = never
 };
 
 struct LoadResult {
@@ -82,6 +110,7 @@ struct LoadResult {
   Histogram hit;          // X-Cache: hit
   Histogram miss;         // X-Cache: miss
   Histogram service;      // from the actual send (equals `latency` in closed loop)
+  Histogram send_lateness;  // open loop: actual send − intended time, ns; empty in closed loop
   ErrorCounts errors;
   uint64_t requests = 0;  // measured complete responses, any status
   uint64_t ok = 0;        // of which 2xx
@@ -105,6 +134,10 @@ struct WindowHooks {
   // Once per second inside the window (needs plan.live_progress), on the coordinating thread.
   std::function<void(const ProgressSnapshot&)> every_second;
 };
+
+// The open-loop schedule above: when thread `thread` of `threads` should send its k-th
+// request (k from 0), CLOCK_MONOTONIC ns. interval_ns = 1e9 / that thread's rate.
+uint64_t open_loop_due_ns(uint64_t t0, uint64_t k, double interval_ns, int thread, int threads) noexcept;
 
 // Runs one load phase and blocks until it is over. `stop` (may be null) ends it early.
 // Throws std::runtime_error only for set-up failures (epoll_create, thread start).

@@ -66,7 +66,16 @@ class Worker {
  private:
   bool duration_mode() const noexcept { return quota_ == 0; }
   bool quota_done() const noexcept { return quota_ && quota_sent_ >= quota_; }
-  uint64_t intended(uint64_t k) const noexcept { return t0_ + uint64_t(double(k) * interval_ns_); }
+  uint64_t intended(uint64_t k) const noexcept {
+    return open_loop_due_ns(t0_, k, interval_ns_, index_, plan_.threads);
+  }
+  // Open loop: when the next request may go out (dispatch_open_loop's rules), UINT64_MAX if none will.
+  uint64_t next_due() const noexcept {
+    const uint64_t due = intended(next_k_);
+    if (duration_mode() && due >= measure_end_) return UINT64_MAX;
+    if (quota_done() && due >= measure_start_) return UINT64_MAX;
+    return due;
+  }
 
   void open(Conn& c, uint64_t now);
   void on_connected(Conn& c, uint64_t now);
@@ -81,12 +90,15 @@ class Worker {
   void set_out(Conn& c, bool on);
   void dispatch_open_loop(uint64_t now);
   void check_timers(uint64_t now);
-  void count_error(uint64_t& counter, uint64_t now) {
-    if (now < measure_start_ || now > measure_end_) return;
+  // false: outside the window, not counted
+  bool count_error(uint64_t& counter, uint64_t now) {
+    if (now < measure_start_ || now > measure_end_) return false;
     ++counter;
     ++r_.series.at(measure_start_, now).errors;
     if (plan_.live_progress) LiveProgress::bump(live_.errors);
+    return true;
   }
+  void on_timeout(const Conn& c, uint64_t now);
   void account_cut_off(uint64_t end);
   uint64_t tag(size_t i) const noexcept { return (uint64_t(conns_[i].gen) << 32) | i; }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 
 #include "client/histogram.h"
@@ -44,11 +45,14 @@ std::optional<json> merge_runs(const std::vector<const json*>& runs, const std::
     *error = "nothing to merge";
     return std::nullopt;
   }
-  const char* hist_keys[] = {"histogram", "histogram_hit", "histogram_miss", "histogram_service"};
-  Histogram merged[4];
-  bool have[4] = {true, true, true, true};
+  static constexpr const char* hist_keys[] = {"histogram", "histogram_hit", "histogram_miss", "histogram_service",
+                                              "histogram_send_lateness"};
+  constexpr int kHists = int(std::size(hist_keys));
+  Histogram merged[kHists];
+  bool have[kHists];
+  std::fill(std::begin(have), std::end(have), true);
   for (const json* r : runs) {
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < kHists; ++k) {
       Histogram h;
       if (!r->contains(hist_keys[k]) || !histogram_from_json((*r)[hist_keys[k]], &h)) {
         have[k] = false;
@@ -163,8 +167,10 @@ std::optional<json> merge_runs(const std::vector<const json*>& runs, const std::
   if (out.contains("cpu") && out["cpu"].is_object())
     out["cpu"]["contamination"] = {{"state", "unknown"},
                                    {"why", "merged runs of several clients: each counts the others as other work"}};
-  const char* lat_keys[] = {"latency_us", "hit_latency_us", "miss_latency_us", "service_latency_us"};
-  for (int k = 0; k < 4; ++k) {
+  static constexpr const char* lat_keys[] = {"latency_us", "hit_latency_us", "miss_latency_us", "service_latency_us",
+                                             "send_lateness_us"};
+  static_assert(std::size(lat_keys) == std::size(hist_keys));
+  for (int k = 0; k < kHists; ++k) {
     if (!have[k]) {
       out.erase(hist_keys[k]);
       continue;

@@ -169,6 +169,7 @@ nlohmann::json to_json(const RunReport& r) {
   j["hit_latency_us"] = latency_json(r.load.hit);
   j["miss_latency_us"] = latency_json(r.load.miss);
   j["service_latency_us"] = latency_json(r.load.service);
+  j["send_lateness_us"] = latency_json(r.load.send_lateness);  // open loop; empty in closed loop
   j["server_cpu_us_per_req"] = opt(r.server_cpu_us_per_req());
   j["cache_cpu_us_per_req"] = opt(r.cache_cpu_us_per_req());
   j["client_cpu_us_per_req"] = r.client_cpu_us_per_req();
@@ -234,6 +235,7 @@ nlohmann::json to_json(const RunReport& r) {
   j["histogram_hit"] = histogram_to_json(r.load.hit);
   j["histogram_miss"] = histogram_to_json(r.load.miss);
   j["histogram_service"] = histogram_to_json(r.load.service);
+  j["histogram_send_lateness"] = histogram_to_json(r.load.send_lateness);
   j["series"] = series_json(r.load.series, r.load.window_s);
   return j;
 }
@@ -392,6 +394,9 @@ std::string format_terminal(const RunReport& r, bool quiet) {
   if (r.rate > 0)
     appendf(o, "  service us    p50 %.1f  p99 %.1f  (from the actual send)\n", us(r.load.service, 50),
             us(r.load.service, 99));
+  if (r.rate > 0)
+    appendf(o, "  send lateness us  p50 %.1f  p99 %.1f  max %.1f  (actual send - intended; the tool's own delay)\n",
+            us(r.load.send_lateness, 50), us(r.load.send_lateness, 99), double(r.load.send_lateness.max()) / 1000.0);
   o += format_cpu(r);
   if (r.server) {
     const ServerDelta& s = *r.server;

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -51,6 +52,20 @@ std::vector<std::string> FakeHttpServer::targets() {
   return targets_;
 }
 
+std::vector<FakeHttpServer::Arrival> FakeHttpServer::arrivals() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return arrivals_;
+}
+
+std::string FakeHttpServer::answer(const FakeBehavior& b, bool status_500, bool close, bool hit) {
+  std::string out = status_500 ? "HTTP/1.1 500 Internal Server Error\r\n" : "HTTP/1.1 200 OK\r\n";
+  out += "Server: fake\r\nContent-Length: " + std::to_string(b.body.size()) + "\r\n";
+  out += std::string("X-Cache: ") + (hit ? "hit" : "miss") + "\r\nX-Strategy: " + b.strategy + "\r\n";
+  if (close) out += "Connection: close\r\n";
+  out += "\r\n" + b.body;
+  return out;
+}
+
 void FakeHttpServer::accept_loop() {
   while (!stopping_) {
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -60,20 +75,23 @@ void FakeHttpServer::accept_loop() {
     }
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    ++connections_;
+    const uint64_t conn = ++connections_;
     std::lock_guard<std::mutex> lock(mu_);
     fds_.push_back(fd);
-    threads_.emplace_back([this, fd] { serve(fd); });
+    threads_.emplace_back([this, fd, conn] { serve(fd, conn); });
   }
 }
 
-void FakeHttpServer::serve(int fd) {
+void FakeHttpServer::serve(int fd, uint64_t conn) {
   std::string in;
   char buf[4096];
   bool open = true;
   while (open && !stopping_) {
     const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
     if (n <= 0) break;
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const uint64_t arrived = uint64_t(ts.tv_sec) * 1'000'000'000ULL + uint64_t(ts.tv_nsec);
     in.append(buf, size_t(n));
     size_t end;
     while (open && (end = in.find("\r\n\r\n")) != std::string::npos) {
@@ -96,8 +114,10 @@ void FakeHttpServer::serve(int fd) {
         std::lock_guard<std::mutex> lock(mu_);
         ids_.push_back(id);
         targets_.push_back(target);
+        arrivals_.push_back({arrived, conn});
       }
-      if (b_.hang_at && nth == b_.hang_at) {
+      if ((b_.hang_at && nth == b_.hang_at) || (b_.hang_every && nth % b_.hang_every == 0)) {
+        ++ignored_;
         while (!stopping_) std::this_thread::sleep_for(std::chrono::milliseconds(5));
         open = false;
         break;
@@ -110,11 +130,7 @@ void FakeHttpServer::serve(int fd) {
       const bool err = b_.status_500_every && nth % b_.status_500_every == 0;
       const bool close = b_.close_every && nth % b_.close_every == 0;
       const bool hit = b_.always_hit || id < b_.hit_below;
-      std::string out = err ? "HTTP/1.1 500 Internal Server Error\r\n" : "HTTP/1.1 200 OK\r\n";
-      out += "Server: fake\r\nContent-Length: " + std::to_string(b_.body.size()) + "\r\n";
-      out += std::string("X-Cache: ") + (hit ? "hit" : "miss") + "\r\nX-Strategy: " + b_.strategy + "\r\n";
-      if (close) out += "Connection: close\r\n";
-      out += "\r\n" + b_.body;
+      const std::string out = answer(b_, err, close, hit);
       size_t off = 0;
       while (off < out.size()) {
         const ssize_t w = ::send(fd, out.data() + off, out.size() - off, MSG_NOSIGNAL);

@@ -83,6 +83,34 @@ TEST(Merge, PercentilesEqualThoseOfAllSamplesAndCountsAddUp) {
   EXPECT_EQ(h.count(), 4200u);
 }
 
+TEST(Merge, SendLatenessMergesExactlyNotTheFirstClientsAlone) {
+  Histogram all, late_all;
+  std::vector<json> docs = {client_run(1, 1000, 0, 0, 0.030, &all), client_run(2, 2000, 0, 10, 0.030, &all)};
+  std::mt19937_64 rng(7);
+  for (size_t c = 0; c < docs.size(); ++c) {
+    Histogram late;  // client c's sends: ~2 µs late, the second client's tail much worse
+    std::lognormal_distribution<double> d(7.6 + 1.5 * double(c), 0.8);
+    for (int i = 0; i < 500 * int(c + 1); ++i) {
+      const uint64_t v = uint64_t(d(rng));
+      late.record(v);
+      late_all.record(v);
+    }
+    docs[c]["histogram_send_lateness"] = histogram_to_json(late);
+    docs[c]["send_lateness_us"] = latency_json(late);
+  }
+  std::string err;
+  std::vector<std::string> warnings;
+  auto m = merge_docs(docs, {"a.json", "b.json"}, &err, &warnings);
+  ASSERT_TRUE(m) << err;
+  const json expect = latency_json(late_all);
+  ASSERT_EQ((*m)["send_lateness_us"]["count"], 1500u);
+  for (const char* p : {"p50", "p99", "max", "min", "count"}) EXPECT_EQ((*m)["send_lateness_us"][p], expect[p]) << p;
+  EXPECT_NE((*m)["send_lateness_us"]["p99"], docs[0]["send_lateness_us"]["p99"]);
+  Histogram h;
+  ASSERT_TRUE(histogram_from_json((*m)["histogram_send_lateness"], &h));
+  EXPECT_EQ(h.count(), 1500u);
+}
+
 TEST(Merge, RunsThatDidNotOverlapAreFlagged) {
   Histogram all;
   const std::vector<json> docs = {client_run(1, 100, 0, 0, 0.03, &all), client_run(2, 100, 0, 5000, 0.03, &all)};

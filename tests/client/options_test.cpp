@@ -75,6 +75,22 @@ TEST(Options, BadValuesAreRejectedWithAReason) {
   EXPECT_FALSE(build_plan(o, "soon", 0, std::nullopt, std::nullopt, "", &err));
 }
 
+TEST(Options, SpinUsBecomesThePlansSpinNs) {
+  RunOptions o;
+  o.url = "http://127.0.0.1:8080";
+  std::string err;
+  auto plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err);
+  ASSERT_TRUE(plan) << err;
+  EXPECT_EQ(plan->spin_ns, 30'000u);
+  o.spin_us = 2.5;
+  EXPECT_EQ(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err)->spin_ns, 2'500u);
+  o.spin_us = 0;  // always sleep
+  EXPECT_EQ(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err)->spin_ns, 0u);
+  o.spin_us = -1;
+  EXPECT_FALSE(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err));
+  EXPECT_NE(err.find("spin-us"), std::string::npos);
+}
+
 TEST(Options, DefaultMissStartIsFarAboveTheWarmedSet) {
   const uint64_t s = default_miss_start(1000);
   EXPECT_GE(s, 1000u + 10'000'000u);
