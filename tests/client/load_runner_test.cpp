@@ -466,7 +466,8 @@ TEST(LoadRunner, ContaminatedRunsAreRetriedAndTheRetriesReported) {
   ASSERT_TRUE(r.server_local);
   ASSERT_TRUE(r.contaminated().has_value()) << r.cpu()->contamination.why;
   EXPECT_TRUE(*r.contaminated());
-  EXPECT_GT(r.cpu()->contamination.other_cores, 0.5) << r.cpu()->contamination.why;  // the burner's core
+  // The burner gets what the run leaves of the machine's CPUs (on 2 CPUs, half a core or so).
+  EXPECT_GT(r.cpu()->contamination.other_cores, 0.2) << r.cpu()->contamination.why;
   EXPECT_EQ(r.contamination_retries, 2);
   ASSERT_TRUE(r.idle);  // every attempt measured its idle baseline first
   EXPECT_GE(r.idle->window_s, 0.2);
