@@ -105,7 +105,7 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
   app.add_option("--rows-mix", o.rows_mix,
                  "page sizes per request as rows:weight, e.g. 5:0.2,50:0.7,500:0.1 (sweep warms every size)");
   app.add_option("--retry-contaminated", o.retry_contaminated,
-                 "re-run a run flagged contaminated (other processes used CPU) up to N times; keep the last")
+                 "re-run a run flagged contaminated (other work on its CPUs) up to N times; keep the cleanest")
       ->capture_default_str()->check(CLI::Range(0, 100));
   app.add_option("--html", o.html_out, "write a self-contained HTML report (inline SVG charts) to FILE");
   app.add_option("--idle", o.idle,
