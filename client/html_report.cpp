@@ -206,7 +206,9 @@ std::string phase_chart(const std::vector<Group>& groups) {
   auto h = [&](double x) { return H * std::max(0.0, x) / (vmax * 1.1); };
   std::ostringstream s;
   s << "<svg class=\"chart\" data-chart=\"phases\" width=\"" << W << "\" height=\"" << T + H + 96
-    << "\" role=\"img\" aria-label=\"server CPU and wall time per hit by phase\">";
+    << "\" role=\"img\" aria-label=\"server CPU and wall time per hit by phase\"><defs><pattern id=\"waiting\" "
+       "patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\"><rect width=\"6\" height=\"6\" fill=\"#fff\"/>"
+       "<path d=\"M0,6 l6,-6\" stroke=\"#777\"/></pattern></defs>";
   for (int t = 0; t <= 4; ++t) {
     const double val = vmax * 1.1 * t / 4, yy = T + H - h(val);
     s << "<line x1=\"" << L << "\" x2=\"" << W - 10 << "\" y1=\"" << yy << "\" y2=\"" << yy
@@ -222,25 +224,43 @@ std::string phase_chart(const std::vector<Group>& groups) {
   };
   for (size_t g = 0; g < groups.size(); ++g) {
     const double x = L + 20 + (2 * bw + gap) * double(g);
-    auto stack = [&](double x0, const char* kind, const char* const* parts, const std::vector<double>& vals) {
+    struct Seg {
+      const char* part;
+      const char* kind;  // cpu | wall (a phase's CPU inside its wall time) | wait (wall − CPU)
+      double us;
+    };
+    auto stack = [&](double x0, const char* label, const std::vector<Seg>& segs) {
       double base = T + H, total = 0;
-      for (size_t k = 0; k < vals.size(); ++k) {
-        const double hh = h(vals[k]);
-        total += vals[k];
+      for (const Seg& sg : segs) {
+        const double hh = h(sg.us);
+        total += sg.us;
         base -= hh;
+        const std::string kind = sg.kind;
         s << "<rect class=\"phase-seg\" data-kind=\"" << kind << "\" data-strategy=\"" << esc(groups[g].label)
-          << "\" data-part=\"" << parts[k] << "\" x=\"" << x0 << "\" y=\"" << base << "\" width=\"" << bw
-          << "\" height=\"" << hh << "\" fill=\"" << color(parts[k]) << "\""
-          << (std::string(kind) == "wall" ? " fill-opacity=\"0.45\" stroke=\"#555\" stroke-dasharray=\"3 2\"" : "")
-          << "><title>" << esc(groups[g].label) << " " << parts[k] << " " << kind << ": " << num3(vals[k])
+          << "\" data-part=\"" << sg.part << "\" x=\"" << x0 << "\" y=\"" << base << "\" width=\"" << bw
+          << "\" height=\"" << hh << "\" fill=\"" << (kind == "wait" ? "url(#waiting)" : color(sg.part)) << "\""
+          << (kind == "wall" ? " fill-opacity=\"0.55\"" : "") << (kind == "wait" ? " stroke=\"#555\"" : "")
+          << "><title>" << esc(groups[g].label) << " " << sg.part << " " << kind << ": " << num3(sg.us)
           << " µs</title></rect>";
       }
       s << "<text class=\"small\" x=\"" << x0 + bw / 2 << "\" y=\"" << base - 4 << "\" text-anchor=\"middle\">"
         << num3(total) << "</text><text class=\"tick\" x=\"" << x0 + bw / 2 << "\" y=\"" << T + H + 12
-        << "\" text-anchor=\"middle\">" << kind << "</text>";
+        << "\" text-anchor=\"middle\">" << label << "</text>";
     };
-    stack(x, "cpu", kCpuParts, cpu[g]);
-    stack(x + bw + 4, "wall", kWallParts, wall[g]);
+    std::vector<Seg> cpu_segs, wall_segs;
+    for (size_t k = 0; k < nc; ++k) cpu_segs.push_back({kCpuParts[k], "cpu", cpu[g][k]});
+    for (size_t k = 0; k < nw; ++k) {
+      // Each phase's wall time: its CPU, then the waiting above it. A phase whose CPU exceeds
+      // its wall time (clock noise) draws no waiting; the table below shows the negative.
+      const size_t c = size_t(std::find_if(std::begin(kCpuParts), std::end(kCpuParts),
+                                           [&](const char* p) { return std::string(p) == kWallParts[k]; }) -
+                              std::begin(kCpuParts));
+      const double on_cpu = std::min(std::max(0.0, cpu[g][c]), wall[g][k]);
+      wall_segs.push_back({kWallParts[k], "wall", on_cpu});
+      if (wall[g][k] > on_cpu) wall_segs.push_back({kWallParts[k], "wait", wall[g][k] - on_cpu});
+    }
+    stack(x, "cpu", cpu_segs);
+    stack(x + bw + 4, "wall", wall_segs);
     s << "<text class=\"label\" x=\"" << x + bw << "\" y=\"" << T + H + 28 << "\" text-anchor=\"middle\">"
       << esc(groups[g].label) << "</text>";
   }
@@ -249,8 +269,8 @@ std::string phase_chart(const std::vector<Group>& groups) {
       << kPalette[k] << "\"/><text x=\"" << L + 88.0 * double(k) + 16 << "\" y=\"" << T + H + 55 << "\">"
       << kCpuParts[k] << "</text>";
   s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 78
-    << "\">solid: the server's thread CPU per hit, sampled (receive = event loop and reading the request; other = "
-       "routing, headers). Pale, dashed: wall time of each phase inside the handler; above its CPU is waiting.</text>";
+    << "\">left bar: the server's thread CPU per hit, sampled (receive = event loop and reading the request; other = "
+       "routing, headers). Right bar: wall time of each phase in the handler, its CPU (pale) then waiting (hatched).</text>";
   s << "</svg><table class=\"phases\"><tr><th>strategy</th><th>phase</th><th>CPU µs</th><th>wall µs</th>"
        "<th>waiting µs (wall − CPU)</th></tr>";
   for (size_t g = 0; g < groups.size(); ++g)

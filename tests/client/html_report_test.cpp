@@ -158,6 +158,10 @@ TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {
     // CPU: receive, 5 phases, other; wall: the 5 phases
     EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"cpu\" data-strategy=\"" + s + "\""), 7u) << s;
     EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"wall\" data-strategy=\"" + s + "\""), 5u) << s;
+    // fetch waits 30 µs for the store; no other phase waits
+    EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"wait\" data-strategy=\"" + s + "\" data-part=\"fetch\""), 1u)
+        << s;
+    EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"wait\" data-strategy=\"" + s + "\""), 1u) << s;
     EXPECT_EQ(count(dom, "data-chart=\"log2\" data-strategy=\"" + s), size_t(kRepeats)) << s;  // one per repeat
     EXPECT_GE(count(dom, ">" + s + "</text>"), 2u) << s;                             // axis labels name it
   }
