@@ -134,8 +134,8 @@ TEST(Routes, MetricsIsValidPrometheusTextAndMatchesStats) {
   }
   // hitcost_memory_bytes: one sample per figure of /stats "memory" that is not null (a
   // memory store has no store file: none for it), in bytes. The text built from this
-  // /stats must carry each exactly; the /metrics answered a moment earlier, within 1 MiB
-  // (RSS moves by a few pages between requests; a KiB/byte mix-up is off 1024-fold).
+  // /stats must carry each exactly; the /metrics answered a moment earlier, within 1 MiB +
+  // 10 % (RSS moves between requests, by MiBs under ASan; a KiB/byte mix-up is off 1024-fold).
   const std::string again = server::metrics_text(s);
   std::map<std::string, double> served;
   std::regex memory_sample(R"re(^hitcost_memory_bytes\{kind="([a-z_]+)"\} (\S+)$)re");
@@ -156,7 +156,7 @@ TEST(Routes, MetricsIsValidPrometheusTextAndMatchesStats) {
                              std::to_string(v.get<uint64_t>() * 1024) + "\n";
     EXPECT_NE(again.find(want), std::string::npos) << want;
     ASSERT_EQ(served.count(kind), 1u) << kind;
-    EXPECT_NEAR(served[kind], v.get<double>() * 1024, 1 << 20) << kind;
+    EXPECT_NEAR(served[kind], v.get<double>() * 1024, (1 << 20) + 0.1 * v.get<double>() * 1024) << kind;
   }
   EXPECT_TRUE(s.at("memory").at("store_file_resident_kb").is_null());
   EXPECT_GE(figures, 2u);  // rss and pss at least (smaps_rollup: Linux >= 4.14)
