@@ -1,8 +1,8 @@
-# scripts/lib.sh — sourced by run.sh and scripts/attribution.sh: start a private memcached and
-# hitcost-server on free loopback ports, pinned, and stop everything started on exit (TERM,
-# then KILL after 5 s). Needs `cd` to the repository first.
+# scripts/lib.sh — sourced by run.sh, scripts/attribution.sh and scripts/topology.sh: start a
+# private memcached and hitcost-server on free loopback ports, pinned, and stop everything
+# started on exit (TERM, then KILL after 5 s). Needs `cd` to the repository first.
 #
-#   start_memcached CPU [MEMORY_MB]   sets MC_PORT, MC_PID
+#   start_memcached CPU [MEMORY_MB] [LOG]   sets MC_PORT, MC_PID (CPU "" = not pinned)
 #   start_server BUILD_DIR CPU LOG ARGS...   sets SERVER_URL, SERVER_PID
 #   stop_started                      (also the EXIT trap)
 
@@ -26,11 +26,16 @@ tcp_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # memcached on a free loopback port (retries if another process wins the port).
 start_memcached() {
-  local cpu=$1 memory=${2:-1024} user_args=() attempt
+  local cpu=$1 memory=${2:-1024} log=${3:-} user_args=() pin=() attempt
   [ "$(id -u)" -eq 0 ] && user_args=(-u root)
+  [ -n "$cpu" ] && pin=(taskset -c "$cpu")
   for attempt in 1 2 3 4 5; do
     MC_PORT=$(./scripts/free-port.sh)
-    taskset -c "$cpu" memcached -l 127.0.0.1 -p "$MC_PORT" -U 0 -m "$memory" -t 1 "${user_args[@]}" &
+    if [ -n "$log" ]; then
+      "${pin[@]}" memcached -l 127.0.0.1 -p "$MC_PORT" -U 0 -m "$memory" -t 1 "${user_args[@]}" >>"$log" 2>&1 &
+    else
+      "${pin[@]}" memcached -l 127.0.0.1 -p "$MC_PORT" -U 0 -m "$memory" -t 1 "${user_args[@]}" &
+    fi
     MC_PID=$!
     for _ in $(seq 1 100); do
       tcp_open "$MC_PORT" && break

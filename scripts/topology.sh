@@ -80,24 +80,16 @@ fi
 rm -rf "$out"
 mkdir -p "$out/runs"
 
-# Everything started is in pids; cleanup stops it (TERM, then KILL after 5 s), once.
-pids=()
+# Everything started is in STARTED_PIDS (scripts/lib.sh); cleanup stops it (TERM, then KILL
+# after 5 s), once.
+source scripts/lib.sh
 watchdog=""
 cleaned=""
 cleanup() {
   [ -n "$cleaned" ] && return
   cleaned=1
   [ -n "$watchdog" ] && kill "$watchdog" 2>/dev/null
-  local p
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for _ in $(seq 1 50); do
-    local alive=0
-    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-    [ "$alive" = 0 ] && break
-    sleep 0.1
-  done
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  stop_started
 }
 trap cleanup EXIT
 trap 'echo "topology: interrupted, stopping everything it started" >&2; exit 130' INT
@@ -116,8 +108,6 @@ align() {
                for (i = 1; i <= nf; i++) line = line sprintf(" %-" w[i] "s", c[r, i]); sub(/ +$/, "", line); print line } }'
 }
 
-tcp_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
 # memcached_stat PORT NAME -> one figure from `stats` (bash /dev/tcp, no extra tools)
 memcached_stat() {
   local port=$1 name=$2 line
@@ -131,23 +121,13 @@ memcached_stat() {
   exec 5<&-
 }
 
-# 1. N memcached nodes on free loopback ports (retry when another process wins the port).
-user_args=()
-[ "$(id -u)" -eq 0 ] && user_args=(-u root)
+# 1. N memcached nodes on free loopback ports, not pinned (scripts/lib.sh retries when
+# another process wins the port).
 mc_ports=()
 for i in $(seq 1 "$nodes"); do
-  for attempt in 1 2 3 4 5; do
-    port=$(./scripts/free-port.sh)
-    memcached -l 127.0.0.1 -p "$port" -U 0 -m 256 -t 1 "${user_args[@]}" >"$out/memcached-$i.log" 2>&1 &
-    mc_pid=$!
-    for _ in $(seq 1 100); do tcp_open "$port" && break; kill -0 "$mc_pid" 2>/dev/null || break; sleep 0.05; done
-    if kill -0 "$mc_pid" 2>/dev/null && tcp_open "$port"; then
-      pids+=("$mc_pid"); mc_ports+=("$port"); break
-    fi
-    kill "$mc_pid" 2>/dev/null || true; wait "$mc_pid" 2>/dev/null || true
-    [ "$attempt" -eq 5 ] && { echo "topology: could not start memcached $i" >&2; exit 1; }
-  done
-  echo "== memcached $i on 127.0.0.1:$port (pid $mc_pid)" >&2
+  start_memcached "" 256 "$out/memcached-$i.log" || { echo "topology: could not start memcached $i" >&2; exit 1; }
+  mc_ports+=("$MC_PORT")
+  echo "== memcached $i on 127.0.0.1:$MC_PORT (pid $MC_PID)" >&2
 done
 store="memcached:$(printf '127.0.0.1:%s,' "${mc_ports[@]}")"
 store=${store%,}
@@ -155,7 +135,7 @@ store=${store%,}
 # 2. hitcost-server on a free port, pointed at every node.
 "$server_bin" --port 0 --threads "$server_threads" --store "$store" --strategy html >"$out/server.log" 2>&1 &
 server_pid=$!
-pids+=("$server_pid")
+STARTED_PIDS+=("$server_pid")
 for _ in $(seq 1 200); do
   grep -q '^listening on ' "$out/server.log" 2>/dev/null && break
   kill -0 "$server_pid" 2>/dev/null || { echo "topology: hitcost-server exited:" >&2; cat "$out/server.log" >&2; exit 1; }
@@ -192,7 +172,7 @@ for rep in $(seq 0 $((repeat - 1))); do
         --miss-start "$miss_start" --seed "$((c * 1000 + step))" -c "$connections" -t 1 \
         -d "$duration" --warmup "$warmup" --no-progress --json "$out/runs/$name.json" \
         >"$out/runs/$name.log" 2>&1 &
-      client_pids+=("$!"); pids+=("$!")
+      client_pids+=("$!"); STARTED_PIDS+=("$!")
     done
     for c in $(seq 1 "$clients"); do
       if ! wait "${client_pids[$((c - 1))]}"; then
