@@ -73,8 +73,8 @@ std::optional<CpuFigures> RunReport::cpu() const {
   in.client_cpus = client_cpus;
   in.bytes_client_received = double(s.http_bytes_out);
   in.bytes_cache_received = s.cache_net_bytes_read.value_or(double(s.cache_bytes_written));
-  in.sampled_hit_us = s.sampled_hit.cpu_us();
-  in.sampled_miss_us = s.sampled_miss.cpu_us();
+  in.sampled_hit_us = s.unobserved_cpu_us(s.sampled_hit);
+  in.sampled_miss_us = s.unobserved_cpu_us(s.sampled_miss);
   in.contamination_threshold = contamination_threshold;
   return account(in, attribution);
 }
@@ -132,13 +132,17 @@ nlohmann::json sampling_json(const ServerDelta& s) {
   nlohmann::json out = {{"period", s.sample_period},
                         {"clock_read_ns", s.clock_read_ns},
                         {"clock_reads", s.clock_reads},
-                        {"overhead_fraction", opt(s.sampling_overhead())}};
+                        {"overhead_fraction", opt(s.sampling_overhead())},
+                        {"clean_tiles", s.clean_tiles},
+                        {"unobserved_cpu_us", opt(s.unobserved_cpu_us())},
+                        {"whole_sample_excess_us", opt(s.sample_excess_us())}};
   for (auto [name, d] : {std::pair{"hit", &s.sampled_hit}, {"miss", &s.sampled_miss}, {"other", &s.sampled_other}}) {
     nlohmann::json cpu = nlohmann::json::object(), wall = nlohmann::json::object();
     for (const auto& [part, ns] : d->parts_cpu_ns) cpu[part] = d->weight > 0 ? ns / d->weight / 1000.0 : 0.0;
     for (const auto& [part, ns] : d->parts_wall_ns) wall[part] = d->weight > 0 ? ns / d->weight / 1000.0 : 0.0;
     out[name] = {{"whole_samples", d->whole_samples}, {"samples", d->samples}, {"cpu_us", opt(d->cpu_us())},
-                 {"detailed_cpu_us", opt(d->detailed_cpu_us())}, {"parts_cpu_us", cpu}, {"parts_wall_us", wall}};
+                 {"unobserved_cpu_us", opt(s.unobserved_cpu_us(*d))}, {"detailed_cpu_us", opt(d->detailed_cpu_us())},
+                 {"parts_cpu_us", cpu}, {"parts_wall_us", wall}};
   }
   return out;
 }
@@ -323,8 +327,16 @@ std::string format_cpu(const RunReport& r) {
             d->detailed_cpu_us().value_or(0) - d->cpu_us().value_or(0));
   }
   if (const auto overhead = s.sampling_overhead())
-    appendf(o, "  sampling      about 1 in %llu requests, %.0f ns a clock read, %.2f %% of the CPU it measured\n",
+    appendf(o, "  sampling      about 1 in %llu requests, %.0f ns a clock read, %.2f %% of the server's CPU\n",
             static_cast<unsigned long long>(s.sample_period), s.clock_read_ns, *overhead * 100);
+  if (const auto excess = s.sample_excess_us())
+    appendf(o, "                a whole sample's reads add %+.2f us to the request they time (against %llu clean tiles: "
+               "%.2f us/req unobserved); taken out of CPU per hit and per miss\n",
+            *excess, static_cast<unsigned long long>(s.clean_tiles), *s.unobserved_cpu_us());
+  else if (s.clock_reads)
+    appendf(o, "                too few clean tiles (%llu < %llu): CPU per hit as sampled, the reads' own disturbance "
+               "left in\n", static_cast<unsigned long long>(s.clean_tiles),
+            static_cast<unsigned long long>(ServerDelta::kMinCleanTiles));
   if (f->idle_cores)
     appendf(o, "  idle          server %.4f  cache %.4f  client %.4f cores (%.1f s before the run, no load)\n",
             f->idle_cores->server, f->idle_cores->cache, f->idle_cores->client, r.idle ? r.idle->window_s : 0.0);

@@ -139,10 +139,39 @@ std::vector<int> ServerDelta::server_cpu_list() const { return cpu_list_of(serve
 std::vector<int> ServerDelta::cache_cpu_list() const { return cpu_list_of(cache_cpus); }
 
 std::optional<double> ServerDelta::sampling_overhead() const noexcept {
-  const double measured = sampled_hit.cpu_ns + sampled_miss.cpu_ns + sampled_other.cpu_ns +
-                          sampled_hit.whole_cpu_ns + sampled_miss.whole_cpu_ns + sampled_other.whole_cpu_ns;
-  if (measured <= 0 || clock_reads == 0) return std::nullopt;
-  return double(clock_reads) * clock_read_ns / measured;
+  if (cpu_s <= 0 || clock_reads == 0) return std::nullopt;
+  return double(clock_reads) * clock_read_ns / (cpu_s * 1e9);
+}
+
+std::optional<double> ServerDelta::whole_sampled_cpu_us() const noexcept {
+  double weight = 0, cpu_ns = 0;
+  for (const SampledDelta* d : {&sampled_hit, &sampled_miss, &sampled_other}) {
+    weight += d->whole_weight;
+    cpu_ns += d->whole_cpu_ns;
+  }
+  if (weight <= 0) return std::nullopt;
+  return cpu_ns / weight / 1000.0;
+}
+
+std::optional<double> ServerDelta::unobserved_cpu_us() const noexcept {
+  const auto whole_us = whole_sampled_cpu_us();
+  if (clean_tiles < kMinCleanTiles || clean_tile_requests <= clean_tiles || !whole_us) return std::nullopt;
+  const double k = double(clean_tile_requests) / double(clean_tiles);  // requests per tile
+  const double tile_us = clean_tile_cpu_ns / double(clean_tile_requests) / 1000.0;
+  return (k * tile_us - *whole_us) / (k - 1);
+}
+
+std::optional<double> ServerDelta::sample_excess_us() const noexcept {
+  const auto x = unobserved_cpu_us();
+  if (!x) return std::nullopt;
+  return *whole_sampled_cpu_us() - *x;
+}
+
+std::optional<double> ServerDelta::unobserved_cpu_us(const SampledDelta& d) const noexcept {
+  const auto sampled = d.cpu_us();
+  const auto excess = sample_excess_us();
+  if (!sampled || !excess || d.whole_weight <= 0) return sampled;
+  return *sampled - *excess;
 }
 
 double ServerDelta::hit_ratio() const noexcept {
@@ -200,6 +229,9 @@ ServerDelta stats_delta(const nlohmann::json& a, const nlohmann::json& b) {
       }
     }
     d.clock_reads = uint64_t(diff("/cpu_sampled/clock_reads"));
+    d.clean_tiles = uint64_t(diff("/cpu_sampled/clean_tiles/tiles"));
+    d.clean_tile_requests = uint64_t(diff("/cpu_sampled/clean_tiles/requests"));
+    d.clean_tile_cpu_ns = diff("/cpu_sampled/clean_tiles/cpu_ns");
     d.clock_read_ns = num(b, "/cpu_sampled/clock_read_ns");
     d.sample_period = uint64_t(num(b, "/cpu_sampled/period"));
   }

@@ -82,6 +82,9 @@ struct ServerDelta {
   SampledDelta sampled_hit, sampled_miss, sampled_other;
   uint64_t clock_reads = 0;        // thread-clock reads the sampling made
   double clock_read_ns = 0;        // what one costs (server's measurement)
+  // Clean tiles (server/cpu_sampler.h): runs of requests timed as one with no sample inside.
+  uint64_t clean_tiles = 0, clean_tile_requests = 0;
+  double clean_tile_cpu_ns = 0;
   uint64_t sample_period = 0;      // about 1 in N requests sampled (at the end of the window)
   std::optional<ServerIdentity> identity;
   nlohmann::json memory;           // the "after" snapshot's memory gauges (KiB; null: not given)
@@ -96,8 +99,21 @@ struct ServerDelta {
   // The same as CPU numbers; empty when unknown. Cache: all nodes' CPUs, empty if any is unknown.
   std::vector<int> server_cpu_list() const;
   std::vector<int> cache_cpu_list() const;
-  // The sampling's own cost as a fraction of the CPU it measured.
+  // The sampling's own cost (its clock reads) as a fraction of the server's CPU.
   std::optional<double> sampling_overhead() const noexcept;
+  // The whole samples' mean CPU per request over all outcomes.
+  std::optional<double> whole_sampled_cpu_us() const noexcept;
+  // The io threads' CPU per request (all outcomes) as nobody observes it, from the clean
+  // tiles. A tile of K requests carries one clock read's disturbance, as does one whole
+  // sample (mean W over all outcomes): tile = x + e/K and W = x + e give
+  // x = (K·tile − W)/(K − 1). nullopt below kMinCleanTiles tiles or without whole samples.
+  std::optional<double> unobserved_cpu_us() const noexcept;
+  // What a whole sample's clock reads add to the request they time: W − x.
+  std::optional<double> sample_excess_us() const noexcept;
+  // An outcome's CPU per request with that excess taken out (the same for every outcome);
+  // the sampled figure as it is where there are too few clean tiles.
+  std::optional<double> unobserved_cpu_us(const SampledDelta& d) const noexcept;
+  static constexpr uint64_t kMinCleanTiles = 20;
 
   double hit_ratio() const noexcept;
   double per_request_us(double seconds) const noexcept {

@@ -42,6 +42,7 @@ void CpuSampler::calibrate() {
 
 uint64_t CpuSampler::read_clock() noexcept {
   ++reads_;
+  tile_clean_ = false;  // a sample's read lands in the tile in progress
   m_.sampler.clock_reads.add();
   return thread_cpu_ns();
 }
@@ -75,15 +76,37 @@ void CpuSampler::mark_slow(CpuPart part, uint64_t wall_ns) noexcept {
 }
 
 void CpuSampler::request_ended(const void* who) noexcept {
+  bool sample_ended = false;
   if (active_) {
     if (who != who_) return;  // another connection's asynchronous end: the sample goes on
     finish();
+    sample_ended = true;
   }
-  if (!enabled_ || armed_ || !draw()) return;
+  if (!enabled_) return;
+  cut_tile(sample_ended);
+  if (armed_ || !draw()) return;
   armed_ = true;
   detailed_ = (rng_ >> 32) & 1;  // bits the period draw did not use
   reads_ = 0;
   last_ns_ = read_clock();
+}
+
+void CpuSampler::cut_tile(bool sample_ended) noexcept {
+  if (tile_open_ && ++tile_cuts_ < kTileCuts) return;
+  // Not read_clock(): this read belongs to no sample and leaves the next tile clean.
+  m_.sampler.clock_reads.add();
+  const uint64_t now = thread_cpu_ns();
+  if (tile_open_ && tile_clean_) {
+    // The interval holds the tail of the opening read and the head of this one: one read.
+    m_.sampler.clean_tiles.add();
+    m_.sampler.clean_tile_cuts.add(kTileCuts);
+    m_.sampler.clean_tile_cpu_ns.add(now - tile_start_ns_ - read_cost_ns_);
+  }
+  tile_open_ = true;
+  // A sample's closing read just now would disturb the next tile's first request.
+  tile_clean_ = !sample_ended;
+  tile_cuts_ = 0;
+  tile_start_ns_ = now;
 }
 
 void CpuSampler::abandon(const void* who) noexcept {
@@ -102,7 +125,7 @@ void CpuSampler::finish() noexcept {
     s.whole_weight.add(w);
     s.whole_cpu_ns.add(uint64_t(whole) * w);
     s.cpu_log2[log2_bucket(whole > 0 ? uint64_t(whole) : 0)].add();
-    adapt(whole);
+    adapt(whole, true);
     return;
   }
   int64_t total = 0;
@@ -114,16 +137,19 @@ void CpuSampler::finish() noexcept {
   s.samples.add();
   s.weight.add(w);
   s.cpu_ns.add(uint64_t(total) * w);
-  adapt(total);
+  adapt(total, false);
 }
 
-void CpuSampler::adapt(int64_t total) noexcept {
+void CpuSampler::adapt(int64_t total, bool whole) noexcept {
   if (!adaptive_ || total <= 0) return;
-  // N so that this many reads per sample cost kTargetOverhead of N requests' CPU.
+  // N so that this many reads per sample cost what is left of kTargetOverhead of N requests'
+  // CPU after the tiles' one read per kTileCuts requests (at least a quarter of it).
   auto ewma = [](double& m, double x) { m = m == 0 ? x : m + (x - m) / 64.0; };
-  ewma(mean_cpu_ns_, double(total));
+  if (whole || mean_cpu_ns_ == 0) ewma(mean_cpu_ns_, double(total));  // detailed ones: inflated by their reads
   ewma(mean_reads_, double(reads_));
-  const double want = mean_reads_ * double(read_cost_ns_) / (kTargetOverhead * mean_cpu_ns_);
+  const double tiles = double(read_cost_ns_) / (double(kTileCuts) * mean_cpu_ns_);
+  const double budget = std::max(kTargetOverhead - tiles, kTargetOverhead / 4);
+  const double want = mean_reads_ * double(read_cost_ns_) / (budget * mean_cpu_ns_);
   period_ = uint32_t(std::clamp(std::ceil(want), 1.0, double(kMaxPeriod)));
   m_.sampler.period.v.store(period_, std::memory_order_relaxed);
 }

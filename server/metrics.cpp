@@ -88,6 +88,9 @@ MetricsSnapshot MetricsSnapshot::minus(const MetricsSnapshot& b) const {
     for (size_t k = 0; k < kLog2Buckets; ++k) x.cpu_log2[k] -= y.cpu_log2[k];
   }
   d.clock_reads -= b.clock_reads;
+  d.clean_tiles -= b.clean_tiles;
+  d.clean_tile_cuts -= b.clean_tile_cuts;
+  d.clean_tile_cpu_ns -= b.clean_tile_cpu_ns;
   return d;
 }
 
@@ -139,6 +142,9 @@ MetricsSnapshot MetricsRegistry::total() const {
       for (size_t k = 0; k < kLog2Buckets; ++k) x.cpu_log2[k] += y.cpu_log2[k].get();
     }
     s.clock_reads += t.sampler.clock_reads.get();
+    s.clean_tiles += t.sampler.clean_tiles.get();
+    s.clean_tile_cuts += t.sampler.clean_tile_cuts.get();
+    s.clean_tile_cpu_ns += t.sampler.clean_tile_cpu_ns.get();
     s.sample_period = std::max(s.sample_period, t.sampler.period.get());
     s.clock_read_ns = std::max(s.clock_read_ns, t.sampler.clock_read_ns.get());
   }

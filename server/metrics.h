@@ -83,6 +83,9 @@ struct SamplerGauges {
   OwnedCounter clock_reads;     // thread-clock reads made for sampling (their cost is overhead)
   OwnedCounter period;          // N now: about 1 in N requests is sampled
   OwnedCounter clock_read_ns;   // measured CPU cost of one thread-clock read
+  // Clean tiles: runs of CpuSampler::kTileCuts consecutive requests timed as one, with no
+  // sample's clock read inside: the thread's CPU per request undisturbed by the sampling.
+  OwnedCounter clean_tiles, clean_tile_cuts, clean_tile_cpu_ns;
 };
 
 // HTTP statuses other than 200 that the server answers, counted by code.
@@ -129,6 +132,7 @@ struct MetricsSnapshot {
   };
   std::array<Sampled, kOutcomes> sampled{};
   uint64_t clock_reads = 0;
+  uint64_t clean_tiles = 0, clean_tile_cuts = 0, clean_tile_cpu_ns = 0;
   // Gauges, not summed into deltas: the largest period and clock cost over the threads.
   uint64_t sample_period = 0, clock_read_ns = 0;
 

@@ -17,7 +17,10 @@ nlohmann::json sampled_cpu_json(const MetricsSnapshot& m) {
   const auto signed_ns = [](uint64_t v) { return static_cast<int64_t>(v); };
   json out = {{"period", m.sample_period},
               {"clock_read_ns", m.clock_read_ns},
-              {"clock_reads", m.clock_reads}};
+              {"clock_reads", m.clock_reads},
+              {"clean_tiles", {{"tiles", m.clean_tiles},
+                               {"requests", m.clean_tile_cuts},
+                               {"cpu_ns", signed_ns(m.clean_tile_cpu_ns)}}}};
   for (size_t o = 0; o < kOutcomes; ++o) {
     const auto& s = m.sampled[o];
     json parts_cpu = json::object(), parts_wall = json::object(), buckets = json::array();

@@ -38,6 +38,40 @@ TEST(ServerStats, DeltasFollowTheStatsSchema) {
   EXPECT_FALSE(d.counters_reset);
 }
 
+// 99 % hits: a hit costs 20 µs, a miss 220, so a request 22 on average; a whole sample's reads
+// add 1.5 µs to what it times, a clean tile's one read 1.5 µs to its 16 requests.
+TEST(ServerStats, TheSamplesOwnDisturbanceIsTakenOutWithTheCleanTiles) {
+  auto snapshot = [](uint64_t tiles) {
+    return nlohmann::json{{"requests", 100000}, {"cpu", {{"user_s", 2.2}, {"system_s", 0.0}}},
+                          {"cpu_sampled",
+                           {{"period", 20}, {"clock_read_ns", 700}, {"clock_reads", 9000},
+                            {"clean_tiles", {{"tiles", tiles}, {"requests", 16 * tiles},
+                                             {"cpu_ns", int64_t(tiles) * (16 * 22000 + 1500)}}},
+                            {"hit", {{"whole", {{"samples", 99}, {"weight", 1980}, {"cpu_ns", 1980 * 21500}}}}},
+                            {"miss", {{"whole", {{"samples", 1}, {"weight", 20}, {"cpu_ns", 20 * 221500}}}}}}}};
+  };
+  const nlohmann::json zero = {{"requests", 0}};
+  const ServerDelta d = stats_delta(zero, snapshot(100));
+  ASSERT_EQ(d.clean_tiles, 100u);
+  ASSERT_TRUE(d.whole_sampled_cpu_us() && d.unobserved_cpu_us() && d.sample_excess_us());
+  EXPECT_NEAR(*d.whole_sampled_cpu_us(), 23.5, 1e-9);
+  EXPECT_NEAR(*d.unobserved_cpu_us(), 22.0, 1e-9);
+  EXPECT_NEAR(*d.sample_excess_us(), 1.5, 1e-9);
+  ASSERT_TRUE(d.sampled_hit.cpu_us() && d.unobserved_cpu_us(d.sampled_hit) && d.unobserved_cpu_us(d.sampled_miss));
+  EXPECT_NEAR(*d.sampled_hit.cpu_us(), 21.5, 1e-9);
+  EXPECT_NEAR(*d.unobserved_cpu_us(d.sampled_hit), 20.0, 1e-9);
+  EXPECT_NEAR(*d.unobserved_cpu_us(d.sampled_miss), 220.0, 1e-9);
+  // Too few clean tiles: no estimate, and the sampled figures stay as they are.
+  const ServerDelta few = stats_delta(zero, snapshot(ServerDelta::kMinCleanTiles - 1));
+  EXPECT_FALSE(few.unobserved_cpu_us());
+  EXPECT_FALSE(few.sample_excess_us());
+  ASSERT_TRUE(few.unobserved_cpu_us(few.sampled_hit));
+  EXPECT_NEAR(*few.unobserved_cpu_us(few.sampled_hit), 21.5, 1e-9);
+  // The sampling's cost: 9000 reads of 700 ns in 2.2 s of server CPU.
+  ASSERT_TRUE(d.sampling_overhead());
+  EXPECT_NEAR(*d.sampling_overhead(), 9000 * 700e-9 / 2.2, 1e-12);
+}
+
 TEST(ServerStats, StoresWithoutRusageHaveNoCacheCpu) {
   const auto j = nlohmann::json::parse(R"({"requests": 5, "store": {"gets": 1}})");
   const ServerDelta d = stats_delta(j, j);
