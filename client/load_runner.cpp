@@ -162,6 +162,7 @@ LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std
     for (size_t k = 0; k < r.rows_requests.size(); ++k) out.rows_requests[k] += r.rows_requests[k];
     out.miss_end = std::max(out.miss_end, r.miss_end);
     out.thread_cpus.push_back(r.thread_cpus.empty() ? std::vector<int>{} : r.thread_cpus.front());
+    out.spin_ns = std::max(out.spin_ns, r.spin_ns);
     last_done = std::max(last_done, w->last_done_ns());
   }
   if (!plan.requests) {

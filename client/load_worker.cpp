@@ -337,6 +337,7 @@ void Worker::run() {
   for (Conn& c : conns_) open(c, now);
   epoll_event events[kMaxEvents];
   uint64_t next_check = now;
+  spin_ns_ = plan_.spin_ns;
   bool have_pwait2 = true;
   for (uint64_t loops = 0;; ++loops) {
     now = now_ns();
@@ -358,8 +359,8 @@ void Worker::run() {
     uint64_t wait = wake > now ? wake - now : 0;
     // Open loop: sleep only until spin_ns before the due send, then poll (zero timeout) so
     // that it leaves on time while answers are still read.
-    if (due != UINT64_MAX && plan_.spin_ns)
-      wait = due > now + plan_.spin_ns ? std::min(wait, due - now - plan_.spin_ns) : 0;
+    if (due != UINT64_MAX && spin_ns_)
+      wait = due > now + spin_ns_ ? std::min(wait, due - now - spin_ns_) : 0;
     int n;
     if (have_pwait2) {
       timespec ts{time_t(wait / 1'000'000'000), long(wait % 1'000'000'000)};
@@ -367,6 +368,11 @@ void Worker::run() {
       if (n < 0 && errno == ENOSYS) {  // kernel < 5.11: fall back to ms resolution
         have_pwait2 = false;
         continue;
+      }
+      // A timed wait that ran out: how late it ended is how early the spin must start.
+      if (n == 0 && wait > 0 && rate_ > 0 && plan_.spin_adaptive) {
+        const uint64_t woke = now_ns();
+        learn_wake_delay(woke > now + wait ? woke - now - wait : 0);
       }
     } else {
       n = epoll_wait(epfd_, events, kMaxEvents, int((wait + 999'999) / 1'000'000));
@@ -389,6 +395,17 @@ void Worker::run() {
   for (int cpu = 0; cpu < 1024; ++cpu)
     if (cpu_seen_[cpu / 64] & (uint64_t{1} << (cpu % 64))) cpus.push_back(cpu);
   r_.thread_cpus.push_back(std::move(cpus));
+  r_.spin_ns = rate_ > 0 ? spin_ns_ : 0;
+}
+
+void Worker::learn_wake_delay(uint64_t late_ns) noexcept {
+  wake_late_ns_[wake_late_count_++] = late_ns;
+  if (wake_late_count_ < wake_late_ns_.size()) return;
+  wake_late_count_ = 0;
+  auto sorted = wake_late_ns_;
+  const size_t p90 = sorted.size() * 9 / 10;
+  std::nth_element(sorted.begin(), sorted.begin() + long(p90), sorted.end());
+  spin_ns_ = std::clamp<uint64_t>(sorted[p90] + 5'000, 5'000, 1'000'000);
 }
 
 }  // namespace hitcost::client::detail

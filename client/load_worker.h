@@ -3,6 +3,7 @@
 // loop. Split out of load_runner.cpp only to keep files short; not a public interface.
 #include <sys/epoll.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <vector>
@@ -124,6 +125,12 @@ class Worker {
   uint64_t in_flight_ = 0;
   uint64_t last_done_ns_ = 0;
   uint64_t cpu_seen_[16] = {};  // bitmap of CPUs this thread ran on (first 1024)
+  // Open loop: how long before a due send to stop sleeping, and how late the last timed
+  // waits ended (load_runner.h: punctuality).
+  uint64_t spin_ns_ = 0;
+  std::array<uint64_t, 32> wake_late_ns_{};
+  size_t wake_late_count_ = 0;
+  void learn_wake_delay(uint64_t late_ns) noexcept;
   LoadResult r_;
 };
 

@@ -92,8 +92,9 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
       ->capture_default_str();
   app.add_option("--spin-us", o.spin_us,
                  "open loop: poll instead of sleeping when the next send is due within this many µs, so it "
-                 "leaves on time (costs client CPU); 0 = always sleep")
-      ->capture_default_str()->check(CLI::Range(0.0, 1e6));
+                 "leaves on time (costs client CPU); 0 = always sleep; auto = how late this machine's timed "
+                 "waits end (90th percentile of the last 32, + 5 µs)")
+      ->capture_default_str();
   app.add_option("--cpus", o.cpus, "pin load thread i to the i-th CPU of this list (0,1 or 2-3)");
   app.add_option("--miss-start", o.miss_start,
                  "first never-seen page id used for forced misses (default: derived from the clock)");
@@ -235,8 +236,14 @@ std::optional<LoadPlan> build_plan(const LoadOptions& o, std::string_view durati
   if (p.keys.miss_start < o.keys) return fail("--miss-start must be >= --keys");
   if (o.rate < 0) return fail("--rate must be >= 0");
   p.rate = o.rate;
-  if (!(o.spin_us >= 0) || o.spin_us > 1e6) return fail("--spin-us must be in 0..1000000");
-  p.spin_ns = uint64_t(std::llround(o.spin_us * 1000.0));
+  p.spin_adaptive = o.spin_us == "auto";
+  if (!p.spin_adaptive) {  // a fixed spin; "auto" starts from the plan's default and adapts
+    double spin_us = -1;
+    const auto [end, ec] = std::from_chars(o.spin_us.data(), o.spin_us.data() + o.spin_us.size(), spin_us);
+    if (ec != std::errc() || end != o.spin_us.data() + o.spin_us.size() || !(spin_us >= 0) || spin_us > 1e6)
+      return fail("--spin-us must be auto or a number in 0..1000000, not '" + o.spin_us + "'");
+    p.spin_ns = uint64_t(std::llround(spin_us * 1000.0));
+  }
   p.path_template = o.path_template.empty() ? "/" : o.path_template;
   if (p.path_template.front() != '/') return fail("--path-template must start with /");
   std::string query;

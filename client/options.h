@@ -38,7 +38,9 @@ struct LoadOptions {
   std::string key_dist = "uniform";
   std::string path_template = "/page/{id}";
   double rate = 0;                // req/s total; 0 = closed loop
-  double spin_us = 30;            // open loop: poll instead of sleeping this close to a due send
+  // open loop: poll instead of sleeping this close to a due send, µs; "auto" = follow how late
+  // this machine's timed waits end (client/load_runner.h)
+  std::string spin_us = "auto";
   std::string cpus;               // "0,1" → pin load thread i to cpus[i % n]
   std::optional<uint64_t> miss_start;
   uint64_t seed = 1;

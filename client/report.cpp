@@ -174,6 +174,7 @@ nlohmann::json to_json(const RunReport& r) {
   j["miss_latency_us"] = latency_json(r.load.miss);
   j["service_latency_us"] = latency_json(r.load.service);
   j["send_lateness_us"] = latency_json(r.load.send_lateness);  // open loop; empty in closed loop
+  j["spin_us"] = double(r.load.spin_ns) / 1000.0;  // open loop: the spin before each send at the end
   j["server_cpu_us_per_req"] = opt(r.server_cpu_us_per_req());
   j["cache_cpu_us_per_req"] = opt(r.cache_cpu_us_per_req());
   j["client_cpu_us_per_req"] = r.client_cpu_us_per_req();
@@ -407,8 +408,10 @@ std::string format_terminal(const RunReport& r, bool quiet) {
     appendf(o, "  service us    p50 %.1f  p99 %.1f  (from the actual send)\n", us(r.load.service, 50),
             us(r.load.service, 99));
   if (r.rate > 0)
-    appendf(o, "  send lateness us  p50 %.1f  p99 %.1f  max %.1f  (actual send - intended; the tool's own delay)\n",
-            us(r.load.send_lateness, 50), us(r.load.send_lateness, 99), double(r.load.send_lateness.max()) / 1000.0);
+    appendf(o, "  send lateness us  p50 %.1f  p99 %.1f  max %.1f  (actual send - intended; the tool's own delay; "
+               "spin %.0f us)\n",
+            us(r.load.send_lateness, 50), us(r.load.send_lateness, 99), double(r.load.send_lateness.max()) / 1000.0,
+            double(r.load.spin_ns) / 1000.0);
   o += format_cpu(r);
   if (r.server) {
     const ServerDelta& s = *r.server;

@@ -81,14 +81,20 @@ TEST(Options, SpinUsBecomesThePlansSpinNs) {
   std::string err;
   auto plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err);
   ASSERT_TRUE(plan) << err;
+  EXPECT_TRUE(plan->spin_adaptive);  // the default: "auto", starting from 30 µs
   EXPECT_EQ(plan->spin_ns, 30'000u);
-  o.spin_us = 2.5;
-  EXPECT_EQ(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err)->spin_ns, 2'500u);
-  o.spin_us = 0;  // always sleep
+  o.spin_us = "2.5";
+  plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err);
+  ASSERT_TRUE(plan) << err;
+  EXPECT_FALSE(plan->spin_adaptive);
+  EXPECT_EQ(plan->spin_ns, 2'500u);
+  o.spin_us = "0";  // always sleep
   EXPECT_EQ(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err)->spin_ns, 0u);
-  o.spin_us = -1;
-  EXPECT_FALSE(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err));
-  EXPECT_NE(err.find("spin-us"), std::string::npos);
+  for (const char* bad : {"-1", "fast", "5us", "2000000"}) {
+    o.spin_us = bad;
+    EXPECT_FALSE(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err)) << bad;
+    EXPECT_NE(err.find("spin-us"), std::string::npos) << bad;
+  }
 }
 
 TEST(Options, DefaultMissStartIsFarAboveTheWarmedSet) {
