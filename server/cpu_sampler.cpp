@@ -42,17 +42,20 @@ void CpuSampler::calibrate() {
 
 uint64_t CpuSampler::read_clock() noexcept {
   ++reads_;
-  tile_clean_ = false;  // a sample's read lands in the tile in progress
   m_.sampler.clock_reads.add();
   return thread_cpu_ns();
 }
 
-bool CpuSampler::draw() noexcept {
+uint64_t CpuSampler::next_random() noexcept {
   rng_ ^= rng_ << 13;  // xorshift64: cheap, and no shared state between threads
   rng_ ^= rng_ >> 7;
   rng_ ^= rng_ << 17;
-  return rng_ % period_ == 0;
+  return rng_;
 }
+
+bool CpuSampler::draw() noexcept { return next_random() % period_ == 0; }
+
+bool CpuSampler::draw_tile() noexcept { return enabled_ && next_random() % kCleanTileOdds == 0; }
 
 void CpuSampler::request_started(const void* who) noexcept {
   if (!armed_ || active_) return;
@@ -76,37 +79,38 @@ void CpuSampler::mark_slow(CpuPart part, uint64_t wall_ns) noexcept {
 }
 
 void CpuSampler::request_ended(const void* who) noexcept {
-  bool sample_ended = false;
   if (active_) {
     if (who != who_) return;  // another connection's asynchronous end: the sample goes on
     finish();
-    sample_ended = true;
   }
   if (!enabled_) return;
-  cut_tile(sample_ended);
-  if (armed_ || !draw()) return;
+  cut_tile();
+  if (reserved_ || armed_ || !draw()) return;
   armed_ = true;
   detailed_ = (rng_ >> 32) & 1;  // bits the period draw did not use
   reads_ = 0;
   last_ns_ = read_clock();
 }
 
-void CpuSampler::cut_tile(bool sample_ended) noexcept {
-  if (tile_open_ && ++tile_cuts_ < kTileCuts) return;
-  // Not read_clock(): this read belongs to no sample and leaves the next tile clean.
+void CpuSampler::cut_tile() noexcept {
+  if (++tile_cuts_ < kTileCuts) return;
+  tile_cuts_ = 0;
+  const bool was_reserved = reserved_;
+  reserved_ = draw_tile();
+  if (!was_reserved && !reserved_) return;
+  // Not read_clock(): these reads belong to no sample.
   m_.sampler.clock_reads.add();
   const uint64_t now = thread_cpu_ns();
-  if (tile_open_ && tile_clean_) {
+  if (was_reserved) {
     // The interval holds the tail of the opening read and the head of this one: one read.
     m_.sampler.clean_tiles.add();
     m_.sampler.clean_tile_cuts.add(kTileCuts);
     m_.sampler.clean_tile_cpu_ns.add(now - tile_start_ns_ - read_cost_ns_);
   }
-  tile_open_ = true;
-  // A sample's closing read just now would disturb the next tile's first request.
-  tile_clean_ = !sample_ended;
-  tile_cuts_ = 0;
-  tile_start_ns_ = now;
+  if (reserved_) {
+    tile_start_ns_ = now;
+    armed_ = false;  // armed at an earlier cut with no request since (rare): not in this tile
+  }
 }
 
 void CpuSampler::abandon(const void* who) noexcept {
@@ -143,11 +147,12 @@ void CpuSampler::finish() noexcept {
 void CpuSampler::adapt(int64_t total, bool whole) noexcept {
   if (!adaptive_ || total <= 0) return;
   // N so that this many reads per sample cost what is left of kTargetOverhead of N requests'
-  // CPU after the tiles' one read per kTileCuts requests (at least a quarter of it).
+  // CPU after the tiles' reads (at least a quarter of it). Samples are taken outside the
+  // reserved tiles only, so 1 in N of those requests is sampled.
   auto ewma = [](double& m, double x) { m = m == 0 ? x : m + (x - m) / 64.0; };
   if (whole || mean_cpu_ns_ == 0) ewma(mean_cpu_ns_, double(total));  // detailed ones: inflated by their reads
   ewma(mean_reads_, double(reads_));
-  const double tiles = double(read_cost_ns_) / (double(kTileCuts) * mean_cpu_ns_);
+  const double tiles = 2.0 * double(read_cost_ns_) / (double(kTileCuts * kCleanTileOdds) * mean_cpu_ns_);
   const double budget = std::max(kTargetOverhead - tiles, kTargetOverhead / 4);
   const double want = mean_reads_ * double(read_cost_ns_) / (budget * mean_cpu_ns_);
   period_ = uint32_t(std::clamp(std::ceil(want), 1.0, double(kMaxPeriod)));

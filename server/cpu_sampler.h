@@ -25,11 +25,15 @@
 //
 // Even two reads disturb: a whole sample still costs more than the same request unobserved
 // (+1.3 µs on a 15-20 µs memory-store hit on one machine here, 6-10 %). So the thread also times
-// itself in tiles: the clock is read at every kTileCuts-th cut, and a tile with no sample's
-// read inside it is "clean": its CPU over its requests is the thread's CPU per request as
-// nobody observes it (one read per tile, its cost subtracted; what it disturbs is spread
-// over kTileCuts requests). The samples say how that CPU splits between hits and misses;
-// the clean tiles say how much the samples' own reads added (client/server_stats.h).
+// itself in tiles of kTileCuts requests: at each tile's start it reserves the tile with
+// probability 1/kCleanTileOdds, and takes no sample in a reserved ("clean") tile; the clock is
+// read at its start and its end only. Its CPU over its requests is the thread's CPU per
+// request as nobody observes it (one read's cost subtracted; what that read disturbs is
+// spread over kTileCuts requests). The samples say how that CPU splits between hits and
+// misses; the clean tiles say how much the samples' own reads added (client/server_stats.h).
+// The reservation is a coin, not "the tiles that happened to hold no sample": with an
+// adaptive N, sample-free tiles are more frequent where requests are cheap (N is larger
+// there), which biased the first version low by up to 6 % on a noisy machine.
 //
 // Known imprecision: a response finished asynchronously (`partial_writes` in /stats) lets
 // other requests run inside a sampled window. Rare in normal runs, and counted there.
@@ -73,21 +77,24 @@ class CpuSampler {
   // Fraction of the thread's CPU the reads may cost, tiles included. 0.9 %: what /stats then
   // shows runs a little above the aim (1.0-1.1 % at 1 % measured here), and 1 % is the bound.
   static constexpr double kTargetOverhead = 0.009;
-  // Requests per tile. Short enough that many tiles hold no sample (about 1 in 5 at N = 20,
-  // 3 in 5 at N = 64), long enough that the tile reads cost little: a read (0.7-1.3 µs here)
-  // per 32 requests of 13 µs and more is at most 0.3 % of the CPU.
+  // Requests per tile, and 1 in how many tiles is reserved: two reads (0.7-1.5 µs each here)
+  // per 4 × 32 requests of 13 µs and more cost at most 0.2 % of the CPU, and a 2 s run at
+  // 20k requests/s has ~300 clean tiles.
   static constexpr uint32_t kTileCuts = 32;
+  static constexpr uint32_t kCleanTileOdds = 4;
 
  private:
   uint64_t read_clock() noexcept;  // thread CPU ns; counts the read
   void mark_slow(CpuPart part, uint64_t wall_ns) noexcept;
   void finish() noexcept;
-  // At every cut: closes a tile every kTileCuts cuts. `sample_ended`: a sample's read was
-  // made at this cut.
-  void cut_tile(bool sample_ended) noexcept;
+  // At every cut: every kTileCuts cuts, ends the tile (timing it if it was reserved) and
+  // decides whether the next one is.
+  void cut_tile() noexcept;
   // The period N from what requests cost (whole samples) and how many reads a sample makes.
   void adapt(int64_t request_cpu_ns, bool whole) noexcept;
-  bool draw() noexcept;  // true with probability 1/period_
+  uint64_t next_random() noexcept;
+  bool draw() noexcept;       // true with probability 1/period_
+  bool draw_tile() noexcept;  // true with probability 1/kCleanTileOdds
 
   ThreadMetrics& m_;
   bool enabled_;
@@ -104,7 +111,7 @@ class CpuSampler {
   uint64_t last_ns_ = 0;
   uint32_t reads_ = 0;
   // the tile in progress
-  bool tile_open_ = false, tile_clean_ = false;
+  bool reserved_ = false;  // no sample in this tile: it is timed whole
   uint32_t tile_cuts_ = 0;
   uint64_t tile_start_ns_ = 0;
   std::array<int64_t, kCpuParts> cpu_{};
