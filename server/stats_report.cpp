@@ -214,111 +214,135 @@ void family(std::string& out, std::string_view name, std::string_view type, std:
 
 double num(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : 0.0; }
 
+// A member of a /stats object, or null when it is not there: nlohmann's const operator[]
+// on a missing key reads past the map (undefined behaviour, caught by TSan in CI).
+const nlohmann::json& field(const nlohmann::json& j, const std::string& key) {
+  static const nlohmann::json absent;
+  if (!j.is_object()) return absent;
+  const auto it = j.find(key);
+  return it == j.end() ? absent : *it;
+}
+
 }  // namespace
 
 std::string metrics_text(const nlohmann::json& s) {
   std::string out;
   out.reserve(8192);
-  const auto& cfg = s["config"];
-  std::string info = "strategy=\"" + label_value(cfg["strategy"].get<std::string>()) + "\",store=\"" +
-                     label_value(cfg["store"].get<std::string>()) + "\",flags=\"" +
-                     label_value(cfg["flags"].get<std::string>()) + "\"";
+  const auto& cfg = field(s, "config");
+  std::string info = "strategy=\"" + label_value(field(cfg, "strategy").get<std::string>()) + "\",store=\"" +
+                     label_value(field(cfg, "store").get<std::string>()) + "\",flags=\"" +
+                     label_value(field(cfg, "flags").get<std::string>()) + "\"";
   family(out, "hitcost_config_info", "gauge", "The configuration in force (value is always 1).");
   line(out, "hitcost_config_info", info, 1);
   family(out, "hitcost_uptime_seconds", "gauge", "Seconds since the server started.");
-  line(out, "hitcost_uptime_seconds", "", num(s["uptime_s"]));
+  line(out, "hitcost_uptime_seconds", "", num(field(s, "uptime_s")));
   family(out, "hitcost_interval_seconds", "gauge", "Seconds since the counters were last reset.");
-  line(out, "hitcost_interval_seconds", "", num(s["interval_s"]));
+  line(out, "hitcost_interval_seconds", "", num(field(s, "interval_s")));
   family(out, "hitcost_threads", "gauge", "io threads.");
-  line(out, "hitcost_threads", "", num(s["threads"]));
+  line(out, "hitcost_threads", "", num(field(s, "threads")));
   family(out, "hitcost_metrics_enabled", "gauge", "1 when per-phase timing is on.");
-  line(out, "hitcost_metrics_enabled", "", s["metrics_enabled"].get<bool>() ? 1 : 0);
+  line(out, "hitcost_metrics_enabled", "", field(s, "metrics_enabled").get<bool>() ? 1 : 0);
   for (const char* c : {"requests", "pages", "hits", "misses", "decode_errors", "store_errors", "store_set_errors",
                         "bad_requests"}) {
     std::string name = std::string("hitcost_") + c + "_total";
     family(out, name, "counter", std::string("Counter '") + c + "' from /stats.");
-    line(out, name, "", num(s[c]));
+    line(out, name, "", num(field(s, c)));
   }
   family(out, "hitcost_decode_errors_by_kind_total", "counter", "Unreadable stored values by error kind.");
-  for (const auto& [k, v] : s["decode_errors_by_kind"].items())
+  for (const auto& [k, v] : field(s, "decode_errors_by_kind").items())
     line(out, "hitcost_decode_errors_by_kind_total", "kind=\"" + label_value(k) + "\"", num(v));
   family(out, "hitcost_store_errors_by_kind_total", "counter", "Store failures by error kind.");
-  for (const auto& [k, v] : s["store_errors_by_kind"].items())
+  for (const auto& [k, v] : field(s, "store_errors_by_kind").items())
     line(out, "hitcost_store_errors_by_kind_total", "kind=\"" + label_value(k) + "\"", num(v));
   family(out, "hitcost_responses_total", "counter", "Non-200 responses by status code.");
-  for (const auto& [k, v] : s["responses_by_status"].items())
+  for (const auto& [k, v] : field(s, "responses_by_status").items())
     line(out, "hitcost_responses_total", "code=\"" + label_value(k) + "\"", num(v));
   family(out, "hitcost_cpu_seconds_total", "counter", "Process CPU time since reset (getrusage).");
-  line(out, "hitcost_cpu_seconds_total", "mode=\"user\"", num(s["cpu"]["user_s"]));
-  line(out, "hitcost_cpu_seconds_total", "mode=\"system\"", num(s["cpu"]["system_s"]));
+  line(out, "hitcost_cpu_seconds_total", "mode=\"user\"", num(field(field(s, "cpu"), "user_s")));
+  line(out, "hitcost_cpu_seconds_total", "mode=\"system\"", num(field(field(s, "cpu"), "system_s")));
   family(out, "hitcost_context_switches_total", "counter", "Process context switches (getrusage, cumulative).");
-  line(out, "hitcost_context_switches_total", "kind=\"voluntary\"", num(s["cpu"]["voluntary_switches"]));
-  line(out, "hitcost_context_switches_total", "kind=\"involuntary\"", num(s["cpu"]["involuntary_switches"]));
+  line(out, "hitcost_context_switches_total", "kind=\"voluntary\"", num(field(field(s, "cpu"), "voluntary_switches")));
+  line(out, "hitcost_context_switches_total", "kind=\"involuntary\"", num(field(field(s, "cpu"), "involuntary_switches")));
   family(out, "hitcost_rss_bytes", "gauge", "Resident set size.");
-  line(out, "hitcost_rss_bytes", "", num(s["rss_kb"]) * 1024);
+  line(out, "hitcost_rss_bytes", "", num(field(s, "rss_kb")) * 1024);
   if (s.contains("memory")) {
     // /stats memory.X_kb → kind="X"; a figure the kernel does not give (null) has no sample.
     family(out, "hitcost_memory_bytes", "gauge",
            "Memory by kind: rss, pss (anon, file, shmem), process_own (anon + shmem), store_file_resident.");
-    for (const auto& [k, v] : s["memory"].items()) {
+    for (const auto& [k, v] : field(s, "memory").items()) {
       if (!v.is_number() || !k.ends_with("_kb")) continue;
       line(out, "hitcost_memory_bytes", "kind=\"" + label_value(k.substr(0, k.size() - 3)) + "\"", num(v) * 1024);
     }
   }
   family(out, "hitcost_phase_seconds", "histogram", "Time per request phase (steady clock).");
-  for (const auto& [phase, ph] : s["phases_ns"].items()) {
+  for (const auto& [phase, ph] : field(s, "phases_ns").items()) {
     double cum = 0;
-    const auto& b = ph["log2_buckets"];
+    const auto& b = field(ph, "log2_buckets");
     for (size_t k = 0; k < b.size(); ++k) {
       cum += num(b[k]);
       char le[48];
       std::snprintf(le, sizeof le, "%.9g", std::ldexp(1.0, static_cast<int>(k) + 1) / 1e9);
       line(out, "hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"" + le + "\"", cum);
     }
-    line(out, "hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"+Inf\"", num(ph["count"]));
-    line(out, "hitcost_phase_seconds_sum", "phase=\"" + phase + "\"", num(ph["sum"]) / 1e9);
-    line(out, "hitcost_phase_seconds_count", "phase=\"" + phase + "\"", num(ph["count"]));
+    line(out, "hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"+Inf\"", num(field(ph, "count")));
+    line(out, "hitcost_phase_seconds_sum", "phase=\"" + phase + "\"", num(field(ph, "sum")) / 1e9);
+    line(out, "hitcost_phase_seconds_count", "phase=\"" + phase + "\"", num(field(ph, "count")));
   }
+  // cpu_sampled holds one object per outcome beside its own figures (period, clean_tiles):
+  // the outcomes are named, not found by shape.
+  const auto& sampled = field(s, "cpu_sampled");
   family(out, "hitcost_sampled_requests_total", "counter",
          "Requests the CPU samples stand for (sum of sampling periods), by outcome.");
-  for (const auto& [outcome, v] : s["cpu_sampled"].items())
-    if (v.is_object()) line(out, "hitcost_sampled_requests_total", "outcome=\"" + outcome + "\"", num(v["weight"]));
+  for (size_t o = 0; o < kOutcomes; ++o) {
+    const std::string outcome = to_string(static_cast<Outcome>(o));
+    line(out, "hitcost_sampled_requests_total", "outcome=\"" + outcome + "\"",
+         num(field(field(sampled, outcome), "weight")));
+  }
   // A gauge, not a counter: a part corrected for the clock's own cost may step back.
   family(out, "hitcost_sampled_cpu_seconds_total", "gauge",
          "Thread CPU since reset estimated from samples (each weighted by its period), by outcome and part.");
-  for (const auto& [outcome, v] : s["cpu_sampled"].items()) {
-    if (!v.is_object()) continue;
-    for (const auto& [part, ns] : v["parts_cpu_ns"].items())
+  for (size_t o = 0; o < kOutcomes; ++o) {
+    const std::string outcome = to_string(static_cast<Outcome>(o));
+    for (const auto& [part, ns] : field(field(sampled, outcome), "parts_cpu_ns").items())
       line(out, "hitcost_sampled_cpu_seconds_total", "outcome=\"" + outcome + "\",part=\"" + part + "\"",
            num(ns) / 1e9);
   }
   family(out, "hitcost_cpu_sample_period", "gauge", "About 1 in this many requests has its thread CPU sampled.");
-  line(out, "hitcost_cpu_sample_period", "", num(s["cpu_sampled"]["period"]));
+  line(out, "hitcost_cpu_sample_period", "", num(field(sampled, "period")));
+  // Clean tiles: runs of requests timed whole with no sample in them (docs/http-api.md);
+  // their CPU per request is what the samples' own clock reads are measured against.
+  const auto& tiles = field(sampled, "clean_tiles");
+  family(out, "hitcost_clean_tiles_total", "counter", "Clean tiles timed whole (no CPU sample armed in them).");
+  line(out, "hitcost_clean_tiles_total", "", num(field(tiles, "tiles")));
+  family(out, "hitcost_clean_tile_requests_total", "counter", "Requests in the clean tiles.");
+  line(out, "hitcost_clean_tile_requests_total", "", num(field(tiles, "requests")));
+  family(out, "hitcost_clean_tile_cpu_seconds_total", "counter", "Thread CPU of the clean tiles.");
+  line(out, "hitcost_clean_tile_cpu_seconds_total", "", num(field(tiles, "cpu_ns")) / 1e9);
   family(out, "hitcost_cache_bytes_total", "counter", "Value bytes read from / written to the store.");
-  line(out, "hitcost_cache_bytes_total", "direction=\"read\"", num(s["cache"]["bytes_read"]));
-  line(out, "hitcost_cache_bytes_total", "direction=\"written\"", num(s["cache"]["bytes_written"]));
+  line(out, "hitcost_cache_bytes_total", "direction=\"read\"", num(field(field(s, "cache"), "bytes_read")));
+  line(out, "hitcost_cache_bytes_total", "direction=\"written\"", num(field(field(s, "cache"), "bytes_written")));
   family(out, "hitcost_http_bytes_total", "counter", "HTTP bytes received / sent.");
-  line(out, "hitcost_http_bytes_total", "direction=\"in\"", num(s["http"]["bytes_in"]));
-  line(out, "hitcost_http_bytes_total", "direction=\"out\"", num(s["http"]["bytes_out"]));
+  line(out, "hitcost_http_bytes_total", "direction=\"in\"", num(field(field(s, "http"), "bytes_in")));
+  line(out, "hitcost_http_bytes_total", "direction=\"out\"", num(field(field(s, "http"), "bytes_out")));
   family(out, "hitcost_connections_total", "counter", "Connections opened / closed.");
-  line(out, "hitcost_connections_total", "event=\"opened\"", num(s["http"]["connections_opened"]));
-  line(out, "hitcost_connections_total", "event=\"closed\"", num(s["http"]["connections_closed"]));
+  line(out, "hitcost_connections_total", "event=\"opened\"", num(field(field(s, "http"), "connections_opened")));
+  line(out, "hitcost_connections_total", "event=\"closed\"", num(field(field(s, "http"), "connections_closed")));
   family(out, "hitcost_partial_writes_total", "counter", "Responses the socket did not take in one send.");
-  line(out, "hitcost_partial_writes_total", "", num(s["http"]["partial_writes"]));
+  line(out, "hitcost_partial_writes_total", "", num(field(field(s, "http"), "partial_writes")));
   if (s.contains("proc_io")) {
     family(out, "hitcost_proc_io_total", "counter", "/proc/self/io fields (cumulative).");
-    for (const auto& [k, v] : s["proc_io"].items())
+    for (const auto& [k, v] : field(s, "proc_io").items())
       line(out, "hitcost_proc_io_total", "field=\"" + label_value(k) + "\"", num(v));
   }
-  const auto& st = s["store"];
+  const auto& st = field(s, "store");
   family(out, "hitcost_store_ops_total", "counter", "Store operations (cumulative since the store opened).");
   for (const char* c : {"gets", "hits", "misses", "sets", "removes", "errors"})
-    line(out, "hitcost_store_ops_total", std::string("op=\"") + c + "\"", num(st[c]));
+    line(out, "hitcost_store_ops_total", std::string("op=\"") + c + "\"", num(field(st, c)));
   family(out, "hitcost_store_bytes_total", "counter", "Store value bytes (cumulative since the store opened).");
-  line(out, "hitcost_store_bytes_total", "direction=\"read\"", num(st["bytes_read"]));
-  line(out, "hitcost_store_bytes_total", "direction=\"written\"", num(st["bytes_written"]));
+  line(out, "hitcost_store_bytes_total", "direction=\"read\"", num(field(st, "bytes_read")));
+  line(out, "hitcost_store_bytes_total", "direction=\"written\"", num(field(st, "bytes_written")));
   family(out, "hitcost_store_extra", "gauge", "Backend figures (memcached stats, file residency, ...).");
-  for (const auto& [k, v] : st["extra"].items())
+  for (const auto& [k, v] : field(st, "extra").items())
     if (v.is_number()) line(out, "hitcost_store_extra", "name=\"" + label_value(metric_name(k)) + "\"", num(v));
   return out;
 }

@@ -86,7 +86,8 @@ TEST(Routes, StatsHasCleanTilesOfThirtyTwoRequests) {
   HttpConnection conn(server.port());
   constexpr int kRequests = 3200;
   for (int i = 0; i < kRequests; ++i) ASSERT_EQ(conn.get("/page/" + std::to_string(i % 5)).status, 200);
-  const json t = json::parse(conn.get("/stats").body).at("cpu_sampled").at("clean_tiles");
+  const json stats = json::parse(conn.get("/stats").body);
+  const json t = stats.at("cpu_sampled").at("clean_tiles");
   const uint64_t tiles = t.at("tiles").get<uint64_t>(), requests = t.at("requests").get<uint64_t>();
   // 100 tiles of 32 requests, each reserved with probability 1/4: 25 expected, fewer than 5
   // or more than 50 about once in 10^7 runs.
@@ -96,6 +97,34 @@ TEST(Routes, StatsHasCleanTilesOfThirtyTwoRequests) {
   const double us_per_request = t.at("cpu_ns").get<double>() / double(requests) / 1000.0;
   EXPECT_GT(us_per_request, 1.0);     // a request is parsed, looked up and answered: µs, not ns
   EXPECT_LT(us_per_request, 5000.0);  // and nothing like a tick or a wait is in it
+
+  // /metrics carries them, and the per-outcome families name the three outcomes only: the
+  // clean_tiles object beside them in cpu_sampled is not an outcome.
+  const std::string text = server::metrics_text(stats);
+  EXPECT_NE(text.find("hitcost_clean_tiles_total " + std::to_string(tiles) + "\n"), std::string::npos);
+  EXPECT_NE(text.find("hitcost_clean_tile_requests_total " + std::to_string(requests) + "\n"), std::string::npos);
+  size_t outcomes = 0;
+  for (size_t at = text.find("hitcost_sampled_requests_total{"); at != std::string::npos;
+       at = text.find("hitcost_sampled_requests_total{", at + 1))
+    ++outcomes;
+  EXPECT_EQ(outcomes, 3u) << text;
+  EXPECT_EQ(text.find("outcome=\"clean_tiles\""), std::string::npos);
+  const std::string served = conn.get("/metrics").body;
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(served, match, std::regex(R"(\nhitcost_clean_tiles_total (\d+)\n)"))) << served;
+  EXPECT_GE(std::stoull(match[1]), tiles);  // a counter: the two requests since may end a tile
+  EXPECT_LE(std::stoull(match[1]), tiles + 1);
+}
+
+TEST(Routes, MetricsTextOfAStatsWithoutSamplingHasZerosNotGarbage) {
+  // An older or partial /stats (no cpu_sampled) still gives well-formed text.
+  json stats = json::parse(R"({"config":{"strategy":"html","store":"memory","flags":"none"},
+    "metrics_enabled":true,"decode_errors_by_kind":{},"store_errors_by_kind":{},
+    "responses_by_status":{},"cpu":{},"phases_ns":{},"cache":{},"http":{}})");
+  const std::string text = server::metrics_text(stats);
+  EXPECT_NE(text.find("hitcost_clean_tiles_total 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("hitcost_sampled_requests_total{outcome=\"hit\"} 0\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("hitcost_sampled_cpu_seconds_total{"), std::string::npos) << text;
 }
 
 TEST(Routes, StatsCountAndResetZeroesThem) {
