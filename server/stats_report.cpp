@@ -257,12 +257,13 @@ std::string metrics_text(const nlohmann::json& s) {
   family(out, "hitcost_responses_total", "counter", "Non-200 responses by status code.");
   for (const auto& [k, v] : field(s, "responses_by_status").items())
     line(out, "hitcost_responses_total", "code=\"" + label_value(k) + "\"", num(v));
+  const auto& cpu = field(s, "cpu");
   family(out, "hitcost_cpu_seconds_total", "counter", "Process CPU time since reset (getrusage).");
-  line(out, "hitcost_cpu_seconds_total", "mode=\"user\"", num(field(field(s, "cpu"), "user_s")));
-  line(out, "hitcost_cpu_seconds_total", "mode=\"system\"", num(field(field(s, "cpu"), "system_s")));
+  line(out, "hitcost_cpu_seconds_total", "mode=\"user\"", num(field(cpu, "user_s")));
+  line(out, "hitcost_cpu_seconds_total", "mode=\"system\"", num(field(cpu, "system_s")));
   family(out, "hitcost_context_switches_total", "counter", "Process context switches (getrusage, cumulative).");
-  line(out, "hitcost_context_switches_total", "kind=\"voluntary\"", num(field(field(s, "cpu"), "voluntary_switches")));
-  line(out, "hitcost_context_switches_total", "kind=\"involuntary\"", num(field(field(s, "cpu"), "involuntary_switches")));
+  line(out, "hitcost_context_switches_total", "kind=\"voluntary\"", num(field(cpu, "voluntary_switches")));
+  line(out, "hitcost_context_switches_total", "kind=\"involuntary\"", num(field(cpu, "involuntary_switches")));
   family(out, "hitcost_rss_bytes", "gauge", "Resident set size.");
   line(out, "hitcost_rss_bytes", "", num(field(s, "rss_kb")) * 1024);
   if (s.contains("memory")) {
@@ -318,17 +319,19 @@ std::string metrics_text(const nlohmann::json& s) {
   line(out, "hitcost_clean_tile_requests_total", "", num(field(tiles, "requests")));
   family(out, "hitcost_clean_tile_cpu_seconds_total", "counter", "Thread CPU of the clean tiles.");
   line(out, "hitcost_clean_tile_cpu_seconds_total", "", num(field(tiles, "cpu_ns")) / 1e9);
+  const auto& cache = field(s, "cache");
+  const auto& http = field(s, "http");
   family(out, "hitcost_cache_bytes_total", "counter", "Value bytes read from / written to the store.");
-  line(out, "hitcost_cache_bytes_total", "direction=\"read\"", num(field(field(s, "cache"), "bytes_read")));
-  line(out, "hitcost_cache_bytes_total", "direction=\"written\"", num(field(field(s, "cache"), "bytes_written")));
+  line(out, "hitcost_cache_bytes_total", "direction=\"read\"", num(field(cache, "bytes_read")));
+  line(out, "hitcost_cache_bytes_total", "direction=\"written\"", num(field(cache, "bytes_written")));
   family(out, "hitcost_http_bytes_total", "counter", "HTTP bytes received / sent.");
-  line(out, "hitcost_http_bytes_total", "direction=\"in\"", num(field(field(s, "http"), "bytes_in")));
-  line(out, "hitcost_http_bytes_total", "direction=\"out\"", num(field(field(s, "http"), "bytes_out")));
+  line(out, "hitcost_http_bytes_total", "direction=\"in\"", num(field(http, "bytes_in")));
+  line(out, "hitcost_http_bytes_total", "direction=\"out\"", num(field(http, "bytes_out")));
   family(out, "hitcost_connections_total", "counter", "Connections opened / closed.");
-  line(out, "hitcost_connections_total", "event=\"opened\"", num(field(field(s, "http"), "connections_opened")));
-  line(out, "hitcost_connections_total", "event=\"closed\"", num(field(field(s, "http"), "connections_closed")));
+  line(out, "hitcost_connections_total", "event=\"opened\"", num(field(http, "connections_opened")));
+  line(out, "hitcost_connections_total", "event=\"closed\"", num(field(http, "connections_closed")));
   family(out, "hitcost_partial_writes_total", "counter", "Responses the socket did not take in one send.");
-  line(out, "hitcost_partial_writes_total", "", num(field(field(s, "http"), "partial_writes")));
+  line(out, "hitcost_partial_writes_total", "", num(field(http, "partial_writes")));
   if (s.contains("proc_io")) {
     family(out, "hitcost_proc_io_total", "counter", "/proc/self/io fields (cumulative).");
     for (const auto& [k, v] : field(s, "proc_io").items())
