@@ -8,6 +8,8 @@
 #include <climits>
 #include <cstdint>
 
+#include "codecs/fastlz.h"
+
 namespace hitcost {
 namespace {
 
@@ -182,6 +184,7 @@ LevelRange level_range(CompressorId id) noexcept {
     case CompressorId::zlib: return {1, 9, 6};
     case CompressorId::zstd: return {1, 19, 3};  // 20-22 need ultra mode: not offered
     case CompressorId::lz4: return {1, 12, 1};
+    case CompressorId::fastlz: return {1, 2, 0};  // 0: by size, as php-memcached picks
     case CompressorId::none: break;
   }
   return {0, 0, 0};
@@ -193,6 +196,7 @@ Status compress(CompressorId id, int level, std::string_view in, std::string& ou
     case CompressorId::zlib: return zlib_compress(level, in, out);
     case CompressorId::zstd: return zstd_compress(level, in, out);
     case CompressorId::lz4: return lz4_compress(level, in, out);
+    case CompressorId::fastlz: return fastlz_compress(level, in, out);
     case CompressorId::none: break;
   }
   return Error{Errc::invalid_argument, "compress: no compressor"};
@@ -207,6 +211,7 @@ Status decompress_exact(CompressorId id, std::string_view in, size_t expected, s
     case CompressorId::zlib: return zlib_inflate(in, out, expected, false, kMaxInflatedBytes);
     case CompressorId::zstd: return zstd_decompress(in, expected, out);
     case CompressorId::lz4: return lz4_decompress(in, expected, out);
+    case CompressorId::fastlz: return fastlz_decompress(in, expected, out);
     case CompressorId::none: break;
   }
   return Error{Errc::invalid_argument, "decompress: no compressor"};

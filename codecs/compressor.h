@@ -1,9 +1,11 @@
 #pragma once
-// Compressors behind one signature (zlib, zstd, lz4). Output formats:
+// Compressors behind one signature (zlib, zstd, lz4, fastlz). Output formats:
 //   zlib: a standard zlib stream (RFC 1950, "78 9c" at level 6) — what both PHP
 //         extensions write and read; not raw deflate, not gzip.
 //   zstd: one zstd frame (with content size).  lz4: one LZ4 block (no frame header),
 //         so its reader must know the original size (the flag schemes store it).
+//   fastlz: one FastLZ block (codecs/fastlz.h), php-memcached's default; like lz4 it
+//         needs the original size from the flag scheme's length prefix.
 // Thread-safe: no shared state (zstd/zlib contexts are per call).
 #include <cstddef>
 #include <string>

@@ -31,7 +31,7 @@ Result<uint32_t> memcache_flags(Representation rep, SerializerId ser, Compressor
       case SerializerId::php: f = kMcSerialized; break;
       case SerializerId::json: f = kMcUserJson; break;
       case SerializerId::msgpack: f = kMcUserMsgpack; break;
-      default: return Error{Errc::invalid_argument, "php-memcache: structured value without a serializer"};
+      default: return Error{Errc::invalid_argument, "php-memcache: no flag for this serializer"};
     }
   }
   if (comp == CompressorId::zlib) f |= kMcCompressed;
@@ -46,11 +46,13 @@ Result<uint32_t> memcached_flags(Representation rep, SerializerId ser, Compresso
       case SerializerId::php: f = kMdSerialized; break;
       case SerializerId::json: f = kMdJson; break;
       case SerializerId::msgpack: f = kMdMsgpack; break;
+      case SerializerId::igbinary: f = kMdIgbinary; break;
       default: return Error{Errc::invalid_argument, "php-memcached: structured value without a serializer"};
     }
   }
   if (comp == CompressorId::zlib) f |= kMdCompressed | kMdZlib;
   else if (comp == CompressorId::zstd) f |= kMdCompressed | kMdZstd;
+  else if (comp == CompressorId::fastlz) f |= kMdCompressed | kMdFastlz;
   else if (comp != CompressorId::none) return Error{Errc::invalid_argument, "php-memcached: lz4 not readable by PHP"};
   return f;
 }
@@ -85,7 +87,7 @@ Result<FlagInfo> read_memcached(uint32_t f) {
     case kMdSerialized: info.serializer = SerializerId::php; break;
     case kMdJson: info.serializer = SerializerId::json; break;
     case kMdMsgpack: info.serializer = SerializerId::msgpack; break;
-    case kMdIgbinary: return unknown(s, f, "igbinary is not supported");
+    case kMdIgbinary: info.serializer = SerializerId::igbinary; break;
     case 1: case 2: case 3: return unknown(s, f, "a PHP scalar (long/double/bool), not a page");
     default: return unknown(s, f, "unknown type");
   }
@@ -96,10 +98,9 @@ Result<FlagInfo> read_memcached(uint32_t f) {
     return info;
   }
   if (methods & kMdFastlz) {
-    return unknown(s, f, "FastLZ compression is not supported (set Memcached::OPT_COMPRESSION_TYPE "
-                         "to Memcached::COMPRESSION_ZLIB in the PHP writer)");
-  }
-  if (methods == kMdZlib) info.compressor = CompressorId::zlib;
+    if (methods & kMdZstd) return inconsistent(s, f, "FastLZ and zstd both set");
+    info.compressor = CompressorId::fastlz;  // with 0x20 too: FastLZ wins, as in the extension
+  } else if (methods == kMdZlib) info.compressor = CompressorId::zlib;
   else if (methods == kMdZstd) info.compressor = CompressorId::zstd;
   else if (methods == 0) return inconsistent(s, f, "compressed bit without a method");
   else return inconsistent(s, f, "more than one compression method");
@@ -113,8 +114,8 @@ Result<FlagInfo> read_native(uint32_t f) {
   if (((f >> 20) & 0xF) != kNativeVersion) return unknown(s, f, "unsupported native layout version");
   if (f & 0x000FF000) return unknown(s, f, "reserved bits 12-19 set");
   uint32_t comp = (f >> 8) & 0xF, ser = (f >> 4) & 0xF, rep = f & 0xF;
-  if (comp > static_cast<uint32_t>(CompressorId::lz4)) return unknown(s, f, "unknown compressor id");
-  if (ser > static_cast<uint32_t>(SerializerId::simdjson)) return unknown(s, f, "unknown serializer id");
+  if (comp > static_cast<uint32_t>(CompressorId::fastlz)) return unknown(s, f, "unknown compressor id");
+  if (ser > static_cast<uint32_t>(SerializerId::igbinary)) return unknown(s, f, "unknown serializer id");
   if (rep > 1) return unknown(s, f, "unknown representation");
   FlagInfo info;
   info.rep = rep ? Representation::structured : Representation::html;

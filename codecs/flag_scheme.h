@@ -12,14 +12,15 @@
 //   PHP reads json/msgpack values as plain strings (then json_decode / msgpack_unpack);
 //   Memcache::get($key, $flags) hands the flags to the app. Bits 2-7 and 12-15 are
 //   reserved by the extension and any other user bit is unknown: both -> unknown_flags.
-//   zstd and lz4 cannot be expressed (parse_strategy rejects them).
+//   zstd, lz4, fastlz and igbinary cannot be expressed (parse_strategy rejects them).
 //
 // php-memcached (pecl/memcached 3.2.0)
-//   bits 0-3    type: 0 string (html), 4 PHP serialize, 6 JSON (struct:json and
-//               struct:simdjson), 7 msgpack; 1/2/3 scalars and 5 igbinary -> unknown_flags
-//   0x10        compressed; with exactly one of 0x20 zlib or 0x80 zstd. 0x40 (FastLZ, the
-//               extension's default) -> unknown_flags: set OPT_COMPRESSION_TYPE to zlib.
+//   bits 0-3    type: 0 string (html), 4 PHP serialize, 5 igbinary, 6 JSON (struct:json
+//               and struct:simdjson), 7 msgpack; 1/2/3 scalars -> unknown_flags
+//   0x10        compressed, with its method: 0x40 FastLZ (the extension's default; when
+//               0x20 is set too FastLZ wins, as in the extension), 0x20 zlib, 0x80 zstd.
 //               zstd needs extension >= 3.3.0: Debian 12's 3.2.0 cannot read it.
+//               A stock Debian install writes a big array as 0x54 (serialize + FastLZ).
 //   payload of a compressed value: 4-byte little-endian original length, then the stream.
 //   bits 8-15   unused internal bits -> unknown_flags.  bits 16-31: the application's
 //               user flags; hitcost writes 0 and ignores them on read, like the extension.
@@ -29,9 +30,9 @@
 //   bits 24-31  magic 0x68 ('h')       — anything else -> unknown_flags
 //   bits 20-23  version, 1             — anything else -> unknown_flags
 //   bits 12-19  reserved, 0            — anything else -> unknown_flags
-//   bits  8-11  CompressorId (0 none, 1 zlib, 2 zstd, 3 lz4)
-//   bits  4-7   SerializerId (0 none for html, 1 json, 2 msgpack, 3 php; 4 simdjson is
-//               read as json — same bytes — but hitcost writes 1)
+//   bits  8-11  CompressorId (0 none, 1 zlib, 2 zstd, 3 lz4, 4 fastlz)
+//   bits  4-7   SerializerId (0 none for html, 1 json, 2 msgpack, 3 php, 5 igbinary;
+//               4 simdjson is read as json — same bytes — but hitcost writes 1)
 //   bits  0-3   Representation (0 html, 1 structured); html must have serializer 0 and
 //               structured must not: otherwise inconsistent_flags
 //   payload of a compressed value: 4-byte little-endian original length, then the data.

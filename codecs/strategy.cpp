@@ -13,6 +13,7 @@ const char* to_string(SerializerId s) noexcept {
     case SerializerId::msgpack: return "msgpack";
     case SerializerId::php: return "php";
     case SerializerId::simdjson: return "simdjson";
+    case SerializerId::igbinary: return "igbinary";
   }
   return "unknown";
 }
@@ -23,6 +24,7 @@ const char* to_string(CompressorId c) noexcept {
     case CompressorId::zlib: return "zlib";
     case CompressorId::zstd: return "zstd";
     case CompressorId::lz4: return "lz4";
+    case CompressorId::fastlz: return "fastlz";
   }
   return "unknown";
 }
@@ -80,15 +82,48 @@ std::string Strategy::name() const {
 
 namespace {
 
+// "{json,msgpack,...}" from a codec table, for the grammar in error messages.
+template <class Ids>
+std::string alternatives(const Ids& ids) {
+  std::string s = "{";
+  for (auto id : ids) s += std::string(s.size() > 1 ? "," : "") + to_string(id);
+  return s + "}";
+}
+
 Error bad(std::string_view text, std::string why) {
+  std::string presets;
+  for (const StrategyPreset& p : kStrategyPresets) presets += std::string("|") + p.name;
   return Error{Errc::invalid_argument, "strategy '" + std::string(text) + "': " + std::move(why) +
-                                           " (expected html|struct:{json,msgpack,php,simdjson}"
-                                           "[+{zlib,zstd,lz4}[:level]])"};
+                                           " (expected html|struct:" + alternatives(kSerializers) + "[+" +
+                                           alternatives(kCompressors) + "[:level]]" + presets + ")"};
+}
+
+template <class Id, class Ids>
+std::optional<Id> by_name(const Ids& ids, std::string_view name) {
+  for (Id id : ids) {
+    if (name == to_string(id)) return id;
+  }
+  return std::nullopt;
+}
+
+// Presets carry their own scheme and rule.
+std::optional<Result<Strategy>> parse_preset(std::string_view text, FlagScheme scheme) {
+  for (const StrategyPreset& p : kStrategyPresets) {
+    if (text != p.name) continue;
+    if (scheme != p.scheme) {
+      return Result<Strategy>(bad(text, std::string("the preset stores under the ") + to_string(p.scheme) +
+                                            " flag scheme, this namespace uses " + to_string(scheme) +
+                                            " (use --flags " + to_string(p.scheme) + ")"));
+    }
+    return parse_strategy(p.strategy, p.scheme);  // the scheme's defaults are the preset's rule
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
+  if (auto preset = parse_preset(text, scheme)) return std::move(*preset);
   Strategy st;
   st.scheme = scheme;
   st.rule = CompressionRule::defaults_for(scheme);
@@ -103,13 +138,14 @@ Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
   } else if (rep.starts_with("struct:")) {
     st.rep = Representation::structured;
     std::string_view s = rep.substr(7);
-    if (s == "json") st.serializer = SerializerId::json;
-    else if (s == "msgpack") st.serializer = SerializerId::msgpack;
-    else if (s == "php") st.serializer = SerializerId::php;
-    else if (s == "simdjson") st.serializer = SerializerId::simdjson;
-    else return bad(text, "unknown serializer '" + std::string(s) + "'");
+    auto id = by_name<SerializerId>(kSerializers, s);
+    if (!id) return bad(text, "unknown serializer '" + std::string(s) + "'");
+    st.serializer = *id;
   } else {
     return bad(text, "unknown representation '" + std::string(rep) + "'");
+  }
+  if (scheme == FlagScheme::php_memcache && st.serializer == SerializerId::igbinary) {
+    return bad(text, "php-memcache has no flag for igbinary (use --flags php-memcached or native)");
   }
   if (comp.empty()) return st;
 
@@ -120,11 +156,10 @@ Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
     clevel = comp.substr(colon + 1);
     has_level = true;
   }
-  if (cname == "zlib") st.compressor = CompressorId::zlib;
-  else if (cname == "zstd") st.compressor = CompressorId::zstd;
-  else if (cname == "lz4") st.compressor = CompressorId::lz4;
-  else if (cname == "none" && !has_level) return st;
-  else return bad(text, "unknown compressor '" + std::string(cname) + "'");
+  if (cname == "none" && !has_level) return st;
+  auto cid = by_name<CompressorId>(kCompressors, cname);
+  if (!cid) return bad(text, "unknown compressor '" + std::string(cname) + "'");
+  st.compressor = *cid;
 
   if (has_level) {
     LevelRange lr = level_range(st.compressor);

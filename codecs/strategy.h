@@ -1,11 +1,17 @@
 #pragma once
 // A strategy is how a page sits in the cache:
 //   representation   html | struct:<serializer>
-//   compression      none | zlib[:level] | zstd[:level] | lz4
+//   compression      none | zlib[:level] | zstd[:level] | lz4[:level] | fastlz[:1|2]
 //   rule             threshold + minimum saving (defaults from the flag scheme)
 //   flag scheme      php-memcache | php-memcached | native
 // Grammar (command line, /admin/config, ?strategy=):
-//   html, html+zlib, struct:json, struct:msgpack+zlib, struct:php+zlib:9, struct:simdjson+zstd:3
+//   html, html+zlib, struct:json, struct:msgpack+zlib, struct:php+zlib:9, struct:simdjson+zstd:3,
+//   struct:igbinary+fastlz
+// Presets name what a stock PHP install writes (scheme and rule included):
+//   php-default   struct:php+fastlz under php-memcached, threshold 2000 B, factor 1.3
+//                 (Debian 12 php8.2-memcached 3.2.0 with its shipped ini)
+//   php-memcache-default  struct:php+zlib under php-memcache, threshold 20000 B,
+//                 20 % minimum saving (Debian 12 php8.2-memcache 4.0.5.2's defaults)
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,9 +24,16 @@ namespace hitcost {
 enum class Representation : uint8_t { html, structured };
 
 // Stable ids: they appear in the native flags word; never renumber.
-enum class SerializerId : uint8_t { none = 0, json = 1, msgpack = 2, php = 3, simdjson = 4 };
-enum class CompressorId : uint8_t { none = 0, zlib = 1, zstd = 2, lz4 = 3 };
+enum class SerializerId : uint8_t { none = 0, json = 1, msgpack = 2, php = 3, simdjson = 4, igbinary = 5 };
+enum class CompressorId : uint8_t { none = 0, zlib = 1, zstd = 2, lz4 = 3, fastlz = 4 };
 enum class FlagScheme : uint8_t { php_memcache, php_memcached, native };
+
+// Every serializer and compressor, in id order (none excluded): parsing, benchmarks and
+// tests iterate these, so a new codec is one row here plus its functions.
+inline constexpr SerializerId kSerializers[] = {SerializerId::json, SerializerId::msgpack, SerializerId::php,
+                                                SerializerId::simdjson, SerializerId::igbinary};
+inline constexpr CompressorId kCompressors[] = {CompressorId::zlib, CompressorId::zstd, CompressorId::lz4,
+                                                CompressorId::fastlz};
 
 const char* to_string(SerializerId) noexcept;
 const char* to_string(CompressorId) noexcept;
@@ -54,6 +67,24 @@ struct Strategy {
 
 // Parses the grammar above. The rule is set to the scheme's defaults; callers
 // override rule fields afterwards from the command line.
+// A preset sets its own scheme and rule; under another `scheme` it is refused
+// (invalid_argument naming the scheme it needs), never silently re-schemed.
 Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme);
+
+// The presets above, for help texts and tests: name, what it expands to, its scheme.
+struct StrategyPreset {
+  const char* name;
+  const char* strategy;
+  FlagScheme scheme;
+  const char* matches;  // the PHP settings it reproduces
+};
+inline constexpr StrategyPreset kStrategyPresets[] = {
+    {"php-default", "struct:php+fastlz", FlagScheme::php_memcached,
+     "php-memcached 3.2.0 as Debian 12 ships it: memcached.serializer=php, compression_type=fastlz, "
+     "compression_threshold=2000, compression_factor=1.3"},
+    {"php-memcache-default", "struct:php+zlib", FlagScheme::php_memcache,
+     "pecl memcache 4.0.5.2 as Debian 12 ships it: serialize() for arrays, "
+     "memcache.compress_threshold=20000, zlib kept at 20 % saving (min_savings 0.2)"},
+};
 
 }  // namespace hitcost

@@ -4,6 +4,7 @@
 
 #include "codecs/compressor.h"
 #include "codecs/flag_scheme.h"
+#include "codecs/igbinary_serializer.h"
 #include "codecs/json_serializer.h"
 #include "codecs/msgpack_serializer.h"
 #include "codecs/php_serializer.h"
@@ -34,6 +35,7 @@ void encode_page_into(SerializerId serializer, const Page& page, std::string& ou
     case SerializerId::simdjson: encode_json(page, out); break;
     case SerializerId::msgpack: encode_msgpack(page, out); break;
     case SerializerId::php: encode_php(page, out); break;
+    case SerializerId::igbinary: encode_igbinary(page, out); break;
     case SerializerId::none: break;
   }
 }
@@ -50,6 +52,7 @@ Result<Page> decode_page(SerializerId serializer, std::string_view payload) {
     case SerializerId::simdjson: return decode_simdjson(payload);
     case SerializerId::msgpack: return decode_msgpack(payload);
     case SerializerId::php: return decode_php(payload);
+    case SerializerId::igbinary: return decode_igbinary(payload);
     case SerializerId::none: break;
   }
   return Error{Errc::invalid_argument, "decode_page: an html value has no serializer"};

@@ -1,5 +1,5 @@
-// Each serializer's decoder on arbitrary bytes: PHP serialize, msgpack, JSON (nlohmann)
-// and JSON (simdjson). Input: [decoder byte][payload...].
+// Each serializer's decoder on arbitrary bytes: JSON (nlohmann), msgpack, PHP serialize,
+// JSON (simdjson), igbinary — kSerializers in order. Input: [decoder byte][payload...].
 // A page that decodes must render, re-encode and decode again to the same page (what
 // the server stores on a miss it must read back on the next hit).
 #include <string>
@@ -12,9 +12,7 @@ using namespace hitcost;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::Input in{{reinterpret_cast<const char*>(data), size}};
-  static constexpr SerializerId kDecoders[] = {SerializerId::php, SerializerId::msgpack, SerializerId::json,
-                                               SerializerId::simdjson};
-  const SerializerId id = kDecoders[in.byte() % 4];
+  const SerializerId id = kSerializers[in.byte() % std::size(kSerializers)];
   const std::string payload(in.rest);  // exact-size copy for ASan
 
   Result<Page> page = decode_page(id, payload);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "codecs/compressor.h"
 #include "codecs/page_generator.h"
 #include "codecs/renderer.h"
 #include "codecs/value_codec.h"
@@ -43,7 +44,8 @@ void values_and_decoders() {
   const FlagScheme schemes[] = {FlagScheme::php_memcache, FlagScheme::php_memcached, FlagScheme::native};
   for (FlagScheme scheme : schemes) {
     for (const char* text : {"html", "html+zlib", "struct:json", "struct:simdjson+zlib", "struct:msgpack",
-                             "struct:msgpack+zstd", "struct:php", "struct:php+zlib", "html+lz4"}) {
+                             "struct:msgpack+zstd", "struct:php", "struct:php+zlib", "html+lz4",
+                             "struct:igbinary", "struct:php+fastlz", "html+fastlz:2"}) {
       auto st = parse_strategy(text, scheme);
       if (!st) continue;  // not expressible under this scheme
       st->rule.threshold_bytes = 0;
@@ -55,10 +57,29 @@ void values_and_decoders() {
           std::string(1, static_cast<char>(scheme)) + decoder + le32(v.flags) + v.bytes);
     }
   }
-  const char* names[] = {"php", "msgpack", "json", "simdjson"};
-  const SerializerId writers[] = {SerializerId::php, SerializerId::msgpack, SerializerId::json, SerializerId::json};
-  for (int i = 0; i < 4; ++i)
-    put("fuzz_decoders", names[i], std::string(1, static_cast<char>(i)) + encode_page(writers[i], page));
+  for (size_t i = 0; i < std::size(kSerializers); ++i) {
+    const SerializerId s = kSerializers[i];
+    const SerializerId writer = s == SerializerId::simdjson ? SerializerId::json : s;
+    put("fuzz_decoders", to_string(s), std::string(1, static_cast<char>(i)) + encode_page(writer, page));
+  }
+  // fuzz_decompress: [mode][compressor index][le32 size][block]; a big page so that
+  // FastLZ level 2's long matches and far distances appear.
+  const std::string big = render_page(generate_page({2, 120, 1, 1.0}));
+  for (size_t i = 0; i < std::size(kCompressors); ++i) {
+    std::string block;
+    if (!compress(kCompressors[i], 0, html, block)) continue;
+    put("fuzz_decompress", std::string("decode_") + to_string(kCompressors[i]),
+        std::string(1, '\0') + static_cast<char>(i) + le32(static_cast<uint32_t>(html.size())) + block);
+  }
+  for (int level : {1, 2}) {
+    std::string block;
+    compress(CompressorId::fastlz, level, big, block);
+    char fastlz_index = 0;
+    while (kCompressors[static_cast<size_t>(fastlz_index)] != CompressorId::fastlz) ++fastlz_index;
+    put("fuzz_decompress", "decode_fastlz_level" + std::to_string(level) + "_big",
+        std::string(1, '\0') + fastlz_index + le32(static_cast<uint32_t>(big.size())) + block);
+  }
+  put("fuzz_decompress", "encode_fastlz", std::string("\x01\x00\x00\x00\x00\x00", 6) + html);
 }
 
 void http_requests() {

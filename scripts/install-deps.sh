@@ -19,7 +19,7 @@ build_pkgs=(
 # jq and docker-compose: the no-container topology script and the compose-file check
 # (`docker-compose config` needs no engine); valgrind: scripts/profile.sh.
 test_pkgs=(
-  php-cli php-memcache php-memcached php-msgpack
+  php-cli php-memcache php-memcached php-msgpack php-igbinary php-fpm nginx
   chromium
   jq docker-compose valgrind
 )

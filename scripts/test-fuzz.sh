@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${HITCOST_FUZZ_SECONDS:-60}
 dir=${HITCOST_FUZZ_BUILD:-build/fuzz}
-targets=(fuzz_http fuzz_value fuzz_decoders fuzz_store_file)
+targets=(fuzz_http fuzz_value fuzz_decoders fuzz_decompress fuzz_store_file)
 
 echo "== building $dir (clang, libFuzzer)" >&2
 mkdir -p "$dir"

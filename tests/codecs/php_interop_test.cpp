@@ -4,10 +4,14 @@
 //            the bytes with a raw `set`, and a PHP script reads each key with the matching
 //            extension and prints serialize() of what it got (HTML: the string itself).
 //            serialize() is a canonical form: hitcost's own encode_php must match it.
-//   reverse: PHP writes arrays (serialize, JSON, msgpack) and HTML strings, compressed and
-//            not, with each extension; hitcost fetches them raw and must decode the page.
-// php-cli, php-memcache, php-memcached and php-msgpack are test dependencies
-// (scripts/install-deps.sh): when they are missing the test fails, it does not skip.
+//   reverse: PHP writes arrays (serialize, JSON, msgpack, igbinary) and HTML strings,
+//            compressed (zlib, and FastLZ as a stock install does) and not, with each
+//            extension; hitcost fetches them raw and must decode the page. igbinary is
+//            compared byte for byte with hitcost's encoder.
+//   Pages below and above 64 KiB, so that both FastLZ levels are exercised both ways.
+// php-cli, php-memcache, php-memcached, php-msgpack and php-igbinary are test
+// dependencies (scripts/install-deps.sh): when they are missing the test fails, it does
+// not skip.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,9 +71,11 @@ $zlib = new Memcached(); $zlib->addServer('127.0.0.1', $port);
 $zlib->setOption(Memcached::OPT_COMPRESSION_TYPE, Memcached::COMPRESSION_ZLIB);
 $plain = new Memcached(); $plain->addServer('127.0.0.1', $port);
 $plain->setOption(Memcached::OPT_COMPRESSION, false);
-$fastlz = new Memcached(); $fastlz->addServer('127.0.0.1', $port);  // the extension's default
+$stock = new Memcached(); $stock->addServer('127.0.0.1', $port);  // the ini's defaults: php + FastLZ
+$stock_igbinary = new Memcached(); $stock_igbinary->addServer('127.0.0.1', $port);
+$stock_igbinary->setOption(Memcached::OPT_SERIALIZER, Memcached::SERIALIZER_IGBINARY);
 function put($ok, $key) { if (!$ok) { fwrite(STDERR, "set $key failed\n"); exit(1); } echo $key, "\n"; }
-foreach (['big', 'small'] as $name) {
+foreach (['big', 'small', 'huge'] as $name) {
   $page = unserialize(file_get_contents("$dir/$name.ser"));
   $html = file_get_contents("$dir/$name.html");
   if (!is_array($page)) { fwrite(STDERR, "unserialize failed\n"); exit(1); }
@@ -83,13 +89,16 @@ foreach (['big', 'small'] as $name) {
   put($mc->set("mc.msgpackz.$name", msgpack_pack($page), 0x20000 | MEMCACHE_COMPRESSED), "mc.msgpackz.$name");
   foreach (['zlib' => $zlib, 'plain' => $plain] as $mode => $md) {
     foreach (['php' => Memcached::SERIALIZER_PHP, 'json' => Memcached::SERIALIZER_JSON_ARRAY,
-              'msgpack' => Memcached::SERIALIZER_MSGPACK] as $sname => $ser) {
+              'msgpack' => Memcached::SERIALIZER_MSGPACK, 'igbinary' => Memcached::SERIALIZER_IGBINARY]
+             as $sname => $ser) {
       $md->setOption(Memcached::OPT_SERIALIZER, $ser);
       put($md->set("md.$sname.$mode.$name", $page), "md.$sname.$mode.$name");
     }
     put($md->set("md.html.$mode.$name", $html), "md.html.$mode.$name");
   }
-  put($fastlz->set("md.fastlz.$name", $html), "md.fastlz.$name");
+  put($stock->set("md.fastlz.html.$name", $html), "md.fastlz.html.$name");
+  put($stock->set("md.fastlz.php.$name", $page), "md.fastlz.php.$name");
+  put($stock_igbinary->set("md.fastlz.igbinary.$name", $page), "md.fastlz.igbinary.$name");
 }
 )PHP";
 
@@ -100,11 +109,12 @@ class PhpInterop : public ::testing::Test {
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
     int rc = run("php -r 'exit(extension_loaded(\"memcache\") && extension_loaded(\"memcached\") && "
-                 "extension_loaded(\"msgpack\") && Memcached::HAVE_MSGPACK && Memcached::HAVE_JSON ? 0 : 3);'",
+                 "extension_loaded(\"msgpack\") && extension_loaded(\"igbinary\") && Memcached::HAVE_MSGPACK && "
+                 "Memcached::HAVE_JSON && Memcached::HAVE_IGBINARY ? 0 : 3);'",
                  dir_ + "/probe.out");
-    ASSERT_EQ(rc, 0) << "PHP interop needs php-cli with the memcache, memcached (with JSON and msgpack "
-                        "support) and msgpack extensions: run scripts/install-deps.sh (Debian: "
-                        "apt-get install php-cli php-memcache php-memcached php-msgpack)";
+    ASSERT_EQ(rc, 0) << "PHP interop needs php-cli with the memcache, memcached (with JSON, msgpack and "
+                        "igbinary support), msgpack and igbinary extensions: run scripts/install-deps.sh "
+                        "(Debian: apt-get install php-cli php-memcache php-memcached php-msgpack php-igbinary)";
     mc_ = std::make_unique<MemcachedProcess>();
   }
   void TearDown() override {
@@ -168,16 +178,26 @@ struct Planted {
 };
 
 TEST_F(PhpInterop, PhpReadsWhatHitcostWrites) {
-  const std::vector<std::pair<const char*, Page>> pages = {
-      {"big", generate_page({11, 50, 4, 1.0})}, {"tricky", testing::tricky_page()}, {"small", generate_page({12, 3, 4, 1.0})}};
+  const std::vector<std::pair<const char*, Page>> pages = {{"big", generate_page({11, 50, 4, 1.0})},
+                                                           {"tricky", testing::tricky_page()},
+                                                           {"small", generate_page({12, 3, 4, 1.0})},
+                                                           {"huge", generate_page({13, 400, 4, 1.0})}};
+  ASSERT_GE(encode_page(SerializerId::igbinary, pages.back().second).size(), 65536u) << "FastLZ level 2 untested";
   std::vector<Planted> planted;
   std::string manifest;
-  int compressed_count = 0;
+  int compressed_count = 0, fastlz_levels[3] = {0, 0, 0};
   for (FlagScheme scheme : {FlagScheme::php_memcache, FlagScheme::php_memcached}) {
-    const char* ext = scheme == FlagScheme::php_memcache ? "memcache" : "memcached";
-    for (const char* rep : {"html", "struct:php", "struct:json", "struct:simdjson", "struct:msgpack"}) {
-      for (const char* comp : {"", "+zlib", "+zlib:1", "+zlib:9"}) {
-        auto st = parse_strategy(std::string(rep) + comp, scheme);
+    const bool md = scheme == FlagScheme::php_memcached;
+    const char* ext = md ? "memcached" : "memcache";
+    std::vector<std::string> reps = {"html", "struct:php", "struct:json", "struct:simdjson", "struct:msgpack"};
+    std::vector<std::string> comps = {"", "+zlib", "+zlib:1", "+zlib:9"};
+    if (md) {
+      reps.push_back("struct:igbinary");
+      comps.insert(comps.end(), {"+fastlz", "+fastlz:1", "+fastlz:2"});
+    }
+    for (const std::string& rep : reps) {
+      for (const std::string& comp : comps) {
+        auto st = parse_strategy(rep + comp, scheme);
         ASSERT_TRUE(st.ok()) << st.error().message;
         for (bool forced : {false, true}) {
           if (forced) st->rule.threshold_bytes = 0;
@@ -192,6 +212,10 @@ TEST_F(PhpInterop, PhpReadsWhatHitcostWrites) {
             ASSERT_TRUE(u.ok());
             bool z = u->compressor != CompressorId::none;
             compressed_count += z;
+            if (u->compressor == CompressorId::fastlz) {  // the level is in the block's first byte
+              const int level = (static_cast<unsigned char>(v.bytes[4]) >> 5) + 1;
+              ++fastlz_levels[level == 2 ? 2 : 1];
+            }
             planted.push_back({key, st->rep == Representation::html ? html : encode_page(SerializerId::php, page), z});
             manifest += std::string(ext) + " " + key + "\n";
           }
@@ -200,13 +224,15 @@ TEST_F(PhpInterop, PhpReadsWhatHitcostWrites) {
     }
   }
   ASSERT_GT(compressed_count, 40);  // both forced and default-rule compression happened
+  EXPECT_GT(fastlz_levels[1], 10) << "FastLZ level 1 values";
+  EXPECT_GT(fastlz_levels[2], 10) << "FastLZ level 2 values";
   write("reader.php", kReaderPhp);
   write("manifest", manifest);
   int rc = run("php " + dir_ + "/reader.php " + std::to_string(mc_->port()) + " " + dir_ + "/manifest",
                dir_ + "/reader.out");
   std::string out = slurp(dir_ + "/reader.out");
   ASSERT_EQ(rc, 0) << out.substr(0, 2000);
-  size_t at = 0;
+  size_t at = 0, read_back = 0;
   for (const Planted& p : planted) {
     size_t eol = out.find('\n', at);
     ASSERT_NE(eol, std::string::npos) << "PHP output ended before " << p.key << "\n" << out.substr(at, 500);
@@ -220,41 +246,53 @@ TEST_F(PhpInterop, PhpReadsWhatHitcostWrites) {
     EXPECT_TRUE(got == p.expect) << p.key << (p.compressed ? " (compressed)" : "") << ": "
                                  << first_difference(got, p.expect);
     at = eol + 1 + len + 1;
+    ++read_back;
   }
+  EXPECT_EQ(read_back, planted.size());
+  EXPECT_EQ(planted.size(), 4u * 2 * (5 * 4 + 6 * 7));  // pages x forced x (memcache + memcached strategies)
 }
 
 TEST_F(PhpInterop, HitcostReadsWhatPhpWrites) {
-  Page big = generate_page({21, 50, 8, 1.0});
-  Page small = testing::tricky_page();
-  write("big.ser", encode_page(SerializerId::php, big));
-  write("big.html", render_page(big));
-  write("small.ser", encode_page(SerializerId::php, small));
-  write("small.html", render_page(small));
+  const Page big = generate_page({21, 50, 8, 1.0});
+  const Page small = testing::tricky_page();
+  const Page huge = generate_page({22, 400, 8, 1.0});
+  ASSERT_GE(encode_page(SerializerId::php, huge).size(), 65536u);
+  for (const auto& [name, page] : {std::pair{"big", &big}, {"small", &small}, {"huge", &huge}}) {
+    write(std::string(name) + ".ser", encode_page(SerializerId::php, *page));
+    write(std::string(name) + ".html", render_page(*page));
+  }
   write("writer.php", kWriterPhp);
   int rc = run("php " + dir_ + "/writer.php " + std::to_string(mc_->port()) + " " + dir_, dir_ + "/writer.out");
   std::string out = slurp(dir_ + "/writer.out");
   ASSERT_EQ(rc, 0) << out;
   std::istringstream keys(out);
   std::string key;
-  int checked = 0, compressed = 0;
+  int checked = 0, compressed = 0, fastlz = 0, igbinary_exact = 0;
   while (std::getline(keys, key)) {
-    const bool is_big = key.ends_with(".big");
-    const Page& page = is_big ? big : small;
+    const Page& page = key.ends_with(".big") ? big : key.ends_with(".huge") ? huge : small;
     const FlagScheme scheme = key.starts_with("mc.") ? FlagScheme::php_memcache : FlagScheme::php_memcached;
     std::string bytes, scratch;
     uint32_t flags = 0;
     ASSERT_TRUE(fetch(key, bytes, flags)) << key;
     auto u = unwrap_value(bytes, flags, scheme, scratch);
-    if (key.starts_with("md.fastlz.")) {
-      if (is_big) {  // compressed with FastLZ (flags 0x50): a clear refusal
-        ASSERT_FALSE(u.ok()) << key << " flags " << flags;
-        EXPECT_EQ(u.error().code, Errc::unknown_flags);
-        EXPECT_NE(u.error().message.find("FastLZ"), std::string::npos) << u.error().message;
-      }
-      continue;
-    }
     ASSERT_TRUE(u.ok()) << key << " flags " << flags << ": " << u.error().message;
     compressed += u->compressor != CompressorId::none;
+    if (key.starts_with("md.fastlz.") && !key.ends_with(".small")) {
+      ASSERT_EQ(u->compressor, CompressorId::fastlz) << key << " flags " << flags;
+      const int level = (static_cast<unsigned char>(bytes[4]) >> 5) + 1;
+      EXPECT_EQ(level, key.ends_with(".huge") ? 2 : 1) << key;
+      ++fastlz;
+    }
+    if (key == "md.fastlz.php.big") {
+      EXPECT_EQ(flags, 0x54u) << "a stock install's serialize + FastLZ";
+    }
+    if (key.starts_with("md.igbinary.") || key.starts_with("md.fastlz.igbinary.")) {
+      // PHP's igbinary of the array it unserialized: hitcost's encoder, byte for byte.
+      EXPECT_EQ(u->serializer, SerializerId::igbinary) << key;
+      EXPECT_TRUE(u->payload == encode_page(SerializerId::igbinary, page))
+          << key << ": " << first_difference(std::string(u->payload), encode_page(SerializerId::igbinary, page));
+      ++igbinary_exact;
+    }
     if (key.find(".html") != std::string::npos) {
       EXPECT_EQ(u->rep, Representation::html) << key;
       EXPECT_TRUE(u->payload == render_page(page)) << key << ": " << first_difference(std::string(u->payload), render_page(page));
@@ -270,8 +308,10 @@ TEST_F(PhpInterop, HitcostReadsWhatPhpWrites) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 2 * (8 + 8));
-  EXPECT_GE(compressed, 8);
+  EXPECT_EQ(checked, 3 * (8 + 10 + 3));
+  EXPECT_GE(compressed, 16);
+  EXPECT_EQ(fastlz, 2 * 3);
+  EXPECT_EQ(igbinary_exact, 3 * 3);
 }
 
 }  // namespace

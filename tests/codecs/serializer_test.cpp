@@ -12,8 +12,7 @@ namespace {
 using testing::sample_pages;
 using testing::tricky_page;
 
-const SerializerId kAll[] = {SerializerId::json, SerializerId::simdjson, SerializerId::msgpack,
-                             SerializerId::php};
+const auto& kAll = kSerializers;
 
 Page one_row_page() {
   Page p;
@@ -242,6 +241,81 @@ TEST(Serializers, MsgpackAcceptsBinStringsAndIntegerPrice) {
   auto r = decode_page(SerializerId::msgpack, b);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->title, "t");
+}
+
+// igbinary bytes written out by hand from the format description.
+TEST(Serializers, IgbinaryExactBytes) {
+  Page p;
+  p.id = 1;
+  EXPECT_EQ(encode_page(SerializerId::igbinary, p),
+            B("\0\0\0\x02\x14\x03\x11\x02id\x06\x01\x11\x05title\x0d\x11\x04rows\x14\x00"));
+  // Two rows: keys after their first sighting and a repeated author are back-references
+  // (0e + id); the second empty tag list refers to the first (01 + its array id, 3);
+  // numbers are big-endian, negative integers carry their magnitude.
+  Row r;
+  r.id = -2;
+  r.title = "t";
+  r.author = "id";  // the same text as a key: shares its id
+  r.price = 0.5;
+  r.created = 256;
+  r.excerpt = "e";
+  r.url = "";
+  p.rows = {r, r};
+  p.rows[1].id = 70000;
+  const std::string row0 = B(
+      "\x06\x00\x14\x08"
+      "\x0e\x00\x07\x02"                                  // id => -2
+      "\x0e\x01\x11\x01t"                                 // title => "t" (id 3)
+      "\x11\x06" "author\x0e\x00"                            // author (id 4) => "id"
+      "\x11\x04tags\x14\x00"                              // tags (id 5) => [] (array 3)
+      "\x11\x05price\x0c\x3f\xe0\0\0\0\0\0\0"    // price (id 6) => 0.5
+      "\x11\x07" "created\x08\x01\x00"                      // created (id 7) => 256
+      "\x11\x07" "excerpt\x11\x01" "e"                          // excerpt (id 8) => "e" (id 9)
+      "\x11\x03url\x0d");                                  // url (id 10) => ""
+  const std::string row1 = B(
+      "\x06\x01\x14\x08\x0e\x00\x0a\x00\x01\x11\x70\x0e\x01\x0e\x03\x0e\x04\x0e\x00"
+      "\x0e\x05\x01\x03\x0e\x06\x0c\x3f\xe0\0\0\0\0\0\0\x0e\x07\x08\x01\x00"
+      "\x0e\x08\x0e\x09\x0e\x0a\x0d");
+  const std::string want = B("\0\0\0\x02\x14\x03\x11\x02id\x06\x01\x11\x05title\x0d\x11\x04rows\x14\x02") +
+                           row0 + row1;
+  EXPECT_EQ(encode_page(SerializerId::igbinary, p), want);
+  auto back = decode_page(SerializerId::igbinary, want);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, p);
+}
+
+// What PHP writes when rows share one array: a reference to an earlier, complete row.
+TEST(Serializers, IgbinaryResolvesReferencesToEarlierRows) {
+  Page p = one_row_page();
+  std::string bytes = encode_page(SerializerId::igbinary, p);
+  const std::string one_row = B("\x11\x04rows\x14\x01");
+  size_t at = bytes.find(one_row);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + one_row.size() - 1] = 2;
+  bytes += B("\x06\x01\x01\x02");  // rows[1] = the array with id 2 (rows[0])
+  auto back = decode_page(SerializerId::igbinary, bytes);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->rows.size(), 2u);
+  EXPECT_EQ(back->rows[1], p.rows[0]);
+}
+
+TEST(Serializers, MalformedIgbinary) {
+  const std::string head = B("\0\0\0\x02\x14\x03\x11\x02id\x06\x01\x11\x05title");
+  const std::vector<std::pair<std::string, const char*>> bad = {
+      {B("\0\0\0\x01\x14\x00"), "format version 1"},
+      {B("\0\0\0\x02\x14\x02\x11\x02id\x06\x01\x11\x05title\x0d"), "a page of 2 keys"},
+      {head + B("\x0e\x07\x11\x04rows\x14\x00"), "a back-reference to an unseen string"},
+      {head + B("\x0d\x11\x04rows\x01\x00"), "rows as a reference"},
+      {head + B("\x0d\x11\x04rows\x14\x01\x06\x00\x01\x00"), "a row referring to the unfinished page"},
+      {head + B("\x0d\x11\x04rows\x16\xff\xff\xff\xff"), "a count beyond the data"},
+      {head + B("\x0d\x11\x04rows\x14\x00\x00"), "trailing null"},
+      {head + B("\x0d\x0e\x00\x14\x00"), "a duplicate key"},
+      {head + B("\x0d\x06\x00\x14\x00"), "an integer page key"},
+      {head + B("\x0d\x11\x04rows\x14\x01\x06\x01"), "list key 1 first"},
+      {B("\0\0\0\x02\x14\x03\x11\x02id\x21\x80\0\0\0\0\0\0\x01"), "an integer below INT64_MIN"},
+      {B("\0\0\0\x02\x14\x03\x11\x02id\x0c\0\0\0\0\0\0\0\0"), "a double id"},
+  };
+  for (const auto& [bytes, why] : bad) expect_parse_error(SerializerId::igbinary, bytes, why);
 }
 
 TEST(Serializers, NoneIsNotADecoder) {

@@ -26,6 +26,8 @@ TEST(Strategy, ParsesTheGrammarAndNameRoundTrips) {
       {"struct:simdjson+zstd:3", Representation::structured, SerializerId::simdjson, CompressorId::zstd, 3},
       {"html+lz4", Representation::html, SerializerId::none, CompressorId::lz4, 0},
       {"struct:msgpack+lz4:9", Representation::structured, SerializerId::msgpack, CompressorId::lz4, 9},
+      {"struct:igbinary+fastlz", Representation::structured, SerializerId::igbinary, CompressorId::fastlz, 0},
+      {"html+fastlz:2", Representation::html, SerializerId::none, CompressorId::fastlz, 2},
   };
   for (const Case& c : cases) {
     auto st = parse_strategy(c.text, FlagScheme::native);
@@ -49,7 +51,8 @@ TEST(Strategy, RejectsBadTextWithAClearMessage) {
   const char* bad[] = {"", "HTML", "html+", "html+zlib:", "html+zlib:0", "html+zlib:10", "html+zlib:-1",
                        "html+zlib:x", "html+zlib:9x", "html+gzip", "struct:", "struct:xml", "struct:json+",
                        "struct:json+zstd:0", "struct:json+zstd:23", "struct:json+lz4:13", "json",
-                       "html+none:1", "struct:json+zlib+zstd", " html", "html "};
+                       "html+none:1", "struct:json+zlib+zstd", " html", "html ", "html+fastlz:3",
+                       "html+fastlz:0", "struct:igbin", "php-default+zlib"};
   for (const char* t : bad) {
     auto st = parse_strategy(t, FlagScheme::native);
     ASSERT_FALSE(st.ok()) << "accepted '" << t << "'";
@@ -74,6 +77,32 @@ TEST(Strategy, SchemesRejectCompressorsTheirPhpReaderCannotRead) {
   EXPECT_FALSE(parse_strategy("struct:php+zstd", FlagScheme::php_memcache).ok());
   EXPECT_TRUE(parse_strategy("struct:php+zstd", FlagScheme::php_memcached).ok());  // PHP >= 3.3.0 only
   EXPECT_TRUE(parse_strategy("struct:msgpack+zlib:1", FlagScheme::php_memcache).ok());
+  // pecl memcache has neither FastLZ nor an igbinary flag.
+  EXPECT_FALSE(parse_strategy("struct:php+fastlz", FlagScheme::php_memcache).ok());
+  auto ig = parse_strategy("struct:igbinary", FlagScheme::php_memcache);
+  ASSERT_FALSE(ig.ok());
+  EXPECT_NE(ig.error().message.find("igbinary"), std::string::npos) << ig.error().message;
+  EXPECT_TRUE(parse_strategy("struct:igbinary+fastlz", FlagScheme::php_memcached).ok());
+}
+
+TEST(Strategy, PresetsAreWhatStockPhpWritesAndKeepTheirScheme) {
+  auto d = parse_strategy("php-default", FlagScheme::php_memcached);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->name(), "struct:php+fastlz");
+  EXPECT_EQ(d->level, 0);  // by size, as the extension picks
+  EXPECT_EQ(d->rule.threshold_bytes, 2000u);
+  EXPECT_DOUBLE_EQ(d->rule.factor, 1.3);
+  auto m = parse_strategy("php-memcache-default", FlagScheme::php_memcache);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->name(), "struct:php+zlib");
+  EXPECT_EQ(m->rule.threshold_bytes, 20000u);
+  EXPECT_DOUBLE_EQ(m->rule.min_savings, 0.20);
+  // Under another scheme a preset is refused with the flag that makes it work.
+  auto wrong = parse_strategy("php-default", FlagScheme::native);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("--flags php-memcached"), std::string::npos) << wrong.error().message;
+  EXPECT_FALSE(parse_strategy("php-memcache-default", FlagScheme::php_memcached).ok());
+  EXPECT_EQ(std::size(kStrategyPresets), 2u);
 }
 
 TEST(Strategy, RuleDefaultsComeFromTheScheme) {
@@ -123,6 +152,8 @@ TEST(FlagSchemeNames, RoundTrip) {
   EXPECT_EQ(bad.error().code, Errc::invalid_argument);
   EXPECT_STREQ(to_string(SerializerId::simdjson), "simdjson");
   EXPECT_STREQ(to_string(CompressorId::lz4), "lz4");
+  EXPECT_STREQ(to_string(CompressorId::fastlz), "fastlz");
+  EXPECT_STREQ(to_string(SerializerId::igbinary), "igbinary");
 }
 
 }  // namespace

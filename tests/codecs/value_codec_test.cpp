@@ -22,7 +22,11 @@ std::vector<std::string> strategies_for(FlagScheme s) {
   if (s != FlagScheme::php_memcache) comps.push_back("+zstd:1");
   if (s == FlagScheme::native) comps.push_back("+lz4");
   if (s == FlagScheme::native) comps.push_back("+lz4:9");
-  for (std::string rep : {"html", "struct:json", "struct:simdjson", "struct:msgpack", "struct:php"}) {
+  if (s != FlagScheme::php_memcache) comps.push_back("+fastlz");
+  if (s != FlagScheme::php_memcache) comps.push_back("+fastlz:2");
+  std::vector<std::string> reps = {"html", "struct:json", "struct:simdjson", "struct:msgpack", "struct:php"};
+  if (s != FlagScheme::php_memcache) reps.push_back("struct:igbinary");
+  for (const std::string& rep : reps) {
     for (const auto& c : comps) out.push_back(rep + c);
   }
   return out;
@@ -104,6 +108,35 @@ TEST(ValueCodec, PhpMemcachedFlagsMatchTheExtension) {
   EXPECT_EQ(flags_of("struct:simdjson", s), 0x06u);
   EXPECT_EQ(flags_of("struct:msgpack+zlib", s), 0x37u);
   EXPECT_EQ(flags_of("struct:msgpack+zstd", s), 0x97u);
+  EXPECT_EQ(flags_of("struct:php+fastlz", s), 0x54u);  // what a stock Debian install writes
+  EXPECT_EQ(flags_of("html+fastlz", s), 0x50u);
+  EXPECT_EQ(flags_of("struct:igbinary", s), 0x05u);
+  EXPECT_EQ(flags_of("struct:igbinary+fastlz:2", s), 0x55u);
+  EXPECT_EQ(flags_of("struct:igbinary+zlib", s), 0x35u);
+}
+
+TEST(ValueCodec, PhpDefaultPresetIsWhatStockPhpWrites) {
+  Strategy st = must_parse("php-default", FlagScheme::php_memcached);
+  Page big = generate_page({1, 50, 1, 1.0}), small = generate_page({2, 1, 1, 1.0});
+  ASSERT_GE(encode_page(SerializerId::php, big).size(), 2000u);
+  ASSERT_LT(encode_page(SerializerId::php, small).size(), 2000u);
+  EXPECT_EQ(encode_value(st, big, "").flags, 0x54u);
+  EXPECT_EQ(encode_value(st, small, "").flags, 0x04u);  // below compression_threshold
+}
+
+TEST(ValueCodec, PhpMemcachedReadsFastlzByItsOwnRules) {
+  const auto s = FlagScheme::php_memcached;
+  std::string scratch;
+  auto both = unwrap_value(std::string("\x01\0\0\0\0x", 6), 0x74, s, scratch);  // zlib + FastLZ bits
+  ASSERT_TRUE(both.ok()) << both.error().message;
+  EXPECT_EQ(both->compressor, CompressorId::fastlz);  // FastLZ wins, as in the extension
+  EXPECT_EQ(std::string(both->payload), "x");
+  auto zstd = unwrap_value("", 0xd4, s, scratch);
+  ASSERT_FALSE(zstd.ok());
+  EXPECT_EQ(zstd.error().code, Errc::inconsistent_flags);
+  auto bare = unwrap_value("", 0x44, s, scratch);  // FastLZ bit without the compressed bit
+  ASSERT_FALSE(bare.ok());
+  EXPECT_EQ(bare.error().code, Errc::inconsistent_flags);
 }
 
 TEST(ValueCodec, PhpMemcacheFlagsMatchTheExtension) {
@@ -123,6 +156,7 @@ TEST(ValueCodec, NativeFlagsLayout) {
   EXPECT_EQ(flags_of("struct:json+zlib", s), 0x68100111u);
   EXPECT_EQ(flags_of("struct:simdjson+zlib", s), 0x68100111u);
   EXPECT_EQ(flags_of("struct:msgpack+lz4", s), 0x68100321u);
+  EXPECT_EQ(flags_of("struct:igbinary+fastlz", s), 0x68100451u);
   EXPECT_EQ(flags_of("struct:php+zstd", s), 0x68100231u);
 }
 
@@ -236,11 +270,10 @@ TEST(FlagErrors, PhpMemcachedUnknownAndInconsistent) {
   EXPECT_EQ(unwrap_error("x", 1, s), Errc::unknown_flags);       // long
   EXPECT_EQ(unwrap_error("x", 2, s), Errc::unknown_flags);       // double
   EXPECT_EQ(unwrap_error("x", 3, s), Errc::unknown_flags);       // bool
-  EXPECT_EQ(unwrap_error("x", 5, s), Errc::unknown_flags);       // igbinary
   EXPECT_EQ(unwrap_error("x", 8, s), Errc::unknown_flags);
   EXPECT_EQ(unwrap_error("x", 15, s), Errc::unknown_flags);
   EXPECT_EQ(unwrap_error("x", 0x100, s), Errc::unknown_flags);   // internal bit 8
-  EXPECT_EQ(unwrap_error("x", 0x50, s), Errc::unknown_flags);    // FastLZ
+  EXPECT_EQ(unwrap_error("x", 0x50, s), Errc::bad_length);       // FastLZ: no room for its length prefix
   EXPECT_EQ(unwrap_error("x", 0x10, s), Errc::inconsistent_flags);  // compressed, no method
   EXPECT_EQ(unwrap_error("x", 0x20, s), Errc::inconsistent_flags);  // method, not compressed
   EXPECT_EQ(unwrap_error("x", 0xB0, s), Errc::inconsistent_flags);  // zlib and zstd
@@ -248,9 +281,6 @@ TEST(FlagErrors, PhpMemcachedUnknownAndInconsistent) {
   auto user = unwrap_value("<p>", 0xABCD0000u, s, scratch);  // user flags are the app's
   ASSERT_TRUE(user.ok());
   EXPECT_EQ(user->rep, Representation::html);
-  auto f = unwrap_value("x", 0x54, s, scratch);
-  ASSERT_FALSE(f.ok());
-  EXPECT_NE(f.error().message.find("OPT_COMPRESSION_TYPE"), std::string::npos) << f.error().message;
 }
 
 TEST(FlagErrors, PhpMemcacheUnknownAndInconsistent) {
@@ -273,8 +303,8 @@ TEST(FlagErrors, NativeRejectsUnknownVersionsAndIds) {
   EXPECT_EQ(unwrap_error("x", 0x68200000, s), Errc::unknown_flags);   // version 2
   EXPECT_EQ(unwrap_error("x", 0x68000000, s), Errc::unknown_flags);   // version 0
   EXPECT_EQ(unwrap_error("x", 0x68101000, s), Errc::unknown_flags);   // reserved bit
-  EXPECT_EQ(unwrap_error("x", 0x68100400, s), Errc::unknown_flags);   // compressor 4
-  EXPECT_EQ(unwrap_error("x", 0x68100051, s), Errc::unknown_flags);   // serializer 5
+  EXPECT_EQ(unwrap_error("x", 0x68100500, s), Errc::unknown_flags);   // compressor 5
+  EXPECT_EQ(unwrap_error("x", 0x68100061, s), Errc::unknown_flags);   // serializer 6
   EXPECT_EQ(unwrap_error("x", 0x68100002, s), Errc::unknown_flags);   // representation 2
   EXPECT_EQ(unwrap_error("x", 0x68100010, s), Errc::inconsistent_flags);  // html + json
   EXPECT_EQ(unwrap_error("x", 0x68100001, s), Errc::inconsistent_flags);  // struct, no serializer
