@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 
 namespace hitcost::client {
 
@@ -31,6 +32,28 @@ std::optional<uint64_t> parse_duration_ns(std::string_view text) {
   const double ns = v * scale;
   if (ns > 1e18) return std::nullopt;
   return uint64_t(std::llround(ns));
+}
+
+std::optional<std::vector<int64_t>> parse_pid_list(std::string_view text, std::string* error) {
+  std::vector<int64_t> out;
+  for (const std::string& item : split_list(text)) {
+    int64_t pid = 0;
+    auto r = std::from_chars(item.data(), item.data() + item.size(), pid);
+    if (r.ec != std::errc() || r.ptr != item.data() + item.size() || pid <= 0) {
+      *error = "'" + item + "' is not a pid";
+      return std::nullopt;
+    }
+    if (!proc::read_process(pid)) {
+      *error = "no process " + item + " visible here (the server must run on this machine)";
+      return std::nullopt;
+    }
+    out.push_back(pid);
+  }
+  if (out.empty()) {
+    *error = "no pid given";
+    return std::nullopt;
+  }
+  return out;
 }
 
 std::vector<std::string> split_list(std::string_view text) {
@@ -121,6 +144,14 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
   app.add_option("--contamination-threshold", o.contamination_threshold,
                  "other work on the measured CPUs above this fraction of our own CPU marks a run contaminated")
       ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+  app.add_option("--server-pids", o.server_pids,
+                 "measure a server hitcost-load did not build (php-fpm workers, nginx) from /proc: these pids' "
+                 "CPU instead of GET /stats; requests and hits are the client's own counts (X-Cache)");
+  app.add_option("--server-tree", o.server_tree,
+                 "like --server-pids, for each pid and every process under it (a php-fpm master and its "
+                 "workers), listed again at each snapshot");
+  app.add_option("--cache-pids", o.cache_pids, "with --server-pids/--server-tree: the cache's pids (memcached)");
+  app.add_option("--cache-tree", o.cache_tree, "with --server-pids/--server-tree: the cache's process trees");
 }
 }  // namespace
 
@@ -178,6 +209,9 @@ void add_sweep_options(CLI::App& app, SweepOptions& o) {
   app.add_option("--order-seed", o.order_seed, "seed of the shuffled run order (default: --seed)");
   app.add_option("--flags", o.flags, "flag scheme: php-memcache | php-memcached | native");
   app.add_option("--threshold", o.threshold, "compression threshold override, bytes");
+  app.add_option("--admin-url", o.admin_url,
+                 "hitcost-server that stores the values (POST /admin/config, /admin/warm) when --url is "
+                 "another server reading the same cache (the PHP backend); default: --url");
   app.add_option("--json", o.json_out, "write runs, summary and verdicts as JSON to FILE");
   app.add_option("--csv", o.csv_out, "write the summary table as CSV to FILE");
 }
@@ -189,6 +223,22 @@ bool measure_options(const LoadOptions& o, MeasureOptions* out, std::string* err
     return false;
   }
   out->server_stats = !o.no_server_stats;
+  for (auto [text, flag, list] : {std::tuple{&o.server_pids, "--server-pids", &out->server_processes.pids},
+                                  {&o.server_tree, "--server-tree", &out->server_processes.trees},
+                                  {&o.cache_pids, "--cache-pids", &out->cache_processes.pids},
+                                  {&o.cache_tree, "--cache-tree", &out->cache_processes.trees}}) {
+    if (text->empty()) continue;
+    auto pids = parse_pid_list(*text, error);
+    if (!pids) {
+      *error = std::string(flag) + ": " + *error;
+      return false;
+    }
+    *list = *pids;
+  }
+  if (out->server_processes.empty() && !out->cache_processes.empty()) {
+    *error = "--cache-pids/--cache-tree need --server-pids or --server-tree";
+    return false;
+  }
   out->idle_ns = *idle;
   out->retry_contaminated = o.retry_contaminated;
   out->attribution = o.attribution == "sender" ? Attribution::sender_pays : Attribution::receiver_pays;

@@ -23,6 +23,8 @@ std::optional<uint64_t> parse_duration_ns(std::string_view text);
 using proc::parse_cpu_list;
 // Comma-separated list, empty items dropped.
 std::vector<std::string> split_list(std::string_view text);
+// "12,34" → {12, 34}: pids of processes visible here now; nullopt with *error otherwise.
+std::optional<std::vector<int64_t>> parse_pid_list(std::string_view text, std::string* error);
 // "5:0.2,50:0.7,500:0.1" → {{5,0.2},{50,0.7},{500,0.1}} (rows:weight; weights need not sum
 // to 1, they are normalised). nullopt when malformed, rows outside 1..1e6 or a weight <= 0.
 std::optional<std::vector<RowsShare>> parse_rows_mix(std::string_view text);
@@ -53,6 +55,9 @@ struct LoadOptions {
   std::string idle = "1s";        // idle baseline before each run ("0" = none)
   std::string attribution = "sender";  // sender | receiver (see client/cpu_accounting.h, 2)
   double contamination_threshold = 0.05;  // other work on our CPUs, as a fraction of our own CPU
+  // A server hitcost-load did not build, measured from /proc (client/process_set.h):
+  std::string server_pids, server_tree;   // "12,34"; tree: each pid and its descendants
+  std::string cache_pids, cache_tree;     // the same for the cache (memcached)
 };
 
 struct RunOptions : LoadOptions {
@@ -82,6 +87,7 @@ struct SweepOptions : LoadOptions {
   std::optional<uint64_t> order_seed;  // shuffles the order of strategies in each round
   std::string flags;              // flag scheme, optional
   std::optional<int64_t> threshold;
+  std::string admin_url;          // where /admin/config and /admin/warm go; "" = --url
   std::string json_out;
   std::string csv_out;
 };

@@ -75,6 +75,11 @@ std::optional<CpuFigures> RunReport::cpu() const {
   in.bytes_cache_received = s.cache_net_bytes_read.value_or(double(s.cache_bytes_written));
   in.sampled_hit_us = s.unobserved_cpu_us(s.sampled_hit);
   in.sampled_miss_us = s.unobserved_cpu_us(s.sampled_miss);
+  // A server read from /proc samples nothing; when every answer was a hit, its CPU per
+  // request is its CPU per hit (taken net of idle and attributed below like a sample).
+  if (s.backend != "hitcost-server" && s.requests > 0 && s.hits == s.requests) {
+    in.sampled_hit_us = s.cpu_s * 1e6 / double(s.requests);
+  }
   in.contamination_threshold = contamination_threshold;
   return account(in, attribution);
 }
@@ -212,7 +217,8 @@ nlohmann::json to_json(const RunReport& r) {
     j["phases_us_per_req"] = phases;
     bytes["cache_read"] = s.requests ? double(s.cache_bytes_read) / double(s.requests) : 0.0;
     bytes["cache_written"] = s.requests ? double(s.cache_bytes_written) / double(s.requests) : 0.0;
-    j["server"] = {{"config", s.config},        {"threads", s.threads},
+    j["server"] = {{"backend", s.backend},      {"members_changed", s.members_changed},
+                   {"config", s.config},        {"threads", s.threads},
                    {"interval_s", s.interval_s}, {"requests", s.requests},
                    {"pages", s.pages},           {"hits", s.hits},
                    {"misses", s.misses},         {"decode_errors", s.decode_errors},
@@ -289,14 +295,17 @@ std::string format_cpu(const RunReport& r) {
   const uint64_t n = s.requests;
   const char* mode = to_string(f->attribution);
   if (f->server_hit_us) {
-    appendf(o, "  CPU per hit   server %.2f us  (%s, net of idle: sampled %.2f, idle %+.2f, receive work moved %+.2f)",
-            *f->server_hit_us, mode, f->server_hit_sampled_us.value_or(0), -f->idle_server_us_per_req,
+    appendf(o, "  CPU per hit   server %.2f us  (%s, net of idle: %s %.2f, idle %+.2f, receive work moved %+.2f)",
+            *f->server_hit_us, mode, s.backend == "hitcost-server" ? "sampled" : "per request, all hits",
+            f->server_hit_sampled_us.value_or(0), -f->idle_server_us_per_req,
             f->server_shift_us_per_req);
     if (f->attribution == Attribution::sender_pays && f->server_hit_receiver_us)
       appendf(o, "; receiver-pays %.2f", *f->server_hit_receiver_us);
     if (f->attribution == Attribution::receiver_pays && f->server_hit_sender_us)
       appendf(o, "; sender-pays %.2f", *f->server_hit_sender_us);
     o += "\n";
+  } else if (s.backend != "hitcost-server") {
+    o += "  CPU per hit   - (a server read from /proc gives CPU per hit only when every answer is an X-Cache hit)\n";
   } else
     o += "  CPU per hit   - (the server did not sample its CPU: --no-metrics, or an older server)\n";
   if (f->server_miss_us) appendf(o, "  CPU per miss  server %.2f us\n", *f->server_miss_us);
@@ -446,6 +455,10 @@ std::string format_terminal(const RunReport& r, bool quiet) {
   for (size_t i = 0; i < r.load.thread_cpus.size(); ++i)
     appendf(o, "  t%zu: cpu %s", i, cpus_text(r.load.thread_cpus[i]).c_str());
   o += r.cpus.empty() ? "  (not pinned)\n" : "  (pinned)\n";
+  if (r.server && r.server->backend != "hitcost-server") {
+    appendf(o, "  backend       %s, read from /proc%s\n", r.server->backend.c_str(),
+            r.server->members_changed ? " (processes came or went in the window: CPU incomplete)" : "");
+  }
   if (r.server)
     appendf(o, "  server cpus %s  cache cpus %s\n", placement_text(r.server->server_cpus).c_str(),
             placement_text(r.server->cache_cpus).c_str());
@@ -467,13 +480,30 @@ struct Snapshot {
   double client_cpu_s = 0;
   uint64_t t_ns = 0;
 };
-Snapshot take_snapshot(const LoadPlan& plan, bool server_stats, bool stats_first, std::string* err) {
+// Where the server's figures come from: its /stats, or /proc for a set of processes.
+struct StatsSource {
+  bool http = true;
+  const ProcessSetSpec* server = nullptr;  // non-empty: /proc
+  const ProcessSetSpec* cache = nullptr;
+  bool processes() const { return server && !server->empty(); }
+  bool any() const { return http || processes(); }
+};
+
+std::optional<nlohmann::json> read_stats(const LoadPlan& plan, const StatsSource& src, std::string* err) {
+  if (src.processes()) {
+    static const ProcessSetSpec none;
+    return process_set_stats(*src.server, src.cache ? *src.cache : none, double(now_ns()) / 1e9, err);
+  }
+  return fetch_stats(plan.endpoint, err);
+}
+
+Snapshot take_snapshot(const LoadPlan& plan, const StatsSource& src, bool stats_first, std::string* err) {
   Snapshot s;
-  if (server_stats && stats_first) s.stats = fetch_stats(plan.endpoint, err);
+  if (src.any() && stats_first) s.stats = read_stats(plan, src, err);
   s.machine = proc::read_machine_cpu();
   s.client_cpu_s = self_cpu_s();
   s.t_ns = now_ns();
-  if (server_stats && !stats_first) s.stats = fetch_stats(plan.endpoint, err);
+  if (src.any() && !stats_first) s.stats = read_stats(plan, src, err);
   return s;
 }
 std::optional<proc::MachineCpu> machine_delta(const Snapshot& a, const Snapshot& b) {
@@ -482,14 +512,16 @@ std::optional<proc::MachineCpu> machine_delta(const Snapshot& a, const Snapshot&
 }
 
 // No load for `idle_ns`: what the server, the cache and this client burn on their own.
-std::optional<IdleBaseline> measure_idle(const LoadPlan& plan, uint64_t idle_ns, const std::atomic<bool>* stop) {
+std::optional<IdleBaseline> measure_idle(const LoadPlan& plan, const StatsSource& src, uint64_t idle_ns,
+                                        const std::atomic<bool>* stop) {
   std::string err;
-  const Snapshot a = take_snapshot(plan, true, true, &err);
+  const Snapshot a = take_snapshot(plan, src, true, &err);
   const uint64_t until = a.t_ns + idle_ns;
   while (now_ns() < until && !(stop && stop->load())) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const Snapshot b = take_snapshot(plan, true, false, &err);
+  const Snapshot b = take_snapshot(plan, src, false, &err);
   if (!a.stats || !b.stats) return std::nullopt;
-  const ServerDelta d = stats_delta(*a.stats, *b.stats);
+  ServerDelta d = stats_delta(*a.stats, *b.stats);
+  if (src.processes()) complete_process_delta(d, *a.stats, *b.stats, 0, 0, 0);
   IdleBaseline idle;
   idle.window_s = double(b.t_ns - a.t_ns) / 1e9;
   idle.server_cpu_s = d.cpu_s;
@@ -521,7 +553,7 @@ void describe_plan(const LoadPlan& plan, RunReport& r) {
   }
 }
 
-RunReport measure_once(const LoadPlan& plan, bool server_stats,
+RunReport measure_once(const LoadPlan& plan, const StatsSource& src,
                        std::function<void(const ProgressSnapshot&)> every_second, const std::atomic<bool>* stop) {
   RunReport r;
   describe_plan(plan, r);
@@ -529,15 +561,22 @@ RunReport measure_once(const LoadPlan& plan, bool server_stats,
   std::string err;
   WindowHooks hooks;
   hooks.every_second = std::move(every_second);
-  hooks.at_start = [&] { before = take_snapshot(plan, server_stats, true, &err); };
-  // If the first /stats failed, the second is not asked for (the error stays the first one's).
-  hooks.at_end = [&] { after = take_snapshot(plan, server_stats && before.stats.has_value(), false, &err); };
+  StatsSource second = src;  // if the first /stats failed, the second is not asked for
+  hooks.at_start = [&] {
+    before = take_snapshot(plan, src, true, &err);
+    if (!before.stats) second = StatsSource{false, nullptr, nullptr};
+  };
+  hooks.at_end = [&] { after = take_snapshot(plan, second, false, &err); };
   r.load = run_load(plan, hooks, stop);
   r.client_cpu_s = after.client_cpu_s - before.client_cpu_s;
   r.snapshot_window_s = after.t_ns > before.t_ns ? double(after.t_ns - before.t_ns) / 1e9 : 0.0;
   r.machine = machine_delta(before, after);
   if (before.stats && after.stats) {
     r.server = stats_delta(*before.stats, *after.stats);
+    if (src.processes()) {
+      complete_process_delta(*r.server, *before.stats, *after.stats, r.load.requests, r.load.hit.count(),
+                             r.load.miss.count());
+    }
     // Local while we can look: the server by its identity, the cache nodes as the server saw them.
     r.server_local = r.server->identity && r.server->identity->is_local();
     r.cache_local = r.server_local && !r.server->cache_cpu_list().empty();
@@ -549,7 +588,7 @@ RunReport measure_once(const LoadPlan& plan, bool server_stats,
 }  // namespace
 
 RunReport measure_run(const LoadPlan& plan, bool server_stats, const std::atomic<bool>* stop) {
-  return measure_once(plan, server_stats, nullptr, stop);
+  return measure_once(plan, StatsSource{server_stats, nullptr, nullptr}, nullptr, stop);
 }
 
 RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<bool>* stop) {
@@ -570,9 +609,10 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
   };
   std::optional<RunReport> best;
   for (int attempt = 0;; ++attempt) {
+    const StatsSource src{o.server_stats && o.server_processes.empty(), &o.server_processes, &o.cache_processes};
     std::optional<IdleBaseline> idle;
-    if (o.server_stats && o.idle_ns > 0) idle = measure_idle(plan, o.idle_ns, stop);
-    RunReport r = measure_once(plan, o.server_stats, tick, stop);
+    if (src.any() && o.idle_ns > 0) idle = measure_idle(plan, src, o.idle_ns, stop);
+    RunReport r = measure_once(plan, src, tick, stop);
     if (o.progress) {
       std::string clear(80, ' ');
       clear.front() = clear.back() = '\r';

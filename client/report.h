@@ -14,6 +14,7 @@
 #include "client/cpu_accounting.h"
 #include "client/histogram.h"
 #include "client/load_runner.h"
+#include "client/process_set.h"
 #include "client/server_stats.h"
 
 namespace hitcost::client {
@@ -86,6 +87,8 @@ std::string format_terminal(const RunReport& r, bool quiet);
 
 struct MeasureOptions {
   bool server_stats = true;
+  // Non-empty: the server (and the cache) are read from /proc instead of GET /stats.
+  ProcessSetSpec server_processes, cache_processes;
   bool progress = false;       // rewrite one status line on stderr every second (a TTY only)
   int retry_contaminated = 0;  // re-run a contaminated run up to N times; the cleanest counts
   uint64_t idle_ns = 1'000'000'000;  // idle baseline before each run; 0 = none

@@ -70,6 +70,10 @@ struct ServerIdentity {
 
 // Differences between two /stats snapshots. Missing fields count as 0 (older servers).
 struct ServerDelta {
+  // What was measured: "hitcost-server" (its /stats), or "processes: pids …; tree …" (a server
+  // hitcost-load did not build, read from /proc: client/process_set.h).
+  std::string backend = "hitcost-server";
+  int members_changed = 0;         // processes: members that came or went in the window
   double interval_s = 0;           // by the server's own clock (uptime difference)
   uint64_t requests = 0, pages = 0, hits = 0, misses = 0;
   uint64_t decode_errors = 0, store_errors = 0, bad_requests = 0;

@@ -48,6 +48,8 @@ struct Cell {
 struct Sweep {
   const SweepOptions& o;
   LoadPlan plan;
+  Endpoint admin;   // the hitcost-server that stores the values (plan.endpoint unless --admin-url)
+  bool admin_is_target = true;
   MeasureOptions mo;
   const std::atomic<bool>* stop;
   uint64_t next_miss = 0;
@@ -58,7 +60,7 @@ struct Sweep {
 
   // POST /admin/config; on success fills the cell's canonical names.
   bool configure(Cell& c) {
-    HttpReply cfg = http_request(plan.endpoint, "POST", "/admin/config", c.config.dump());
+    HttpReply cfg = http_request(admin, "POST", "/admin/config", c.config.dump());
     if (!cfg.ok()) {
       std::fprintf(stderr, "skip %s on %s: POST /admin/config: %s\n", c.strategy.c_str(),
                    c.store.empty() ? "current store" : c.store.c_str(), cfg.error.c_str());
@@ -81,7 +83,7 @@ struct Sweep {
     if (sizes.empty()) sizes.push_back(o.rows);
     for (int rows : sizes) {
       const std::string target = "/admin/warm?from=0&to=" + std::to_string(o.keys) + "&rows=" + std::to_string(rows);
-      HttpReply w = http_request(plan.endpoint, "POST", target, "", 600'000);
+      HttpReply w = http_request(admin, "POST", target, "", 600'000);
       if (!w.ok()) {
         std::fprintf(stderr, "skip %s: POST %s: %s\n", c.strategy.c_str(), target.c_str(), w.error.c_str());
         return false;
@@ -105,7 +107,8 @@ struct Sweep {
       return;
     }
     LoadPlan p = plan;
-    p.expect_strategy = c.expect;
+    // Another server reading the same cache does not know the strategy: no X-Strategy check.
+    p.expect_strategy = admin_is_target ? c.expect : "";
     p.rate = rate;
     p.keys.miss_start = next_miss;
     RunReport r = measure_run(p, mo, stop);
@@ -218,7 +221,16 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
                 strategies.size(), strategies.size() == 1 ? "y" : "ies", o.repeat,
                 static_cast<unsigned long long>(seed));
 
-  Sweep sw{o, *plan, mo, stop};
+  Endpoint admin = plan->endpoint;
+  if (!o.admin_url.empty()) {
+    auto ep = parse_url(o.admin_url, &err);
+    if (!ep) {
+      std::fprintf(stderr, "hitcost-load sweep: bad --admin-url: %s\n", err.c_str());
+      return 2;
+    }
+    admin = *ep;
+  }
+  Sweep sw{o, *plan, admin, o.admin_url.empty(), mo, stop};
   sw.next_miss = plan->keys.miss_start;
   for (size_t k = 0; k < stores.size() && !sw.stopped(); ++k) sw.sweep_store(stores[k], strategies, seed + k);
   if (sw.stopped()) return 130;

@@ -1,5 +1,6 @@
 #include "proc/proc.h"
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -168,6 +169,69 @@ std::optional<ProcessInfo> read_process(int64_t pid) {
     if (auto c = parse_cpu_list(std::string_view(status).substr(from, eol - from))) p.allowed_cpus = *c;
   }
   return p;
+}
+
+namespace {
+
+// Numeric entries of a /proc directory (pids in /proc, tids in /proc/PID/task).
+std::vector<int64_t> numeric_entries(const std::string& dir) {
+  std::vector<int64_t> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (const dirent* e = ::readdir(d)) {
+    int64_t n = 0;
+    const char* end = e->d_name + std::char_traits<char>::length(e->d_name);
+    auto r = std::from_chars(e->d_name, end, n);
+    if (r.ec == std::errc() && r.ptr == end && n > 0) out.push_back(n);
+  }
+  ::closedir(d);
+  return out;
+}
+
+// Field 4 of /proc/PID/stat; 0 when unreadable.
+int64_t parent_of(int64_t pid) {
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos || close + 2 >= stat.size()) return 0;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string state;
+  int64_t ppid = 0;
+  rest >> state >> ppid;
+  return ppid;
+}
+
+}  // namespace
+
+std::optional<uint64_t> read_runtime_ns(int64_t pid) {
+  if (pid <= 0) return std::nullopt;
+  const std::string base = "/proc/" + std::to_string(pid) + "/task/";
+  const std::vector<int64_t> tids = numeric_entries(base);
+  if (tids.empty()) return std::nullopt;
+  uint64_t total = 0;
+  for (int64_t tid : tids) {
+    const std::string text = slurp(base + std::to_string(tid) + "/schedstat");
+    uint64_t ns = 0;
+    auto r = std::from_chars(text.data(), text.data() + text.size(), ns);
+    if (r.ec != std::errc()) {
+      if (text.empty()) continue;  // the thread exited between the listing and the read
+      return std::nullopt;
+    }
+    total += ns;
+  }
+  return total;
+}
+
+std::vector<int64_t> process_tree(int64_t root) {
+  if (root <= 0 || !read_process(root)) return {};
+  std::vector<std::pair<int64_t, int64_t>> parent;  // (pid, ppid) of every process now
+  for (int64_t pid : numeric_entries("/proc")) parent.emplace_back(pid, parent_of(pid));
+  std::vector<int64_t> tree = {root};
+  for (size_t i = 0; i < tree.size(); ++i) {  // breadth first: each found pid's children
+    for (const auto& [pid, ppid] : parent) {
+      if (ppid == tree[i]) tree.push_back(pid);
+    }
+  }
+  return tree;
 }
 
 }  // namespace hitcost::proc

@@ -52,4 +52,14 @@ struct ProcessInfo {
 // nullopt when the process is not visible here (another machine, another pid namespace, gone).
 std::optional<ProcessInfo> read_process(int64_t pid);
 
+// The process's CPU time in ns: sum_exec_runtime of each of its live threads
+// (/proc/PID/task/*/schedstat). Scheduler-precise where /proc/PID/stat counts 10 ms ticks,
+// but a thread that has exited is no longer in it: for processes whose threads live as
+// long as they do (php-fpm and nginx workers). nullopt without schedstat or when gone.
+std::optional<uint64_t> read_runtime_ns(int64_t pid);
+
+// `root` and every process descended from it, as /proc shows them now (root first; empty
+// when root is gone). A snapshot: children forked or reaped after it are not in it.
+std::vector<int64_t> process_tree(int64_t root);
+
 }  // namespace hitcost::proc

@@ -68,6 +68,35 @@ TEST(CpuFigures, ServerCpuPerRequestMatchesProcStatReadByTheTest) {
   EXPECT_NEAR(figure_s, proc_s, 0.05 * proc_s) << "server_cpu_us_per_req " << *r.server_cpu_us_per_req();
 }
 
+// The same server measured as a foreign one (--server-pids: /proc, not its /stats), as the PHP
+// backend is: the figure must agree with the test's reading and carry the client's counts.
+TEST(CpuFigures, ServerPidsCpuMatchesProcStatReadByTheTest) {
+  ServerProcess server(server_args({"--store", "memory"}));
+  warm(server.port());
+  const LoadPlan plan = full_load(server.port(), 3.0);
+  MeasureOptions mo;
+  mo.idle_ns = 500'000'000;
+  mo.server_processes.pids = {server.pid()};
+  const auto before = hitcost::proc::read_process(server.pid());
+  ASSERT_TRUE(before);
+  const RunReport r = measure_run(plan, mo, nullptr);
+  const auto after = hitcost::proc::read_process(server.pid());
+  ASSERT_TRUE(after && r.server) << r.server_error;
+  ASSERT_GT(r.load.requests, 10000u) << "not a full-load run";
+  EXPECT_EQ(r.server->backend, "processes: pids " + std::to_string(server.pid()));
+  EXPECT_EQ(r.server->requests, r.load.requests);
+  EXPECT_EQ(r.server->hits, r.load.hit.count());
+  EXPECT_EQ(r.server->members_changed, 0);
+  ASSERT_TRUE(r.idle) << "no idle baseline from /proc";
+  EXPECT_LT(r.idle->server_cpu_s, 0.05) << "an idle server burned CPU";
+  const double proc_s = after->cpu_s - before->cpu_s;  // includes the idle second around the run
+  ASSERT_GT(proc_s, 0.5) << "the server was not busy";
+  EXPECT_NEAR(r.server->cpu_s, proc_s, 0.05 * proc_s + 0.03);
+  const auto cpu = r.cpu();
+  ASSERT_TRUE(cpu);
+  EXPECT_TRUE(r.server_local);
+}
+
 // On a 100 %-hit run every request but the two /stats is a hit: the server's sampled CPU per
 // hit and its getrusage CPU per request must tell the same story.
 void expect_sampled_matches_rusage(const std::vector<std::string>& args) {
