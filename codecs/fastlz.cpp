@@ -160,7 +160,11 @@ Status fastlz_decompress(std::string_view in, size_t expected, std::string& out)
       if (run > static_cast<size_t>(op_end - op)) {
         return Error{Errc::bad_length, "fastlz: block writes past the length prefix " + std::to_string(expected)};
       }
-      std::memcpy(op, ip, run);
+      if (ip_end - ip >= 32 && op_end - op >= 32) {
+        std::memcpy(op, ip, 32);  // a fixed size compiles to two moves; the extra bytes are rewritten later
+      } else {
+        std::memcpy(op, ip, run);
+      }
       ip += run;
       op += run;
     } else {
@@ -196,11 +200,13 @@ Status fastlz_decompress(std::string_view in, size_t expected, std::string& out)
         return Error{Errc::bad_length, "fastlz: block writes past the length prefix " + std::to_string(expected)};
       }
       const unsigned char* ref = op - distance;
-      if (distance >= len) {
-        std::memcpy(op, ref, len);
+      if (distance >= 8 && static_cast<size_t>(op_end - op) >= len + 8) {
+        // 8 bytes at a time: each chunk reads only bytes already written (distance >= 8);
+        // up to 7 bytes past the match are scratch, rewritten by what follows.
+        for (size_t i = 0; i < len; i += 8) std::memcpy(op + i, ref + i, 8);
         op += len;
       } else {
-        for (size_t i = 0; i < len; ++i) *op++ = *ref++;  // overlapping: a repeat
+        for (size_t i = 0; i < len; ++i) *op++ = *ref++;  // near the end, or a short repeat
       }
     }
     if (ip == ip_end) break;
