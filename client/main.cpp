@@ -9,11 +9,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "client/compare.h"
 #include "client/html_report.h"
 #include "client/merge.h"
 #include "client/options.h"
 #include "client/report.h"
 #include "client/series.h"
+#include "client/summary.h"
 #include "client/sweep.h"
 
 namespace {
@@ -82,6 +84,54 @@ int run_merge(const hitcost::client::FilesOptions& o) {
 }
 }  // namespace
 
+int run_compare(const hitcost::client::CompareOptions& o) {
+  using namespace hitcost::client;
+  std::vector<std::pair<std::string, nlohmann::json>> docs;
+  std::vector<std::string> labels;
+  for (const std::string& in : o.inputs) {
+    auto li = parse_labelled_input(in);
+    if (!li) {
+      std::fprintf(stderr, "hitcost-load compare: '%s' is not LABEL=FILE\n", in.c_str());
+      return 2;
+    }
+    std::string err;
+    auto j = load_json_file(li->second, &err);
+    if (!j) {
+      std::fprintf(stderr, "hitcost-load compare: %s\n", err.c_str());
+      return 2;
+    }
+    labels.push_back(li->first);
+    docs.emplace_back(li->first, std::move(*j));
+  }
+  const std::string baseline = o.baseline.empty() ? labels.front() : o.baseline;
+  if (std::find(labels.begin(), labels.end(), baseline) == labels.end()) {
+    std::fprintf(stderr, "hitcost-load compare: --baseline %s is not a label of the inputs\n", baseline.c_str());
+    return 2;
+  }
+  std::string err;
+  auto runs = pool_backend_runs(docs, &err);
+  if (!runs) {
+    std::fprintf(stderr, "hitcost-load compare: %s\n", err.c_str());
+    return 2;
+  }
+  VerdictOptions vo;
+  vo.alpha = o.alpha;
+  vo.min_effect = o.min_effect;
+  const Summary summary = summarize(*runs, compare_options(labels, baseline, vo));
+  std::printf("%s", format_summary(summary).c_str());
+  nlohmann::json doc = summary_json(summary);
+  doc["runs"] = *runs;
+  doc["compare"] = {{"labels", labels}, {"baseline", baseline}, {"inputs", o.inputs}};
+  bool ok = true;
+  if (!o.json_out.empty()) ok = write_file(o.json_out, doc.dump(2) + "\n") && ok;
+  if (!o.csv_out.empty()) ok = write_file(o.csv_out, csv_summary(summary)) && ok;
+  if (!o.html_out.empty() && !write_html_report(o.html_out, {doc}, "hitcost: backends compared", &err)) {
+    std::fprintf(stderr, "hitcost-load compare: cannot write %s: %s\n", o.html_out.c_str(), err.c_str());
+    ok = false;
+  }
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   using namespace hitcost::client;
   CLI::App app{"hitcost-load: load generator and cost report for hitcost-server"};
@@ -96,11 +146,16 @@ int main(int argc, char** argv) {
   CLI::App* merge_cmd =
       app.add_subcommand("merge", "combine the JSONs of several client machines that ran at the same time");
   add_merge_options(*merge_cmd, merge_opts);
+  CompareOptions compare_opts;
+  CLI::App* compare_cmd =
+      app.add_subcommand("compare", "compare the same strategies on different backends (C++ and PHP), from sweep JSONs");
+  add_compare_options(*compare_cmd, compare_opts);
   app.require_subcommand(0, 1);
   CLI11_PARSE(app, argc, argv);
 
   if (*report_cmd) return run_report(report_opts);
   if (*merge_cmd) return run_merge(merge_opts);
+  if (*compare_cmd) return run_compare(compare_opts);
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

@@ -177,6 +177,21 @@ void add_report_options(CLI::App& app, FilesOptions& o) {
   app.add_option("--title", o.title, "report title");
 }
 
+void add_compare_options(CLI::App& app, CompareOptions& o) {
+  app.add_option("inputs", o.inputs,
+                 "LABEL=SWEEP.json: sweeps of the same strategies on different backends (e.g. c++=a.json php=b.json), "
+                 "best given alternately round by round")
+      ->required();
+  app.add_option("--baseline", o.baseline, "the backend every other is compared with (default: the first label)");
+  app.add_option("--alpha", o.alpha, "chance that any verdict is wrong, at most")
+      ->capture_default_str()->check(CLI::Range(0.0001, 0.5));
+  app.add_option("--min-effect", o.min_effect, "differences smaller than this fraction are not called")
+      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+  app.add_option("--json", o.json_out, "write the pooled runs, summary and verdicts as JSON to FILE");
+  app.add_option("--csv", o.csv_out, "write the summary table as CSV to FILE");
+  app.add_option("--html", o.html_out, "write an HTML report to FILE");
+}
+
 void add_merge_options(CLI::App& app, FilesOptions& o) {
   app.add_option("inputs", o.inputs,
                  "run or sweep JSON files of the same test from several client machines, run at the same time")

@@ -104,6 +104,16 @@ struct FilesOptions {
   std::string title;
 };
 void add_report_options(CLI::App& app, FilesOptions& o);
+
+// `hitcost-load compare LABEL=SWEEP.json...` (client/compare.h).
+struct CompareOptions {
+  std::vector<std::string> inputs;  // "label=file"
+  std::string baseline;             // "" = the first input's label
+  double alpha = 0.05;
+  double min_effect = 0.05;
+  std::string json_out, csv_out, html_out;
+};
+void add_compare_options(CLI::App& app, CompareOptions& o);
 void add_merge_options(CLI::App& app, FilesOptions& o);
 
 // The measuring options shared by run and sweep (idle baseline, attribution, contamination).

@@ -256,7 +256,7 @@ json summarize_runs_json(const json& runs, const SummaryOptions& o) { return sum
 
 std::string format_summary(const Summary& s) {
   std::string out;
-  int store_width = 5;
+  int store_width = std::max(5, int(s.options.group_label.size()));
   for (const auto& r : s.rows) store_width = std::max(store_width, int(r.store.size()));
   std::string attribution;
   int excluded = 0;
@@ -267,7 +267,8 @@ std::string format_summary(const Summary& s) {
   out += fmt("capacity and CPU: closed loop; CPU net of idle, %s; figures are median [min..max] of the kept runs\n",
              attribution.empty() ? "sender-pays" : attribution.c_str());
   const bool file_store = std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.store_file_mib.has_value(); });
-  out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", "strategy", store_width, "store", "kept",
+  out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", s.options.row_label.c_str(), store_width,
+             s.options.group_label.c_str(), "kept",
              "req/s (capacity)", "server us/hit", "server us/req", "cache us/req", "total us/req", "hit ratio",
              file_store ? "server MiB own / store file cached" : "server MiB own");
   for (const auto& r : s.rows) {
@@ -306,7 +307,8 @@ std::string format_summary(const Summary& s) {
   for (const auto& r : s.rows) any_latency = any_latency || r.latency_rate.has_value();
   if (any_latency) {
     out += "\nlatency: open loop, every strategy at the same rate; from the intended send time (us)\n";
-    out += fmt("%-22s %-*s %-10s %-10s %-10s %-10s %-10s %-16s %s\n", "strategy", store_width, "store", "req/s", "p50",
+    out += fmt("%-22s %-*s %-10s %-10s %-10s %-10s %-10s %-16s %s\n", s.options.row_label.c_str(), store_width,
+               s.options.group_label.c_str(), "req/s", "p50",
                "p99", "p99.9", "max", "send late p99", "errors");
     for (const auto& r : s.rows) {
       if (!r.latency_rate) continue;

@@ -23,6 +23,9 @@ struct SummaryOptions {
   std::vector<std::string> order;  // strategies in the order rows are listed (others after them)
   VerdictOptions verdict;
   double hit_ratio_tolerance = 0.02;  // |measured − target| above this excludes a run
+  // Column names in the text: a sweep's rows are strategies grouped by store; `compare`
+  // (client/compare.h) puts backends in rows grouped by strategy.
+  std::string row_label = "strategy", group_label = "store";
 };
 
 struct SweepRow {

@@ -1,0 +1,49 @@
+#include "client/compare.h"
+
+#include <algorithm>
+
+namespace hitcost::client {
+
+std::optional<std::pair<std::string, std::string>> parse_labelled_input(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) return std::nullopt;
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+std::optional<nlohmann::json> pool_backend_runs(const std::vector<std::pair<std::string, nlohmann::json>>& docs,
+                                                std::string* error) {
+  nlohmann::json pooled = nlohmann::json::array();
+  for (const auto& [label, doc] : docs) {
+    if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array()) {
+      *error = "input labelled '" + label + "' is not a sweep JSON (no \"runs\")";
+      return std::nullopt;
+    }
+    for (nlohmann::json run : doc["runs"]) {
+      if (run.value("role", std::string("capacity")) != "capacity") continue;
+      run["sweep_store"] = run.value("strategy", std::string());
+      run["strategy"] = label;
+      pooled.push_back(std::move(run));
+    }
+  }
+  if (pooled.empty()) {
+    *error = "no capacity run in the inputs";
+    return std::nullopt;
+  }
+  return pooled;
+}
+
+SummaryOptions compare_options(const std::vector<std::string>& labels, const std::string& baseline,
+                               const VerdictOptions& verdict) {
+  SummaryOptions o;
+  o.baseline = baseline;
+  o.order = {baseline};
+  for (const std::string& l : labels) {
+    if (std::find(o.order.begin(), o.order.end(), l) == o.order.end()) o.order.push_back(l);
+  }
+  o.verdict = verdict;
+  o.row_label = "backend";
+  o.group_label = "strategy";
+  return o;
+}
+
+}  // namespace hitcost::client

@@ -1,0 +1,81 @@
+// `hitcost-load compare`: sweeps of two backends pooled into rows per backend grouped by
+// strategy, each backend compared with the baseline backend strategy by strategy.
+#include "client/compare.h"
+
+#include <gtest/gtest.h>
+
+using namespace hitcost::client;
+using nlohmann::json;
+
+namespace {
+json run(const std::string& strategy, double per_hit, int round, const char* role = "capacity") {
+  return {{"strategy", strategy},
+          {"role", role},
+          {"round", round},
+          {"server_cpu_us_per_hit", per_hit},
+          {"throughput_rps", 1e6 / per_hit},
+          {"target_hit_ratio", 1.0},
+          {"hit_ratio", 1.0},
+          {"contaminated", false},
+          {"errors", {{"total", 0}}}};
+}
+
+// One sweep JSON of `rounds` runs per strategy; CPU per hit = base × factor, with a little spread.
+json sweep(double factor, int rounds) {
+  json runs = json::array();
+  for (int k = 0; k < rounds; ++k) {
+    runs.push_back(run("html", factor * (40 + 0.2 * k), k));
+    runs.push_back(run("struct:php", factor * (120 + 0.5 * k), k));
+  }
+  runs.push_back(run("html", 999, 9, "latency"));
+  return {{"runs", runs}};
+}
+}  // namespace
+
+TEST(Compare, LabelledInputsNeedBothSides) {
+  auto ok = parse_labelled_input("php=out/a=b.json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->first, "php");
+  EXPECT_EQ(ok->second, "out/a=b.json");
+  EXPECT_FALSE(parse_labelled_input("a.json"));
+  EXPECT_FALSE(parse_labelled_input("=a.json"));
+  EXPECT_FALSE(parse_labelled_input("php="));
+}
+
+TEST(Compare, PoolsBackendsByStrategyAndComparesEachWithTheBaseline) {
+  std::string err;
+  // Alternate inputs, as the script gives them: c++ then php, twice (3 + 3 runs each).
+  auto pooled = pool_backend_runs({{"c++", sweep(1.0, 3)}, {"php", sweep(3.0, 3)},
+                                   {"c++", sweep(1.0, 3)}, {"php", sweep(3.0, 3)}}, &err);
+  ASSERT_TRUE(pooled) << err;
+  EXPECT_EQ(pooled->size(), 4u * 3 * 2) << "latency runs are left out";
+  for (const auto& r : *pooled) {
+    EXPECT_TRUE(r["strategy"] == "c++" || r["strategy"] == "php");
+    EXPECT_TRUE(r["sweep_store"] == "html" || r["sweep_store"] == "struct:php");
+  }
+  const Summary s = summarize(*pooled, compare_options({"c++", "php", "c++", "php"}, "c++", VerdictOptions{}));
+  ASSERT_EQ(s.rows.size(), 4u);  // 2 backends x 2 strategies
+  int checked = 0;
+  for (const SweepRow& row : s.rows) {
+    EXPECT_EQ(row.used, 6) << row.store << " " << row.strategy;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+  ASSERT_EQ(s.verdicts.size(), 2u);  // php against c++, on each strategy
+  for (const auto& [strategy, v] : s.verdicts) {
+    EXPECT_EQ(v.baseline, "c++") << strategy;
+    EXPECT_EQ(v.subject, "php") << strategy;
+    ASSERT_TRUE(v.ratio) << strategy;
+    EXPECT_NEAR(*v.ratio, 3.0, 0.05) << strategy;
+    EXPECT_EQ(v.kind, Verdict::Kind::costs) << v.text;
+  }
+  EXPECT_NE(format_summary(s).find("backend"), std::string::npos);
+}
+
+TEST(Compare, RefusesAnInputThatIsNotASweep) {
+  std::string err;
+  EXPECT_FALSE(pool_backend_runs({{"c++", json{{"requests", 5}}}}, &err));
+  EXPECT_NE(err.find("c++"), std::string::npos) << err;
+  EXPECT_FALSE(pool_backend_runs({{"c++", json{{"runs", json::array()}}}}, &err));
+  EXPECT_NE(err.find("no capacity run"), std::string::npos) << err;
+}
