@@ -107,8 +107,14 @@ struct Sweep {
       return;
     }
     LoadPlan p = plan;
-    // Another server reading the same cache does not know the strategy: no X-Strategy check.
+    // Another server reading the same cache does not know the strategy (no X-Strategy
+    // check) nor the configuration: the key's namespace and the rows go in the query.
     p.expect_strategy = admin_is_target ? c.expect : "";
+    if (!admin_is_target) {
+      std::string extra = "ns=" + c.config.value("namespace", std::string());
+      if (p.rows_mix.empty()) extra += "&rows=" + std::to_string(o.rows);
+      p.query = p.query.empty() ? extra : p.query + "&" + extra;
+    }
     p.rate = rate;
     p.keys.miss_start = next_miss;
     RunReport r = measure_run(p, mo, stop);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package hitcost needs, and nothing when all are present.
 # Idempotent: both ./run.sh and ./test.sh call it first. Needs root (or sudo) only
-# when something is missing. Groups: HITCOST_DEPS="build test bench fuzz" (default "build test"; ./test.sh asks for fuzz too).
+# when something is missing. Groups: HITCOST_DEPS="build test php bench fuzz" (default "build test";
+# ./test.sh asks for fuzz too; test includes php).
 set -euo pipefail
 
 build_pkgs=(
@@ -13,13 +14,17 @@ build_pkgs=(
   libbenchmark-dev libgtest-dev
   memcached curl
 )
-# The PHP extensions are the reference readers/writers for the flag schemes
-# (FORMATS.md); the tests check hitcost's values against them through memcached.
+# PHP in the loop: the extensions are the reference readers/writers for the flag schemes
+# (FORMATS.md; the tests check hitcost's values against them through memcached), and
+# php-fpm behind nginx runs the PHP backend (php/, scripts/php-stack.sh).
+php_pkgs=(
+  php-cli php-memcache php-memcached php-msgpack php-igbinary php-fpm nginx
+)
 # chromium renders the HTML report in a test (headless, no network).
 # jq and docker-compose: the no-container topology script and the compose-file check
 # (`docker-compose config` needs no engine); valgrind: scripts/profile.sh.
 test_pkgs=(
-  php-cli php-memcache php-memcached php-msgpack php-igbinary php-fpm nginx
+  "${php_pkgs[@]}"
   chromium
   jq docker-compose valgrind
 )
@@ -41,6 +46,7 @@ for g in $groups; do
   case $g in
     build) want+=("${build_pkgs[@]}") ;;
     test)  want+=("${test_pkgs[@]}") ;;
+    php)   want+=("${php_pkgs[@]}") ;;
     bench) want+=("${bench_pkgs[@]}") ;;
     fuzz)  want+=("${fuzz_pkgs[@]}") ;;
     *) echo "install-deps: unknown group '$g'" >&2; exit 2 ;;

@@ -15,14 +15,14 @@ final class PageOutcome
     }
 }
 
-function hc_key(Config $cfg, int $id, int $rows): string
+function hc_key(string $namespace, int $id, int $rows): string
 {
-    return "hc:{$cfg->namespace}:p$id:r$rows";
+    return "hc:$namespace:p$id:r$rows";
 }
 
 function hc_serve_page(Config $cfg, PageRequest $req): PageOutcome
 {
-    $key = hc_key($cfg, $req->id, $req->rows);
+    $key = hc_key($req->namespace, $req->id, $req->rows);
     $store = hc_open_store($cfg);
     $value = $store->get($key);
     if (is_string($value)) return new PageOutcome($value, true, $key);

@@ -3,11 +3,15 @@
 // the same URL names the same key: the id is a decimal int64 (std::from_chars: an
 // optional '-', leading zeros allowed, "-0" is 0), rows a decimal uint32 without sign,
 // and the query's first `rows` wins, percent-decoded with '+' left as '+'.
+// `?ns=NS` names the key namespace of this request (default HC_NAMESPACE): hitcost-load's
+// sweep sends it when it measures this app while hitcost-server stores each strategy's
+// values under a namespace of its own (`sweep --admin-url`).
 declare(strict_types=1);
 
 final class PageRequest
 {
-    public function __construct(public readonly int $id, public readonly int $rows)
+    public function __construct(public readonly int $id, public readonly int $rows,
+                                public readonly string $namespace)
     {
     }
 
@@ -24,7 +28,11 @@ final class PageRequest
                 throw new HttpError(400, 'bad rows: want 0..' . $cfg->maxRows);
             }
         }
-        return new self($id, $rows);
+        $ns = self::queryParam($query, 'ns') ?? $cfg->namespace;
+        if (!preg_match('/^[\x21-\x7e]{1,120}$/', $ns)) {
+            throw new HttpError(400, 'bad ns: want 1..120 printable bytes without spaces');
+        }
+        return new self($id, $rows, $ns);
     }
 
     // null when the text is not exactly a decimal integer that fits in 64 bits.

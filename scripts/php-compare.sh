@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# scripts/php-compare.sh — the seed experiment in PHP and in C++: the same values in the
+# same memcached, read and rendered by hitcost-server and by the PHP application (php/ under
+# php-fpm behind nginx), CPU per hit side by side with a verdict for each strategy.
+#
+#   scripts/php-compare.sh [--strategies S,S] [--rounds 5] [--duration 3s] [--rows 50]
+#                          [--keys 500] [--workers 1] [-- extra hitcost-load sweep options]
+#
+# How it measures. One memcached, one hitcost-server (the writer: it stores every strategy's
+# values under a namespace of its own, php-memcached flags, and is the origin on a miss) and
+# one PHP stack on free loopback ports. Each round runs one sweep per backend, all strategies
+# once each in a shuffled order, at a 100 % hit ratio (every request a hit, so the PHP side's
+# CPU per request is its CPU per hit); the backends alternate which goes first. The C++ side's
+# CPU per hit is hitcost-server's own sample; the PHP side's comes from /proc for the php-fpm
+# and nginx process trees (hitcost-load --server-tree), memcached's from its pid; both net of
+# an idle baseline, sender-pays. `hitcost-load compare` then pools the rounds and gives each
+# strategy's PHP ÷ C++ ratio with its interval (or "inconclusive"): 5 rounds are the fewest
+# for verdicts on 6 strategies.
+# Placement: on 2+ CPUs the server side (hitcost-server, or php-fpm and nginx) on CPU 0,
+# memcached and the load on CPU 1 (HITCOST_SERVER_CPU / HITCOST_OTHER_CPU change it).
+# Output: out/php-compare/ (HITCOST_OUT): each sweep's JSON, compare.{json,csv,html}.
+# Environment: HITCOST_BUILD_DIR (default build/release), HITCOST_NO_BUILD=1 uses it as built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+source scripts/php-lib.sh
+
+strategies=struct:php+zlib,struct:php,html+zlib,html,php-default,struct:igbinary+fastlz
+rounds=5 duration=3s rows=50 keys=500 workers=1
+extra=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --strategies) strategies=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --duration) duration=$2; shift 2 ;;
+    --rows) rows=$2; shift 2 ;;
+    --keys) keys=$2; shift 2 ;;
+    --workers) workers=$2; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) echo "php-compare: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "php-compare: --rounds wants a positive number" >&2; exit 2; }
+
+build=${HITCOST_BUILD_DIR:-build/release}
+if [ -z "${HITCOST_NO_BUILD:-}" ]; then
+  HITCOST_DEPS="build php" ./scripts/install-deps.sh
+  echo "== building (Release) into $build" >&2
+  ./scripts/build.sh "$build" Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
+fi
+load=$build/client/hitcost-load
+for b in "$build/server/hitcost-server" "$load"; do
+  [ -x "$b" ] || { echo "php-compare: $b is missing (build first, or unset HITCOST_NO_BUILD)" >&2; exit 1; }
+done
+
+out=${HITCOST_OUT:-out}/php-compare
+mkdir -p "$out"
+rm -f "$out"/cpp-*.json "$out"/php-*.json
+ncpu=$(nproc)
+server_cpu=${HITCOST_SERVER_CPU:-0}
+other_cpu=${HITCOST_OTHER_CPU:-$(( ncpu > 1 ? 1 : 0 ))}
+
+cleanup() {
+  stop_php_stack
+  stop_started
+}
+trap cleanup EXIT
+trap 'echo "php-compare: interrupted" >&2; exit 130' INT TERM
+
+start_memcached "$other_cpu" 1024
+echo "== memcached on 127.0.0.1:$MC_PORT (pid $MC_PID, CPU $other_cpu)" >&2
+start_server "$build" "$server_cpu" "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" \
+  --flags php-memcached --strategy html
+echo "== hitcost-server at $SERVER_URL (pid $SERVER_PID, CPU $server_cpu)" >&2
+start_php_stack --memcached "127.0.0.1:$MC_PORT" --origin "$SERVER_URL" --workers "$workers" \
+  --cpus "$server_cpu" --rows "$rows"
+echo "== PHP at $PHP_STACK_URL (php-fpm $PHP_STACK_FPM_PID: workers $PHP_STACK_FPM_WORKERS;" \
+  "nginx $PHP_STACK_NGINX_PID: workers $PHP_STACK_NGINX_WORKERS; CPU $server_cpu)" >&2
+
+common=(--strategies "$strategies" --repeat 1 --latency-rate 0 --duration "$duration" --rows "$rows"
+        --keys "$keys" --hit-ratio 1 --cpus "$other_cpu" --flags php-memcached)
+sweep_cpp() {
+  "$load" sweep --url "$SERVER_URL" "${common[@]}" --order-seed "$1" --json "$out/cpp-$1.json" \
+    ${extra[@]+"${extra[@]}"} >"$out/cpp-$1.log"
+}
+sweep_php() {
+  "$load" sweep --url "$PHP_STACK_URL" --admin-url "$SERVER_URL" \
+    --server-tree "$PHP_STACK_FPM_PID,$PHP_STACK_NGINX_PID" --cache-pids "$MC_PID" \
+    "${common[@]}" --order-seed "$1" --json "$out/php-$1.json" ${extra[@]+"${extra[@]}"} >"$out/php-$1.log"
+}
+inputs=()
+for r in $(seq 1 "$rounds"); do
+  echo "== round $r of $rounds" >&2
+  if [ $((r % 2)) = 1 ]; then sweep_cpp "$r"; sweep_php "$r"; else sweep_php "$r"; sweep_cpp "$r"; fi
+  inputs+=("c++=$out/cpp-$r.json" "php=$out/php-$r.json")
+done
+
+echo
+echo "CPU per hit, hitcost-server (C++) and PHP (php-fpm + nginx) on the same values; rows: backends, grouped by strategy"
+"$load" compare "${inputs[@]}" --baseline c++ --json "$out/compare.json" --csv "$out/compare.csv" \
+  --html "$out/compare.html"
+echo "== results: $out/compare.html, $out/compare.json, $out/compare.csv; each sweep's log and JSON in $out" >&2
