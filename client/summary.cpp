@@ -293,7 +293,7 @@ std::string format_summary(const Summary& s) {
     out += "left out:";
     for (const auto& r : s.rows) {
       if (r.runs == r.used) continue;
-      out += " " + r.strategy + " (";
+      out += " " + r.strategy + (r.store.empty() ? "" : " [" + r.store + "]") + " (";
       std::string parts;
       for (auto [n, what] : {std::pair{r.excluded_errors, "with errors"}, {r.excluded_no_figures, "without server figures"},
                              {r.excluded_hit_ratio, "off the target hit ratio"},

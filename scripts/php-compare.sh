@@ -3,7 +3,7 @@
 # same memcached, read and rendered by hitcost-server and by the PHP application (php/ under
 # php-fpm behind nginx), CPU per hit side by side with a verdict for each strategy.
 #
-#   scripts/php-compare.sh [--strategies S,S] [--rounds 5] [--duration 3s] [--rows 50]
+#   scripts/php-compare.sh [--strategies S,S] [--rounds 6] [--duration 3s] [--rows 50]
 #                          [--keys 500] [--workers 1] [-- extra hitcost-load sweep options]
 #
 # How it measures. One memcached, one hitcost-server (the writer: it stores every strategy's
@@ -14,8 +14,8 @@
 # CPU per hit is hitcost-server's own sample; the PHP side's comes from /proc for the php-fpm
 # and nginx process trees (hitcost-load --server-tree), memcached's from its pid; both net of
 # an idle baseline, sender-pays. `hitcost-load compare` then pools the rounds and gives each
-# strategy's PHP ÷ C++ ratio with its interval (or "inconclusive"): 5 rounds are the fewest
-# for verdicts on 6 strategies.
+# strategy's PHP ÷ C++ ratio with its interval (or "inconclusive"): 5 kept runs of each are
+# the fewest for verdicts on 6 strategies, and 6 rounds leave room for one contaminated run.
 # Placement: on 2+ CPUs the server side (hitcost-server, or php-fpm and nginx) on CPU 0,
 # memcached and the load on CPU 1 (HITCOST_SERVER_CPU / HITCOST_OTHER_CPU change it).
 # Output: out/php-compare/ (HITCOST_OUT): each sweep's JSON, compare.{json,csv,html}.
@@ -26,7 +26,7 @@ source scripts/lib.sh
 source scripts/php-lib.sh
 
 strategies=struct:php+zlib,struct:php,html+zlib,html,php-default,struct:igbinary+fastlz
-rounds=5 duration=3s rows=50 keys=500 workers=1
+rounds=6 duration=3s rows=50 keys=500 workers=1
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in

@@ -6,7 +6,24 @@
 #include <cstdio>
 #include <iostream>
 
+#include "codecs/strategy.h"
 #include "server/http_server.h"
+
+namespace {
+// The grammar with every serializer, compressor and preset, from the codec tables.
+std::string strategy_help() {
+  using namespace hitcost;
+  std::string h = "html | struct:SER[+COMP[:LEVEL]], e.g. struct:json+zlib; SER:";
+  for (SerializerId s : kSerializers) h += std::string(" ") + to_string(s);
+  h += "; COMP:";
+  for (CompressorId c : kCompressors) h += std::string(" ") + to_string(c);
+  h += "; presets:";
+  for (const StrategyPreset& p : kStrategyPresets) {
+    h += std::string(" ") + p.name + " (" + p.strategy + " under --flags " + to_string(p.scheme) + ")";
+  }
+  return h;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using hitcost::server::ServerOptions;
@@ -19,8 +36,7 @@ int main(int argc, char** argv) {
   app.add_option("--store", o.store,
                  "memory | memory:objects | memcached:H:P[,H:P...] | mmap:PATH | pread:PATH (see README)")
       ->capture_default_str();
-  app.add_option("--strategy", o.strategy, "html | struct:SER[+COMP[:LEVEL]], e.g. struct:json+zlib")
-      ->capture_default_str();
+  app.add_option("--strategy", o.strategy, strategy_help())->capture_default_str();
   app.add_option("--flags", o.flags, "Flag scheme: php-memcached | php-memcache | native")->capture_default_str();
   app.add_option("--rows", o.rows, "Rows per page when ?rows= is absent")->capture_default_str();
   app.add_option("--max-rows", o.max_rows, "Largest ?rows= accepted")->capture_default_str();
