@@ -4,7 +4,11 @@
 # php-fpm behind nginx), CPU per hit side by side with a verdict for each strategy.
 #
 #   scripts/php-compare.sh [--strategies S,S] [--rounds 6] [--duration 3s] [--rows 50]
-#                          [--keys 500] [--workers 1] [-- extra hitcost-load sweep options]
+#                          [--keys 500] [--workers 1] [--extension memcached|memcache]
+#                          [-- extra hitcost-load sweep options]
+# --extension memcache: the PHP side reads with the Memcache class (pecl memcache) and
+# hitcost-server writes php-memcache flags; default strategies then end with
+# php-memcache-default instead of php-default and igbinary (which that extension lacks).
 #
 # How it measures. One memcached, one hitcost-server (the writer: it stores every strategy's
 # values under a namespace of its own, php-memcached flags, and is the origin on a miss) and
@@ -25,8 +29,8 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 source scripts/php-lib.sh
 
-strategies=struct:php+zlib,struct:php,html+zlib,html,php-default,struct:igbinary+fastlz
-rounds=6 duration=3s rows=50 keys=500 workers=1
+strategies=""
+rounds=6 duration=3s rows=50 keys=500 workers=1 extension=memcached
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -36,12 +40,20 @@ while [ $# -gt 0 ]; do
     --rows) rows=$2; shift 2 ;;
     --keys) keys=$2; shift 2 ;;
     --workers) workers=$2; shift 2 ;;
+    --extension) extension=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "php-compare: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "php-compare: --rounds wants a positive number" >&2; exit 2; }
+case $extension in
+  memcached) flags=php-memcached
+    : "${strategies:=struct:php+zlib,struct:php,html+zlib,html,php-default,struct:igbinary+fastlz}" ;;
+  memcache) flags=php-memcache
+    : "${strategies:=struct:php+zlib,struct:php,html+zlib,html,php-memcache-default}" ;;
+  *) echo "php-compare: --extension is memcached or memcache" >&2; exit 2 ;;
+esac
 
 build=${HITCOST_BUILD_DIR:-build/release}
 if [ -z "${HITCOST_NO_BUILD:-}" ]; then
@@ -71,15 +83,15 @@ trap 'echo "php-compare: interrupted" >&2; exit 130' INT TERM
 start_memcached "$other_cpu" 1024
 echo "== memcached on 127.0.0.1:$MC_PORT (pid $MC_PID, CPU $other_cpu)" >&2
 start_server "$build" "$server_cpu" "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" \
-  --flags php-memcached --strategy html
+  --flags "$flags" --strategy html
 echo "== hitcost-server at $SERVER_URL (pid $SERVER_PID, CPU $server_cpu)" >&2
 start_php_stack --memcached "127.0.0.1:$MC_PORT" --origin "$SERVER_URL" --workers "$workers" \
-  --cpus "$server_cpu" --rows "$rows"
+  --cpus "$server_cpu" --rows "$rows" --extension "$extension"
 echo "== PHP at $PHP_STACK_URL (php-fpm $PHP_STACK_FPM_PID: workers $PHP_STACK_FPM_WORKERS;" \
   "nginx $PHP_STACK_NGINX_PID: workers $PHP_STACK_NGINX_WORKERS; CPU $server_cpu)" >&2
 
 common=(--strategies "$strategies" --repeat 1 --latency-rate 0 --duration "$duration" --rows "$rows"
-        --keys "$keys" --hit-ratio 1 --cpus "$other_cpu" --flags php-memcached)
+        --keys "$keys" --hit-ratio 1 --cpus "$other_cpu" --flags "$flags")
 sweep_cpp() {
   "$load" sweep --url "$SERVER_URL" "${common[@]}" --order-seed "$1" --json "$out/cpp-$1.json" \
     ${extra[@]+"${extra[@]}"} >"$out/cpp-$1.log"
