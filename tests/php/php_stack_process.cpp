@@ -77,9 +77,10 @@ PhpStackProcess::PhpStackProcess(const std::vector<std::string>& args, int time_
   static const std::regex first(R"(php stack: http://127\.0\.0\.1:(\d+) nginx_pid=(\d+) fpm_pid=(\d+)\n)");
   static const std::regex second(R"(php stack workers: fpm=([\d,]*) nginx=([\d,]*)\n)");
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::string out;  // outlives the loop: the matches point into it
   std::smatch a, b;
   for (;;) {
-    std::string out = slurp(out_path);
+    out = slurp(out_path);
     if (std::regex_search(out, a, first) && std::regex_search(out, b, second)) break;
     bool exited = ::waitpid(script_pid_, nullptr, WNOHANG) == script_pid_;
     if (exited || std::chrono::steady_clock::now() > deadline) {
