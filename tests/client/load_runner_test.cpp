@@ -246,7 +246,10 @@ TEST(LoadRunner, OpenLoopHoldsTheRequestedRate) {
   const LoadResult r = run_load(p, {});
   EXPECT_NEAR(double(r.requests), 3000.0, 150.0);
   EXPECT_EQ(r.errors.total(), 0u);
-  EXPECT_EQ(r.unfinished, 0u);
+  // Holding the rate means every due request was sent; one sent in the window's last
+  // microseconds may still be in flight at its end (seen under ASan on a VM with steal).
+  EXPECT_EQ(r.unsent, 0u);
+  EXPECT_LE(r.unfinished, 2u);
 }
 
 TEST(LoadRunner, ErrorsAreCountedByKind) {
