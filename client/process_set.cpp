@@ -22,9 +22,7 @@ std::string ProcessSetSpec::describe() const {
 
 std::vector<Member> read_members(const ProcessSetSpec& spec) {
   std::set<int64_t> pids(spec.pids.begin(), spec.pids.end());
-  for (int64_t root : spec.trees) {
-    for (int64_t p : proc::process_tree(root)) pids.insert(p);
-  }
+  for (int64_t p : proc::process_trees(spec.trees)) pids.insert(p);
   std::vector<Member> out;
   for (int64_t pid : pids) {
     auto info = proc::read_process(pid);

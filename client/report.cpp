@@ -77,7 +77,7 @@ std::optional<CpuFigures> RunReport::cpu() const {
   in.sampled_miss_us = s.unobserved_cpu_us(s.sampled_miss);
   // A server read from /proc samples nothing; when every answer was a hit, its CPU per
   // request is its CPU per hit (taken net of idle and attributed below like a sample).
-  if (s.backend != "hitcost-server" && s.requests > 0 && s.hits == s.requests) {
+  if (s.read_from_proc() && s.requests > 0 && s.hits == s.requests) {
     in.sampled_hit_us = s.cpu_s * 1e6 / double(s.requests);
   }
   in.contamination_threshold = contamination_threshold;
@@ -296,7 +296,7 @@ std::string format_cpu(const RunReport& r) {
   const char* mode = to_string(f->attribution);
   if (f->server_hit_us) {
     appendf(o, "  CPU per hit   server %.2f us  (%s, net of idle: %s %.2f, idle %+.2f, receive work moved %+.2f)",
-            *f->server_hit_us, mode, s.backend == "hitcost-server" ? "sampled" : "per request, all hits",
+            *f->server_hit_us, mode, s.read_from_proc() ? "per request, all hits" : "sampled",
             f->server_hit_sampled_us.value_or(0), -f->idle_server_us_per_req,
             f->server_shift_us_per_req);
     if (f->attribution == Attribution::sender_pays && f->server_hit_receiver_us)
@@ -304,7 +304,7 @@ std::string format_cpu(const RunReport& r) {
     if (f->attribution == Attribution::receiver_pays && f->server_hit_sender_us)
       appendf(o, "; sender-pays %.2f", *f->server_hit_sender_us);
     o += "\n";
-  } else if (s.backend != "hitcost-server") {
+  } else if (s.read_from_proc()) {
     o += "  CPU per hit   - (a server read from /proc gives CPU per hit only when every answer is an X-Cache hit)\n";
   } else
     o += "  CPU per hit   - (the server did not sample its CPU: --no-metrics, or an older server)\n";
@@ -455,7 +455,7 @@ std::string format_terminal(const RunReport& r, bool quiet) {
   for (size_t i = 0; i < r.load.thread_cpus.size(); ++i)
     appendf(o, "  t%zu: cpu %s", i, cpus_text(r.load.thread_cpus[i]).c_str());
   o += r.cpus.empty() ? "  (not pinned)\n" : "  (pinned)\n";
-  if (r.server && r.server->backend != "hitcost-server") {
+  if (r.server && r.server->read_from_proc()) {
     appendf(o, "  backend       %s, read from /proc%s\n", r.server->backend.c_str(),
             r.server->members_changed ? " (processes came or went in the window: CPU incomplete)" : "");
   }

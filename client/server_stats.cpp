@@ -182,7 +182,7 @@ double ServerDelta::hit_ratio() const noexcept {
 ServerDelta stats_delta(const nlohmann::json& a, const nlohmann::json& b) {
   ServerDelta d;
   bool reset = false;
-  d.backend = b.value("backend", std::string("hitcost-server"));
+  d.backend = b.value("backend", std::string(ServerDelta::kHitcostServer));
   d.interval_s = num(b, "/uptime_s") - num(a, "/uptime_s");
   d.requests = counter_delta(a, b, "/requests", &reset);
   d.pages = counter_delta(a, b, "/pages", &reset);

@@ -70,9 +70,11 @@ struct ServerIdentity {
 
 // Differences between two /stats snapshots. Missing fields count as 0 (older servers).
 struct ServerDelta {
-  // What was measured: "hitcost-server" (its /stats), or "processes: pids …; tree …" (a server
+  // What was measured: kHitcostServer (its /stats), or "processes: pids …; tree …" (a server
   // hitcost-load did not build, read from /proc: client/process_set.h).
-  std::string backend = "hitcost-server";
+  static constexpr const char* kHitcostServer = "hitcost-server";
+  std::string backend = kHitcostServer;
+  bool read_from_proc() const noexcept { return backend != kHitcostServer; }
   int members_changed = 0;         // processes: members that came or went in the window
   double interval_s = 0;           // by the server's own clock (uptime difference)
   uint64_t requests = 0, pages = 0, hits = 0, misses = 0;

@@ -221,11 +221,14 @@ std::optional<uint64_t> read_runtime_ns(int64_t pid) {
   return total;
 }
 
-std::vector<int64_t> process_tree(int64_t root) {
-  if (root <= 0 || !read_process(root)) return {};
+std::vector<int64_t> process_trees(const std::vector<int64_t>& roots) {
+  std::vector<int64_t> tree;
+  for (int64_t root : roots) {
+    if (root > 0 && read_process(root)) tree.push_back(root);
+  }
+  if (tree.empty()) return tree;
   std::vector<std::pair<int64_t, int64_t>> parent;  // (pid, ppid) of every process now
   for (int64_t pid : numeric_entries("/proc")) parent.emplace_back(pid, parent_of(pid));
-  std::vector<int64_t> tree = {root};
   for (size_t i = 0; i < tree.size(); ++i) {  // breadth first: each found pid's children
     for (const auto& [pid, ppid] : parent) {
       if (ppid == tree[i]) tree.push_back(pid);
@@ -233,5 +236,7 @@ std::vector<int64_t> process_tree(int64_t root) {
   }
   return tree;
 }
+
+std::vector<int64_t> process_tree(int64_t root) { return process_trees({root}); }
 
 }  // namespace hitcost::proc

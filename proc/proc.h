@@ -61,5 +61,7 @@ std::optional<uint64_t> read_runtime_ns(int64_t pid);
 // `root` and every process descended from it, as /proc shows them now (root first; empty
 // when root is gone). A snapshot: children forked or reaped after it are not in it.
 std::vector<int64_t> process_tree(int64_t root);
+// The same for several roots from one pass over /proc (roots that are gone are skipped).
+std::vector<int64_t> process_trees(const std::vector<int64_t>& roots);
 
 }  // namespace hitcost::proc
