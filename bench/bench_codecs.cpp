@@ -142,9 +142,7 @@ bool prepare(const std::string& text, FlagScheme scheme, const Fixture& f, Prepa
     state.SkipWithError(st.error().message.c_str());
     return false;
   }
-  bool preset = false;  // a preset keeps its rule: it stands for what PHP writes
-  for (const StrategyPreset& pr : kStrategyPresets) preset = preset || text == pr.name;
-  if (!preset) st->rule.threshold_bytes = 0;
+  if (!find_preset(text)) st->rule.threshold_bytes = 0;  // a preset keeps its rule: it is what PHP writes
   p.st = *st;
   p.v = encode_value(p.st, f.page, f.html);
   return true;

@@ -108,19 +108,24 @@ std::optional<Id> by_name(const Ids& ids, std::string_view name) {
 
 // Presets carry their own scheme and rule.
 std::optional<Result<Strategy>> parse_preset(std::string_view text, FlagScheme scheme) {
-  for (const StrategyPreset& p : kStrategyPresets) {
-    if (text != p.name) continue;
-    if (scheme != p.scheme) {
-      return Result<Strategy>(bad(text, std::string("the preset stores under the ") + to_string(p.scheme) +
-                                            " flag scheme, this namespace uses " + to_string(scheme) +
-                                            " (use --flags " + to_string(p.scheme) + ")"));
-    }
-    return parse_strategy(p.strategy, p.scheme);  // the scheme's defaults are the preset's rule
+  const StrategyPreset* p = find_preset(text);
+  if (!p) return std::nullopt;
+  if (scheme != p->scheme) {
+    return Result<Strategy>(bad(text, std::string("the preset stores under the ") + to_string(p->scheme) +
+                                          " flag scheme, this namespace uses " + to_string(scheme) +
+                                          " (use --flags " + to_string(p->scheme) + ")"));
   }
-  return std::nullopt;
+  return parse_strategy(p->strategy, p->scheme);  // the scheme's defaults are the preset's rule
 }
 
 }  // namespace
+
+const StrategyPreset* find_preset(std::string_view name) noexcept {
+  for (const StrategyPreset& p : kStrategyPresets) {
+    if (name == p.name) return &p;
+  }
+  return nullptr;
+}
 
 Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
   if (auto preset = parse_preset(text, scheme)) return std::move(*preset);

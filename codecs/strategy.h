@@ -86,5 +86,7 @@ inline constexpr StrategyPreset kStrategyPresets[] = {
      "pecl memcache 4.0.5.2 as Debian 12 ships it: serialize() for arrays, "
      "memcache.compress_threshold=20000, zlib kept at 20 % saving (min_savings 0.2)"},
 };
+// The preset of that name, or nullptr.
+const StrategyPreset* find_preset(std::string_view name) noexcept;
 
 }  // namespace hitcost
