@@ -1,8 +1,10 @@
 #include "proc/proc.h"
 
 #include <dirent.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -133,6 +135,61 @@ std::vector<int> online_cpus() {
   std::vector<int> all;
   for (long i = 0; i < ::sysconf(_SC_NPROCESSORS_ONLN); ++i) all.push_back(int(i));
   return all;
+}
+
+namespace {
+// The listed CPUs not in `pool`, sorted and without repeats, as a cpu-list ("" when none).
+// Negative numbers are kept apart because format_cpu_list would join -1 and 0 into a range.
+std::string missing_from(std::vector<int> cpus, std::vector<int> pool, size_t& count) {
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  std::sort(pool.begin(), pool.end());
+  std::vector<int> missing, negative;
+  for (int c : cpus) {
+    if (c < 0) negative.push_back(c);
+    else if (!std::binary_search(pool.begin(), pool.end(), c)) missing.push_back(c);
+  }
+  count = negative.size() + missing.size();
+  std::string s;
+  for (int c : negative) s += (s.empty() ? "" : ",") + std::to_string(c);
+  if (!missing.empty()) s += (s.empty() ? "" : ",") + format_cpu_list(missing);
+  return s;
+}
+std::string sorted_list(std::vector<int> cpus) {
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus.empty() ? "none" : format_cpu_list(cpus);
+}
+}  // namespace
+
+std::optional<std::string> cpus_not_online_error(const std::vector<int>& cpus, const std::vector<int>& online,
+                                                 const std::vector<int>& allowed) {
+  size_t count = 0;
+  std::string offline = missing_from(cpus, online, count);
+  if (count > 0) {
+    return std::string(count == 1 ? "CPU " : "CPUs ") + offline + (count == 1 ? " is" : " are") +
+           " not online (online: " + sorted_list(online) + ")";
+  }
+  std::string outside = missing_from(cpus, allowed, count);
+  if (count > 0) {
+    return std::string(count == 1 ? "CPU " : "CPUs ") + outside + (count == 1 ? " is" : " are") +
+           " outside this process's allowed CPUs (" + sorted_list(allowed) +
+           "; a cgroup cpuset or taskset narrows them)";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> cpus_not_online_error(const std::vector<int>& cpus) {
+  std::vector<int> allowed;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (::sched_getaffinity(0, sizeof mask, &mask) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mask)) allowed.push_back(c);
+  } else {
+    allowed = online_cpus();  // unknown mask: do not refuse for it
+  }
+  return cpus_not_online_error(cpus, online_cpus(), allowed);
 }
 
 std::string boot_id() {

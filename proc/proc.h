@@ -39,6 +39,16 @@ std::optional<std::vector<int>> parse_cpu_list(std::string_view text);
 std::string format_cpu_list(const std::vector<int>& cpus);  // {0,1,2,5} → "0-2,5"
 std::vector<int> online_cpus();                             // /sys/devices/system/cpu/online
 
+// Why a --cpus list cannot be honoured, for both programs' start-up checks: nullopt when
+// every listed CPU is online and in this process's affinity mask (a cgroup cpuset or
+// taskset narrows it; pinning outside it fails with EINVAL). Otherwise one sentence that
+// names the offending CPUs and the usable ones, e.g.
+// "CPU 7 is not online (online: 0-1)" or "CPUs 2-3 are outside this process's allowed CPUs (0-1)".
+std::optional<std::string> cpus_not_online_error(const std::vector<int>& cpus);
+// The same against given lists (sorted or not), for tests.
+std::optional<std::string> cpus_not_online_error(const std::vector<int>& cpus, const std::vector<int>& online,
+                                                 const std::vector<int>& allowed);
+
 // This kernel's boot id: the same for every process of one machine (containers included),
 // different on another machine. Empty when unreadable.
 std::string boot_id();
