@@ -27,15 +27,20 @@ struct alignas(64) Counter {
 struct MemcachedStore::Registry {
   std::mutex mu;
   memcached_st* master = nullptr;
+  // Binary stores only: the same nodes and settings over the text protocol, for the sets
+  // the binary protocol cannot send (see MemcachedStore::set). memcached answers both
+  // protocols on one port.
+  memcached_st* text_master = nullptr;
   std::vector<memcached_st*> clones;
 
   ~Registry() {
     for (auto* h : clones) memcached_free(h);
+    if (text_master) memcached_free(text_master);
     if (master) memcached_free(master);
   }
-  memcached_st* make_clone() {
+  memcached_st* make_clone(bool text = false) {
     std::lock_guard lk(mu);
-    memcached_st* h = memcached_clone(nullptr, master);
+    memcached_st* h = memcached_clone(nullptr, text ? text_master : master);
     if (h) clones.push_back(h);
     return h;
   }
@@ -122,11 +127,16 @@ struct ThreadHandles {
     memcached_st* h;
     std::weak_ptr<MemcachedStore::Registry> reg;
     int64_t refresh_at_ns = 0;  // 0: healthy; else replace h at this steady-clock time
+    memcached_st* text = nullptr;  // binary stores: text-protocol clone, made on first need
   };
   std::vector<Entry> v;
   ~ThreadHandles() {
-    for (auto& e : v)
-      if (auto r = e.reg.lock()) r->release(e.h);
+    for (auto& e : v) {
+      if (auto r = e.reg.lock()) {
+        r->release(e.h);
+        if (e.text) r->release(e.text);
+      }
+    }
   }
 };
 thread_local ThreadHandles t_handles;
@@ -151,14 +161,13 @@ MemcachedStore::~MemcachedStore() {
   }
 }
 
-Result<std::unique_ptr<MemcachedStore>> MemcachedStore::open(MemcachedOptions opts) {
-  if (opts.nodes.empty()) return Error{Errc::invalid_argument, "memcached: no nodes"};
-  std::unique_ptr<MemcachedStore> s(new MemcachedStore(std::move(opts)));
-  s->c_->skip_until = std::make_unique<std::atomic<int64_t>[]>(s->opts_.nodes.size());
+namespace {
+// A new handle in `slot` (owned by the registry from then on, also on error) with every
+// behaviour and node of `o`, over the binary or the text protocol.
+Status configure_handle(memcached_st*& slot, const MemcachedOptions& o, bool binary) {
   memcached_st* m = memcached_create(nullptr);
   if (!m) return Error{Errc::io_error, "memcached_create failed"};
-  s->reg_->master = m;
-  const auto& o = s->opts_;
+  slot = m;
   auto behave = [&](memcached_behavior_t b, uint64_t v) -> Status {
     memcached_return_t rc = memcached_behavior_set(m, b, v);
     if (rc != MEMCACHED_SUCCESS)
@@ -183,8 +192,10 @@ Result<std::unique_ptr<MemcachedStore>> MemcachedStore::open(MemcachedOptions op
            behave(MEMCACHED_BEHAVIOR_RETRY_TIMEOUT, static_cast<uint64_t>(o.retry_timeout_s)),
            behave(MEMCACHED_BEHAVIOR_DEAD_TIMEOUT, static_cast<uint64_t>(o.retry_timeout_s)),
            behave(MEMCACHED_BEHAVIOR_REMOVE_FAILED_SERVERS, o.eject ? 1 : 0),
-           behave(MEMCACHED_BEHAVIOR_BINARY_PROTOCOL, o.binary ? 1 : 0),
-           behave(MEMCACHED_BEHAVIOR_VERIFY_KEY, o.binary ? 0 : 1),
+           // VERIFY_KEY is left off under both protocols: libmemcached refuses it (INVALID
+           // ARGUMENTS) once BINARY_PROTOCOL is on, and bad_key() applies the text protocol's
+           // rule to every key before any call, so both protocols accept the same keys.
+           behave(MEMCACHED_BEHAVIOR_BINARY_PROTOCOL, binary ? 1 : 0),
        }) {
     if (!st) return st.error();
   }
@@ -195,6 +206,19 @@ Result<std::unique_ptr<MemcachedStore>> MemcachedStore::open(MemcachedOptions op
                    "memcached: bad node " + host + ":" + std::to_string(port) + ": " +
                        memcached_strerror(m, rc)};
   }
+  return ok_status();
+}
+}  // namespace
+
+Result<std::unique_ptr<MemcachedStore>> MemcachedStore::open(MemcachedOptions opts) {
+  if (opts.nodes.empty()) return Error{Errc::invalid_argument, "memcached: no nodes"};
+  std::unique_ptr<MemcachedStore> s(new MemcachedStore(std::move(opts)));
+  s->c_->skip_until = std::make_unique<std::atomic<int64_t>[]>(s->opts_.nodes.size());
+  const auto& o = s->opts_;
+  if (auto st = configure_handle(s->reg_->master, o, o.binary); !st) return st.error();
+  // The text twin is configured like the master, protocol aside (same ring, same nodes).
+  if (o.binary)
+    if (auto st = configure_handle(s->reg_->text_master, o, false); !st) return st.error();
   return s;
 }
 
@@ -220,6 +244,10 @@ memcached_st* MemcachedStore::handle() {
         reg_->release(e.h);
         e.h = fresh;
       }
+      if (e.text) {  // its back-off state too: the next text set clones afresh
+        reg_->release(e.text);
+        e.text = nullptr;
+      }
       e.refresh_at_ns = 0;
     }
     return e.h;
@@ -229,6 +257,16 @@ memcached_st* MemcachedStore::handle() {
   memcached_st* h = reg_->make_clone();
   if (h) v.push_back({id_, h, reg_});
   return h;
+}
+
+memcached_st* MemcachedStore::text_handle() {
+  if (!handle()) return nullptr;  // makes this thread's entry (and refreshes it when due)
+  for (auto& e : t_handles.v) {
+    if (e.id != id_) continue;
+    if (!e.text) e.text = reg_->make_clone(true);
+    return e.text;
+  }
+  return nullptr;
 }
 
 void MemcachedStore::refresh_handle_later() {
@@ -278,9 +316,15 @@ Status MemcachedStore::fail(int rc_int, memcached_st* h) {
   }
 }
 
+// The text protocol's rule (libmemcached's VERIFY_KEY: isgraph), for both protocols: the
+// binary protocol would take a space or a control byte, but a value stored under such a key
+// could not be read by a text-protocol client (PHP's, hitcost's default) sharing the cache.
 static Status bad_key(std::string_view key) {
   if (key.empty() || key.size() > kMaxKeyBytes)
     return Error{Errc::invalid_argument, "memcached keys are 1..250 bytes"};
+  for (unsigned char c : key)
+    if (c <= ' ' || c >= 127)
+      return Error{Errc::invalid_argument, "memcached keys are printable ASCII without spaces"};
   return ok_status();
 }
 
@@ -330,18 +374,27 @@ size_t decimal_digits(uint64_t v) {
 
 }  // namespace
 
-// libmemcached 1.1.4 (text protocol) never sends the end of a "set" whose whole request
-// — "set KEY FLAGS EXPTIME BYTES\r\n" + value + "\r\n" — is an exact multiple of its
-// 8196-byte write buffer: the call waits for the I/O timeout, and the breaker then skips
-// the node. Found in a sweep (a 24536-byte page under a 34-byte key: 3 x 8196). Such a
-// request is sent with an absolute expiry at the end of int32 time (2038-01-19) instead
-// of 0 ("never"): a different length, the same meaning for the next twelve years.
-uint32_t MemcachedStore::exptime_for(std::string_view key, size_t value_size, uint32_t flags) const {
-  constexpr size_t kLibmemcachedWriteBuffer = 8196;  // MEMCACHED_MAX_BUFFER
-  if (opts_.binary) return 0;
+// libmemcached 1.1.4 never sends the end of a "set" whose whole request is an exact
+// multiple of its 8196-byte write buffer: each full buffer goes out with MSG_MORE, and
+// the final flush finds the buffer empty and sends nothing, so the kernel holds the
+// corked tail and the call waits for the I/O timeout (the breaker then skips the node).
+// Found in a sweep (a 24536-byte page under a 34-byte key: 3 x 8196).
+//   text:   "set KEY FLAGS EXPTIME BYTES\r\n" + value + "\r\n". Such a request is sent
+//           with an absolute expiry at the end of int32 time (2038-01-19) instead of 0
+//           ("never"): a different length, the same meaning for the next twelve years.
+//   binary: 24-byte header + 8 bytes of extras + key + value, no field of variable
+//           length: such a set goes over the text protocol instead (text_handle()), whose
+//           request is 20 - digits(flags) - digits(bytes) bytes shorter, never a multiple too.
+constexpr size_t kLibmemcachedWriteBuffer = 8196;  // MEMCACHED_MAX_BUFFER
+
+uint32_t MemcachedStore::text_exptime_for(std::string_view key, size_t value_size, uint32_t flags) {
   const size_t request = 4 + key.size() + 1 + decimal_digits(flags) + 1 + 1 + 1 + decimal_digits(value_size) + 2 +
                          value_size + 2;
   return request % kLibmemcachedWriteBuffer == 0 ? 2147483647u : 0u;
+}
+
+bool MemcachedStore::binary_set_would_hang(std::string_view key, size_t value_size) {
+  return (24 + 8 + key.size() + value_size) % kLibmemcachedWriteBuffer == 0;
 }
 
 Status MemcachedStore::set(std::string_view key, std::string_view value, uint32_t flags) {
@@ -354,9 +407,14 @@ Status MemcachedStore::set(std::string_view key, std::string_view value, uint32_
   if (!h) return fail(MEMCACHED_MEMORY_ALLOCATION_FAILURE, nullptr);
   int node = -1;
   if (auto g = gate(h, key, node); !g) return g;
-  memcached_return_t rc =
-      memcached_set(h, key.data(), key.size(), value.data(), value.size(),
-                    static_cast<time_t>(exptime_for(key, value.size(), flags)), flags);
+  const bool text = !opts_.binary || binary_set_would_hang(key, value.size());
+  if (opts_.binary && text) {
+    h = text_handle();
+    if (!h) return fail(MEMCACHED_MEMORY_ALLOCATION_FAILURE, nullptr);
+  }
+  const uint32_t exptime = text ? text_exptime_for(key, value.size(), flags) : 0;
+  memcached_return_t rc = memcached_set(h, key.data(), key.size(), value.data(), value.size(),
+                                        static_cast<time_t>(exptime), flags);
   if (rc == MEMCACHED_TIMEOUT) node_stalled(h, key, node);
   if (rc != MEMCACHED_SUCCESS) return fail(rc, h);
   node_ok(node);

@@ -1,6 +1,8 @@
 #pragma once
 // MemcachedStore: one or several memcached nodes through libmemcached (1.1.x), keys placed
-// by consistent hashing (ketama, weighted), text protocol by default (binary=1 optional).
+// by consistent hashing (ketama, weighted), text protocol by default (binary=1 optional:
+// then the rare set the binary protocol cannot send goes over the text protocol, see set()).
+// Keys follow the text protocol's rule under both: 1..250 printable ASCII bytes, no space.
 //
 // Handles: a memcached_st is not thread-safe. The store keeps a master handle (configured
 // once, used only to clone) and a registry of per-thread clones it owns, behind a mutex.
@@ -87,8 +89,13 @@ class MemcachedStore final : public Store {
   void node_ok(int node);
   void node_stalled(::memcached_st* h, std::string_view key, int node);
 
-  // 0, or a far-future absolute expiry that avoids a libmemcached write-buffer hang.
-  uint32_t exptime_for(std::string_view key, size_t value_size, uint32_t flags) const;
+  // The binary protocol's exception (memcached_store.cpp, before set()): this thread's
+  // text-protocol clone, made on first need.
+  ::memcached_st* text_handle();
+  // Around a libmemcached write-buffer hang (memcached_store.cpp): a text set's expiry
+  // (0, or a far-future absolute one), and whether a binary set of this size would hang.
+  static uint32_t text_exptime_for(std::string_view key, size_t value_size, uint32_t flags);
+  static bool binary_set_would_hang(std::string_view key, size_t value_size);
   MemcachedOptions opts_;
   uint64_t id_;
   std::shared_ptr<Registry> reg_;
