@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "client/files.h"
 #include "client/histogram.h"
 #include "client/log2_histogram.h"
 #include "client/report.h"
@@ -589,27 +590,7 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
 
 bool write_html_report(const std::string& path, const std::vector<json>& docs, const std::string& title,
                        std::string* error) {
-  std::ofstream out(path);
-  out << html_report(docs, title);
-  if (!out) {
-    if (error) *error = "write failed";
-    return false;
-  }
-  return true;
-}
-
-std::optional<json> load_json_file(const std::string& path, std::string* error) {
-  std::ifstream in(path);
-  if (!in) {
-    if (error) *error = "cannot open " + path;
-    return std::nullopt;
-  }
-  json j = json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    if (error) *error = path + ": not a JSON object";
-    return std::nullopt;
-  }
-  return j;
+  return write_output(path, html_report(docs, title), error);
 }
 
 }  // namespace hitcost::client

@@ -23,10 +23,8 @@
 namespace hitcost::client {
 
 std::string html_report(const std::vector<nlohmann::json>& docs, const std::string& title);
+// html_report() written with write_output (client/files.h): *error names the path and the reason.
 bool write_html_report(const std::string& path, const std::vector<nlohmann::json>& docs, const std::string& title,
                        std::string* error);
-
-// Loads a JSON file (run, sweep or merged); nullopt with *error when unreadable.
-std::optional<nlohmann::json> load_json_file(const std::string& path, std::string* error);
 
 }  // namespace hitcost::client

@@ -41,6 +41,7 @@ void ResponseParser::reset() noexcept {
   body_left_ = 0;
   line_len_ = 0;
   error_ = "";
+  error_body_len_ = 0;
 }
 
 ResponseParser::Result ResponseParser::feed(const char* data, size_t n, size_t* consumed) noexcept {
@@ -51,6 +52,11 @@ ResponseParser::Result ResponseParser::feed(const char* data, size_t n, size_t* 
     if (state_ == State::done) break;
     if (state_ == State::body) {
       const uint64_t take = std::min<uint64_t>(body_left_, n - pos);
+      if (info_.status < 200 || info_.status > 299) {
+        const size_t keep = std::min<size_t>(size_t(take), kErrorBodyMax - error_body_len_);
+        std::memcpy(error_body_ + error_body_len_, data + pos, keep);
+        error_body_len_ += keep;
+      }
       pos += size_t(take);
       body_left_ -= take;
       if (body_left_ == 0) state_ = State::done;

@@ -3,7 +3,9 @@
 //
 // Feed it bytes as they arrive, split anywhere; it reports each complete response. It keeps
 // only what the load generator needs (status, Content-Length, Connection: close, X-Cache,
-// X-Strategy) and skips bodies without copying them. No allocation after construction: a
+// X-Strategy) and skips bodies without copying them — except the first kErrorBodyMax bytes of
+// a non-2xx response's body, the server's reason, kept for the report. No allocation after
+// construction: a
 // header line split across reads is assembled in a fixed buffer (lines longer than
 // kMaxLine are a parse error).
 // Chunked transfer-encoding is rejected (hitcost-server always sends Content-Length); a
@@ -29,6 +31,7 @@ class ResponseParser {
  public:
   enum class Result { need_more, complete, error };
   static constexpr size_t kMaxLine = 8192;
+  static constexpr size_t kErrorBodyMax = 240;
 
   // Consumes bytes of [data, data+n) up to the end of the current response. *consumed tells
   // how many; on `complete` the rest belongs to the next response. After `complete` call
@@ -36,6 +39,9 @@ class ResponseParser {
   Result feed(const char* data, size_t n, size_t* consumed) noexcept;
   const ResponseInfo& info() const noexcept { return info_; }
   const char* error() const noexcept { return error_; }
+  // The start of the body of a non-2xx response (at most kErrorBodyMax bytes); empty for 2xx.
+  // Valid until reset().
+  std::string_view error_body() const noexcept { return {error_body_, error_body_len_}; }
   bool idle() const noexcept { return state_ == State::status && line_len_ == 0; }
   void reset() noexcept;
 
@@ -58,6 +64,8 @@ class ResponseParser {
   uint64_t body_left_ = 0;
   size_t line_len_ = 0;
   const char* error_ = "";
+  size_t error_body_len_ = 0;
+  char error_body_[kErrorBodyMax];
   char line_[kMaxLine];
 };
 

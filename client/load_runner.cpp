@@ -68,6 +68,16 @@ std::vector<RequestTemplate> make_request_templates(const LoadPlan& plan) {
   return out;
 }
 
+void keep_first_error(std::vector<ErrorSample>& samples, std::string_view kind, std::string_view detail) {
+  for (const ErrorSample& e : samples)
+    if (e.kind == kind) return;
+  // One printable line: the server's body may end in a newline or hold HTML.
+  std::string line;
+  for (char ch : detail.substr(0, 240)) line += (ch == '\n' || ch == '\r' || ch == '\t') ? ' ' : ch;
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  samples.push_back({std::string(kind), std::move(line)});
+}
+
 namespace {
 
 using detail::Worker;
@@ -76,7 +86,9 @@ void sleep_until_ns(uint64_t t, const std::atomic<bool>* stop) {
   for (;;) {
     const uint64_t now = now_ns();
     if (now >= t || (stop && stop->load())) return;
-    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(t - now, 50'000'000)));
+    // 5 ms steps: a stop is seen that soon (the snapshots of an interrupted window), at ~200
+    // wake-ups a second of client CPU (a few µs each)
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(t - now, 5'000'000)));
   }
 }
 
@@ -132,12 +144,18 @@ LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std
       if (plan.requests && snap.requests >= plan.requests) break;
     }
   }
+  // Duration mode: the window ends at measure_end, or where the load threads saw `stop` (they
+  // read nothing after it; see below). The snapshots are taken when this thread sees it, within
+  // one sleep_until_ns step (5 ms) later.
+  uint64_t window_end = measure_end;
   if (!plan.requests) {
     sleep_until_ns(measure_end, stop);
     if (hooks.at_end) hooks.at_end();
   }
   for (auto& t : threads) t.join();
   if (plan.requests && hooks.at_end) hooks.at_end();
+  for (auto& w : workers)
+    if (!w->result().setup_error.empty()) throw std::runtime_error(w->result().setup_error);
 
   LoadResult out;
   out.started_unix_ns = started_unix_ns;
@@ -163,17 +181,24 @@ LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std
     out.miss_end = std::max(out.miss_end, r.miss_end);
     out.thread_cpus.push_back(r.thread_cpus.empty() ? std::vector<int>{} : r.thread_cpus.front());
     out.spin_ns = std::max(out.spin_ns, r.spin_ns);
+    for (const ErrorSample& e : r.error_samples) keep_first_error(out.error_samples, e.kind, e.detail);
     last_done = std::max(last_done, w->last_done_ns());
   }
+  uint64_t stopped = 0;  // the last load thread's sight of `stop`: every response counted came before it
+  for (auto& w : workers) stopped = std::max(stopped, w->stopped_ns());
+  if (stopped) window_end = std::max(measure_start, std::min(measure_end, stopped));
+  out.interrupted = stop && stop->load() &&
+                    (plan.requests ? out.requests + out.errors.total() < plan.requests : window_end < measure_end);
   if (!plan.requests) {
     // Exactly one point per started second of the window, empty seconds included (a full
     // stall must show as zeros, not vanish); a response stamped at the very end joins the last.
-    const size_t n = size_t((plan.duration_ns + Series::kIntervalNs - 1) / Series::kIntervalNs);
+    // An interrupted window has the seconds that started before the stop, no more.
+    const size_t n = size_t((window_end - measure_start + Series::kIntervalNs - 1) / Series::kIntervalNs);
     auto& pts = out.series.points;
-    for (size_t i = n; i < pts.size(); ++i) pts[n - 1].merge(pts[i]);
+    for (size_t i = n; n > 0 && i < pts.size(); ++i) pts[n - 1].merge(pts[i]);
     pts.resize(n);
   }
-  out.window_s = plan.requests ? double(last_done - measure_start) / 1e9 : double(plan.duration_ns) / 1e9;
+  out.window_s = double((plan.requests ? last_done : window_end) - measure_start) / 1e9;
   return out;
 }
 

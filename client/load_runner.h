@@ -55,6 +55,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "client/histogram.h"
@@ -80,6 +81,16 @@ struct ErrorCounts {
   }
   void merge(const ErrorCounts& o) noexcept;
 };
+
+// The first error of one kind, with its reason: "status 400" and the start of the server's
+// body, "connect" and the OS's text, "validation" and what did not match. Kept so that a run
+// full of errors says why, not only how many.
+struct ErrorSample {
+  std::string kind;
+  std::string detail;  // one line, at most ~240 bytes
+};
+// Appends {kind, detail} unless `kind` is already in `samples` (the first one stays).
+void keep_first_error(std::vector<ErrorSample>& samples, std::string_view kind, std::string_view detail);
 
 // One entry of --rows-mix: requests ask ?rows=rows with probability weight / sum(weights).
 struct RowsShare {
@@ -130,6 +141,11 @@ struct LoadResult {
   uint64_t miss_end = 0;         // next unused never-seen id (feed into the next run)
   std::vector<std::vector<int>> thread_cpus;  // CPUs each load thread was seen on
   uint64_t spin_ns = 0;          // open loop: the spin at the end (largest over threads)
+  std::vector<ErrorSample> error_samples;  // the first error of each kind (all threads)
+  // `stop` ended the run before its planned end: window_s and the series cover only what ran
+  // (duration mode: from the window's start to the stop; nothing if stopped in the warmup).
+  bool interrupted = false;
+  std::string setup_error;       // a thread could not start its loop (run_load throws it)
 };
 
 // Called by the coordinating thread at the window edges (server /stats, rusage, /proc/stat).

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -30,7 +31,7 @@ void Worker::open(Conn& c, uint64_t now) {
   bool pending = false;
   c.fd = start_connect(plan_.endpoint, &pending);
   if (c.fd < 0) {
-    count_error(r_.errors.connect, now);
+    count_error(r_.errors.connect, now, "connect", std::strerror(errno));
     c.state = Conn::State::closed;
     c.retry_ns = now + kConnectRetryNs;
     return;
@@ -121,7 +122,7 @@ void Worker::flush(Conn& c) {
       return;
     }
     const uint64_t now = now_ns();
-    count_error(r_.errors.write, now);
+    count_error(r_.errors.write, now, "write", std::strerror(errno));
     drop(c, now, kErrorRetryNs);
     return;
   }
@@ -132,8 +133,8 @@ void Worker::flush(Conn& c) {
 void Worker::handle(Conn& c, uint32_t events) {
   if (c.state == Conn::State::connecting) {
     const uint64_t now = now_ns();
-    if (connect_result(c.fd) != 0) {
-      count_error(r_.errors.connect, now);
+    if (const int err = connect_result(c.fd); err != 0) {
+      count_error(r_.errors.connect, now, "connect", std::strerror(err));
       drop(c, now, kConnectRetryNs);
     } else if (events & (EPOLLOUT | EPOLLIN)) {
       on_connected(c, now);
@@ -163,7 +164,9 @@ void Worker::on_readable(Conn& c) {
     // losing a request in flight (or half a response) is.
     const bool lost = c.state == Conn::State::writing || c.state == Conn::State::reading ||
                       !c.parser.idle();
-    if (lost || n < 0) count_error(r_.errors.read, now);
+    if (lost || n < 0)
+      count_error(r_.errors.read, now, "read",
+                  n < 0 ? std::string_view(std::strerror(errno)) : "the server closed the connection mid-request");
     drop(c, now, lost || n < 0 ? kErrorRetryNs : 0);
     if (c.retry_ns <= now) open(c, now);
     return;
@@ -173,7 +176,7 @@ void Worker::on_readable(Conn& c) {
 bool Worker::consume(Conn& c, const char* data, size_t n, uint64_t t) {
   while (n > 0) {
     if (c.state != Conn::State::reading) {  // bytes nobody asked for
-      count_error(r_.errors.parse, t);
+      count_error(r_.errors.parse, t, "parse", "bytes arrived while no request was in flight");
       drop(c, t, kErrorRetryNs);
       return false;
     }
@@ -183,7 +186,7 @@ bool Worker::consume(Conn& c, const char* data, size_t n, uint64_t t) {
     n -= used;
     if (res == ResponseParser::Result::need_more) return true;
     if (res == ResponseParser::Result::error) {
-      count_error(r_.errors.parse, t);
+      count_error(r_.errors.parse, t, "parse", c.parser.error());
       drop(c, t, kErrorRetryNs);
       return false;
     }
@@ -193,7 +196,7 @@ bool Worker::consume(Conn& c, const char* data, size_t n, uint64_t t) {
     --in_flight_;
     c.state = Conn::State::idle;
     if (close || n > 0) {
-      if (n > 0) count_error(r_.errors.parse, t);  // pipelined bytes we never asked for
+      if (n > 0) count_error(r_.errors.parse, t, "parse", "bytes after the response that nobody asked for"); // pipelined
       drop(c, t, 0);
       open(c, t);
       return false;
@@ -232,6 +235,9 @@ void Worker::on_response(Conn& c, uint64_t t) {
     ++r_.errors.status;
     ++second.errors;
     if (plan_.live_progress) LiveProgress::bump(live_.errors);
+    char kind[16];
+    std::snprintf(kind, sizeof kind, "status %d", info.status);
+    keep_first_error(r_.error_samples, kind, c.parser.error_body());
     return;
   }
   ++r_.ok;
@@ -247,7 +253,16 @@ void Worker::on_response(Conn& c, uint64_t t) {
                            (plan_.expect_cache_header && info.cache == CacheTag::unknown);
   const bool wrong_strategy = !plan_.expect_strategy.empty() && info.strategy[0] != '\0' &&
                               plan_.expect_strategy != info.strategy;
-  if (wrong_cache || wrong_strategy) ++r_.errors.validation;
+  if (wrong_cache || wrong_strategy) {
+    ++r_.errors.validation;
+    if (wrong_strategy)
+      keep_first_error(r_.error_samples, "validation",
+                       "X-Strategy: " + std::string(info.strategy) + ", asked for " + plan_.expect_strategy);
+    else
+      keep_first_error(r_.error_samples, "validation",
+                       info.cache == CacheTag::hit ? "a never-seen id answered X-Cache: hit"
+                                                   : "a 2xx response without X-Cache");
+  }
 }
 
 void Worker::dispatch_open_loop(uint64_t now) {
@@ -273,7 +288,7 @@ void Worker::check_timers(uint64_t now) {
         break;
       case Conn::State::connecting:
         if (now > c.deadline_ns) {
-          count_error(r_.errors.connect, now);
+          count_error(r_.errors.connect, now, "connect", "no connection within the timeout");
           drop(c, now, 0);
           open(c, now);
         }
@@ -295,7 +310,8 @@ void Worker::check_timers(uint64_t now) {
 // A measured request that timed out weighs in the latency at what it has waited so far
 // (see the header), in both loop modes; only when it is also counted as a timeout error.
 void Worker::on_timeout(const Conn& c, uint64_t now) {
-  if (!c.measured || !count_error(r_.errors.timeout, now)) return;
+  if (!c.measured || !count_error(r_.errors.timeout, now, "timeout", "no complete response within the timeout"))
+    return;
   r_.latency.record(now - c.intended_ns);
   r_.service.record(now - c.sent_ns);
 }
@@ -330,7 +346,10 @@ void Worker::run() {
   // mean "back to the default", so 1 ns.
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epfd_ < 0) return;
+  if (epfd_ < 0) {  // run_load turns this into its set-up failure
+    r_.setup_error = std::string("epoll_create1: ") + std::strerror(errno);
+    return;
+  }
   // Nothing is sent before t0 so that all threads start together.
   while (now_ns() < t0_) std::this_thread::sleep_for(std::chrono::microseconds(200));
   uint64_t now = now_ns();
@@ -345,7 +364,10 @@ void Worker::run() {
       const int cpu = sched_getcpu();
       if (cpu >= 0 && cpu < 1024) cpu_seen_[cpu / 64] |= uint64_t{1} << (cpu % 64);
     }
-    if (stop_ && stop_->load(std::memory_order_relaxed)) break;
+    if (stop_ && stop_->load(std::memory_order_relaxed)) {
+      stopped_ns_ = now;  // nothing is read after this: the interrupted window ends here
+      break;
+    }
     if (duration_mode() && now >= measure_end_) break;
     if (quota_done() && in_flight_ == 0) break;
     if (now >= next_check) {

@@ -63,6 +63,7 @@ class Worker {
   LoadResult& result() { return r_; }
   const LiveProgress& progress() const { return live_; }
   uint64_t last_done_ns() const noexcept { return last_done_ns_; }
+  uint64_t stopped_ns() const noexcept { return stopped_ns_; }  // when it saw `stop`; 0 = it did not
 
  private:
   bool duration_mode() const noexcept { return quota_ == 0; }
@@ -91,12 +92,14 @@ class Worker {
   void set_out(Conn& c, bool on);
   void dispatch_open_loop(uint64_t now);
   void check_timers(uint64_t now);
-  // false: outside the window, not counted
-  bool count_error(uint64_t& counter, uint64_t now) {
+  // false: outside the window, not counted. The first error of each kind keeps its detail
+  // (the OS's or the server's reason) for the report.
+  bool count_error(uint64_t& counter, uint64_t now, std::string_view kind, std::string_view detail) {
     if (now < measure_start_ || now > measure_end_) return false;
     ++counter;
     ++r_.series.at(measure_start_, now).errors;
     if (plan_.live_progress) LiveProgress::bump(live_.errors);
+    keep_first_error(r_.error_samples, kind, detail);
     return true;
   }
   void on_timeout(const Conn& c, uint64_t now);
@@ -124,6 +127,7 @@ class Worker {
   uint64_t quota_sent_ = 0;
   uint64_t in_flight_ = 0;
   uint64_t last_done_ns_ = 0;
+  uint64_t stopped_ns_ = 0;
   uint64_t cpu_seen_[16] = {};  // bitmap of CPUs this thread ran on (first 1024)
   // Open loop: how long before a due send to stop sleeping, and how late the last timed
   // waits ended (load_runner.h: punctuality).

@@ -10,6 +10,8 @@
 #include <CLI/CLI.hpp>
 
 #include "client/compare.h"
+#include "client/exit_code.h"
+#include "client/files.h"
 #include "client/html_report.h"
 #include "client/merge.h"
 #include "client/options.h"
@@ -22,11 +24,12 @@ namespace {
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) { g_stop.store(true); }
 
+// false after printing "hitcost-load: cannot write PATH: REASON".
 bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) std::fprintf(stderr, "hitcost-load: cannot write %s\n", path.c_str());
-  return bool(out);
+  std::string err;
+  if (hitcost::client::write_output(path, text, &err)) return true;
+  std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
+  return false;
 }
 
 std::vector<nlohmann::json> load_all(const std::vector<std::string>& paths, bool* ok) {
@@ -45,42 +48,40 @@ std::vector<nlohmann::json> load_all(const std::vector<std::string>& paths, bool
 }
 
 int run_report(const hitcost::client::FilesOptions& o) {
+  using namespace hitcost::client;
   bool ok = true;
   const auto docs = load_all(o.inputs, &ok);
-  if (!ok) return 2;
-  std::string err;
-  if (!hitcost::client::write_html_report(o.html_out, docs, o.title.empty() ? "hitcost report" : o.title, &err)) {
-    std::fprintf(stderr, "hitcost-load: cannot write %s: %s\n", o.html_out.c_str(), err.c_str());
-    return 1;
-  }
-  return 0;
+  if (!ok) return kExitUsage;
+  return write_file(o.html_out, html_report(docs, o.title.empty() ? "hitcost report" : o.title)) ? kExitOk
+                                                                                               : kExitOutput;
 }
 
 int run_merge(const hitcost::client::FilesOptions& o) {
   using namespace hitcost::client;
   bool ok = true;
   const auto docs = load_all(o.inputs, &ok);
-  if (!ok) return 2;
+  if (!ok) return kExitUsage;
   std::string err;
   std::vector<std::string> warnings;
   auto merged = merge_docs(docs, o.inputs, &err, &warnings);
   if (!merged) {
     std::fprintf(stderr, "hitcost-load merge: %s\n", err.c_str());
-    return 2;
+    return kExitUsage;
   }
   for (const auto& w : warnings) std::fprintf(stderr, "hitcost-load merge: warning: %s\n", w.c_str());
+  bool written = true;
   if (o.json_out.empty()) std::printf("%s\n", merged->dump(2).c_str());
-  else if (!write_file(o.json_out, merged->dump(2) + "\n")) return 1;
+  else written = write_file(o.json_out, merged->dump(2) + "\n");
   if (!o.csv_out.empty()) {
     std::string csv = csv_run_header();
     if (merged->contains("runs")) for (const auto& r : (*merged)["runs"]) csv += csv_run_row(r);
     else csv += csv_run_row(*merged);
-    if (!write_file(o.csv_out, csv)) return 1;
+    written = write_file(o.csv_out, csv) && written;
   }
-  if (!o.html_out.empty() &&
-      !write_html_report(o.html_out, {*merged}, o.title.empty() ? "hitcost merged report" : o.title, &err))
-    return 1;
-  return 0;
+  if (!o.html_out.empty())
+    written = write_file(o.html_out, html_report({*merged}, o.title.empty() ? "hitcost merged report" : o.title)) &&
+              written;
+  return written ? kExitOk : kExitOutput;
 }
 }  // namespace
 
@@ -92,13 +93,13 @@ int run_compare(const hitcost::client::CompareOptions& o) {
     auto li = parse_labelled_input(in);
     if (!li) {
       std::fprintf(stderr, "hitcost-load compare: '%s' is not LABEL=FILE\n", in.c_str());
-      return 2;
+      return kExitUsage;
     }
     std::string err;
     auto j = load_json_file(li->second, &err);
     if (!j) {
       std::fprintf(stderr, "hitcost-load compare: %s\n", err.c_str());
-      return 2;
+      return kExitUsage;
     }
     labels.push_back(li->first);
     docs.emplace_back(li->first, std::move(*j));
@@ -106,13 +107,13 @@ int run_compare(const hitcost::client::CompareOptions& o) {
   const std::string baseline = o.baseline.empty() ? labels.front() : o.baseline;
   if (std::find(labels.begin(), labels.end(), baseline) == labels.end()) {
     std::fprintf(stderr, "hitcost-load compare: --baseline %s is not a label of the inputs\n", baseline.c_str());
-    return 2;
+    return kExitUsage;
   }
   std::string err;
   auto runs = pool_backend_runs(docs, &err);
   if (!runs) {
     std::fprintf(stderr, "hitcost-load compare: %s\n", err.c_str());
-    return 2;
+    return kExitUsage;
   }
   VerdictOptions vo;
   vo.alpha = o.alpha;
@@ -125,11 +126,46 @@ int run_compare(const hitcost::client::CompareOptions& o) {
   bool ok = true;
   if (!o.json_out.empty()) ok = write_file(o.json_out, doc.dump(2) + "\n") && ok;
   if (!o.csv_out.empty()) ok = write_file(o.csv_out, csv_summary(summary)) && ok;
-  if (!o.html_out.empty() && !write_html_report(o.html_out, {doc}, "hitcost: backends compared", &err)) {
-    std::fprintf(stderr, "hitcost-load compare: cannot write %s: %s\n", o.html_out.c_str(), err.c_str());
-    ok = false;
+  if (!o.html_out.empty()) ok = write_file(o.html_out, html_report({doc}, "hitcost: backends compared")) && ok;
+  return ok ? kExitOk : kExitOutput;
+}
+
+// A plain run: measure, print, write every output asked for, then say how it went.
+int run_once(const hitcost::client::RunOptions& run) {
+  using namespace hitcost::client;
+  std::string err;
+  auto plan = build_plan(run, run.duration, run.requests, run.hit_ratio, run.rows, run.strategy, &err);
+  if (!plan) {
+    std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
+    return kExitUsage;
   }
-  return ok ? 0 : 1;
+  MeasureOptions mo;
+  if (!measure_options(run, &mo, &err)) {
+    std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
+    return kExitUsage;
+  }
+  mo.progress = !run.no_progress && ::isatty(2);  // transient, so -q keeps it too
+  RunReport report = measure_run(*plan, mo, &g_stop);
+  report.rows = run.rows;
+  std::fputs(format_terminal(report, run.quiet).c_str(), stdout);
+  if (run.quiet) std::fputs(format_error_lines(report).c_str(), stdout);
+  if (run.series) std::printf("\n  per second\n%s", format_series(report.load.series, report.load.window_s).c_str());
+  const nlohmann::json j = to_json(report);
+  bool written = true;
+  if (!run.json_out.empty()) written = write_file(run.json_out, j.dump(2) + "\n") && written;
+  if (!run.csv_out.empty()) written = write_file(run.csv_out, csv_run_header() + csv_run_row(j)) && written;
+  if (!run.hdr_out.empty()) written = write_file(run.hdr_out, report.load.latency.percentiles_text(1000.0)) && written;
+  if (!run.html_out.empty()) written = write_file(run.html_out, html_report({j}, "hitcost run")) && written;
+
+  int code = kExitOk;
+  if (report.interrupted()) code = kExitInterrupted;
+  else if (report.load.requests == 0) {
+    std::fprintf(stderr, "hitcost-load: no response in the window: nothing was measured\n");
+    code = kExitFailed;
+  } else if (report.over_error_limit()) {
+    code = kExitErrors;  // the report's ERRORS line says which limit and by how much
+  }
+  return worse_exit(code, written ? kExitOk : kExitOutput);
 }
 
 int main(int argc, char** argv) {
@@ -151,7 +187,11 @@ int main(int argc, char** argv) {
       app.add_subcommand("compare", "compare the same strategies on different backends (C++ and PHP), from sweep JSONs");
   add_compare_options(*compare_cmd, compare_opts);
   app.require_subcommand(0, 1);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help prints and is a success
+  }
 
   if (*report_cmd) return run_report(report_opts);
   if (*merge_cmd) return run_merge(merge_opts);
@@ -161,29 +201,11 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   std::signal(SIGPIPE, SIG_IGN);  // a closed peer is an error we count, not a crash
 
-  if (*sweep_cmd) return run_sweep(sweep, &g_stop);
-
-  std::string err;
-  auto plan = build_plan(run, run.duration, run.requests, run.hit_ratio, run.rows, run.strategy, &err);
-  if (!plan) {
-    std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
-    return 2;
+  try {
+    if (*sweep_cmd) return run_sweep(sweep, &g_stop);
+    return run_once(run);
+  } catch (const std::exception& e) {  // set-up failures (client/load_runner.h)
+    std::fprintf(stderr, "hitcost-load: %s\n", e.what());
+    return g_stop.load() ? kExitInterrupted : kExitFailed;
   }
-  MeasureOptions mo;
-  if (!measure_options(run, &mo, &err)) {
-    std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
-    return 2;
-  }
-  mo.progress = !run.no_progress && ::isatty(2);  // transient, so -q keeps it too
-  RunReport report = measure_run(*plan, mo, &g_stop);
-  report.rows = run.rows;
-  std::fputs(format_terminal(report, run.quiet).c_str(), stdout);
-  if (run.series) std::printf("\n  per second\n%s", format_series(report.load.series, report.load.window_s).c_str());
-  const nlohmann::json j = to_json(report);
-  if (!run.json_out.empty()) write_file(run.json_out, j.dump(2) + "\n");
-  if (!run.csv_out.empty()) write_file(run.csv_out, csv_run_header() + csv_run_row(j));
-  if (!run.hdr_out.empty()) write_file(run.hdr_out, report.load.latency.percentiles_text(1000.0));
-  if (!run.html_out.empty() && !write_html_report(run.html_out, {j}, "hitcost run", &err))
-    std::fprintf(stderr, "hitcost-load: cannot write %s: %s\n", run.html_out.c_str(), err.c_str());
-  return report.load.requests > 0 ? 0 : 1;
 }

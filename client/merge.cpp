@@ -39,10 +39,37 @@ double coverage(const std::vector<Window>& w, size_t i) {
 
 }  // namespace
 
+namespace {
+// Two inputs holding one run (the same file given twice, or a copy of it): merged, its requests
+// would count twice and its throughput double. A run is known by the instant its window
+// started (ns, wall clock), its request count and its latency histogram.
+std::optional<std::string> same_run_twice(const std::vector<const json*>& runs, const std::vector<std::string>& names) {
+  auto name = [&](size_t i) { return i < names.size() ? names[i] : "input " + std::to_string(i + 1); };
+  for (size_t a = 0; a < runs.size(); ++a)
+    for (size_t b = a + 1; b < runs.size(); ++b) {
+      const json& x = *runs[a];
+      const json& y = *runs[b];
+      const uint64_t started = x.value("started_unix_ns", uint64_t{0});
+      if (started == 0 || started != y.value("started_unix_ns", uint64_t{0}) ||
+          x.value("requests", uint64_t{0}) != y.value("requests", uint64_t{0}) ||
+          x.value("histogram", json()) != y.value("histogram", json()))
+        continue;
+      return name(a) + " and " + name(b) + " hold the same run (started_unix_ns " + std::to_string(started) + ", " +
+             std::to_string(x.value("requests", uint64_t{0})) +
+             " requests): merging a run with itself would count its requests twice";
+    }
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<json> merge_runs(const std::vector<const json*>& runs, const std::vector<std::string>& names,
                                std::string* error, std::vector<std::string>* warnings) {
   if (runs.empty()) {
     *error = "nothing to merge";
+    return std::nullopt;
+  }
+  if (const auto dup = same_run_twice(runs, names)) {
+    *error = *dup;
     return std::nullopt;
   }
   static constexpr const char* hist_keys[] = {"histogram", "histogram_hit", "histogram_miss", "histogram_service",

@@ -152,6 +152,14 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
                  "workers), listed again at each snapshot");
   app.add_option("--cache-pids", o.cache_pids, "with --server-pids/--server-tree: the cache's pids (memcached)");
   app.add_option("--cache-tree", o.cache_tree, "with --server-pids/--server-tree: the cache's process trees");
+  app.add_option("--max-error-rate", o.error_limits.wrong_answers,
+                 "wrong answers (status, parse, validation errors) allowed, as a fraction of responses; above it "
+                 "the exit status is 3")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  app.add_option("--max-transport-error-rate", o.error_limits.transport,
+                 "connect, read, write and timeout errors allowed, as a fraction of attempts; above it the exit "
+                 "status is 3")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
 }
 }  // namespace
 
@@ -238,6 +246,7 @@ bool measure_options(const LoadOptions& o, MeasureOptions* out, std::string* err
     return false;
   }
   out->server_stats = !o.no_server_stats;
+  out->error_limits = o.error_limits;
   for (auto [text, flag, list] : {std::tuple{&o.server_pids, "--server-pids", &out->server_processes.pids},
                                   {&o.server_tree, "--server-tree", &out->server_processes.trees},
                                   {&o.cache_pids, "--cache-pids", &out->cache_processes.pids},
@@ -289,6 +298,7 @@ std::optional<LoadPlan> build_plan(const LoadOptions& o, std::string_view durati
   if (!o.cpus.empty()) {
     auto cpus = parse_cpu_list(o.cpus);
     if (!cpus) return fail("bad --cpus: " + o.cpus);
+    if (auto offline = proc::cpus_not_online_error(*cpus)) return fail("--cpus " + o.cpus + ": " + *offline);
     p.cpus = *cpus;
   }
   if (o.keys == 0) return fail("--keys must be > 0");

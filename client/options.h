@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "client/error_limits.h"
 #include "client/load_runner.h"
 #include "proc/proc.h"
 
@@ -58,6 +59,7 @@ struct LoadOptions {
   // A server hitcost-load did not build, measured from /proc (client/process_set.h):
   std::string server_pids, server_tree;   // "12,34"; tree: each pid and its descendants
   std::string cache_pids, cache_tree;     // the same for the cache (memcached)
+  ErrorLimits error_limits;               // --max-error-rate, --max-transport-error-rate
 };
 
 struct RunOptions : LoadOptions {

@@ -171,7 +171,9 @@ nlohmann::json to_json(const RunReport& r) {
   j["warmup_s"] = r.warmup_s;
   j["requests"] = r.load.requests;
   j["ok"] = r.load.ok;
-  j["duration_s"] = r.load.window_s;
+  j["duration_s"] = r.load.window_s;  // the window that ran: shorter than planned when interrupted
+  j["planned_duration_s"] = r.planned_duration_s;
+  j["interrupted"] = r.interrupted();
   j["throughput_rps"] = r.throughput_rps();
   j["hit_ratio"] = r.hit_ratio();
   j["latency_us"] = latency_json(r.load.latency);
@@ -186,6 +188,13 @@ nlohmann::json to_json(const RunReport& r) {
   j["errors"] = {{"connect", e.connect}, {"read", e.read},     {"write", e.write},
                  {"timeout", e.timeout}, {"status", e.status}, {"parse", e.parse},
                  {"validation", e.validation}, {"total", e.total()}};
+  nlohmann::json samples = nlohmann::json::array();
+  for (const ErrorSample& x : r.load.error_samples) samples.push_back({{"kind", x.kind}, {"first", x.detail}});
+  j["error_samples"] = samples;  // the first error of each kind with its reason (the server's body for a status)
+  const auto over = r.over_error_limit();
+  j["error_limit"] = {{"max_error_rate", r.error_limits.wrong_answers},
+                      {"max_transport_error_rate", r.error_limits.transport},
+                      {"exceeded", over ? nlohmann::json(*over) : nlohmann::json(nullptr)}};
   j["unfinished"] = r.load.unfinished;
   j["unsent"] = r.load.unsent;
   j["started_unix_ns"] = r.load.started_unix_ns;
@@ -361,20 +370,31 @@ std::string format_cpu(const RunReport& r) {
 }
 }  // namespace
 
+std::string format_error_lines(const RunReport& r) {
+  std::string o;
+  for (const ErrorSample& x : r.load.error_samples)
+    appendf(o, "  first %-12s %s\n", x.kind.c_str(), x.detail.empty() ? "(no reason given)" : x.detail.c_str());
+  if (const auto over = r.over_error_limit()) appendf(o, "  ERRORS        %s\n", over->c_str());
+  return o;
+}
+
 std::string format_terminal(const RunReport& r, bool quiet) {
   std::string o;
   const auto& e = r.load.errors;
   const Histogram& h = r.load.latency;
   auto us = [&](const Histogram& x, double p) { return double(x.value_at_percentile(p)) / 1000.0; };
   if (quiet) {
-    appendf(o, "%s %s: %.0f req/s, p50 %.1f us, p99 %.1f us, server %s us/req, client %.2f us/req, errors %llu\n",
+    appendf(o, "%s %s: %.0f req/s, p50 %.1f us, p99 %.1f us, server %s us/req, client %.2f us/req, errors %llu%s\n",
             r.mode().c_str(), r.strategy().c_str(), r.throughput_rps(), us(h, 50), us(h, 99),
             us_or_dash(r.server_cpu_us_per_req()).c_str(), r.client_cpu_us_per_req(),
-            static_cast<unsigned long long>(e.total()));
+            static_cast<unsigned long long>(e.total()), r.interrupted() ? " INTERRUPTED" : "");
     return o;
   }
   appendf(o, "hitcost-load: %s, %d connections, %d thread%s, %.2f s window after %.2f s warmup\n",
           r.mode().c_str(), r.connections, r.threads, r.threads == 1 ? "" : "s", r.load.window_s, r.warmup_s);
+  if (r.interrupted())
+    appendf(o, "  INTERRUPTED   after %.2f s of the %.2f s planned: every figure is over the %.2f s that ran\n",
+            r.load.window_s, r.planned_duration_s, r.load.window_s);
   if (r.rate > 0) appendf(o, "  open loop at %.0f req/s; latency from the intended send time\n", r.rate);
   else appendf(o, "  closed loop: latency from the actual send (stalls are under-represented)\n");
   appendf(o, "  %s%s  keys %llu %s", r.url.c_str(), r.path_template.c_str(),
@@ -390,6 +410,7 @@ std::string format_terminal(const RunReport& r, bool quiet) {
           static_cast<unsigned long long>(e.read), static_cast<unsigned long long>(e.write),
           static_cast<unsigned long long>(e.timeout), static_cast<unsigned long long>(e.status),
           static_cast<unsigned long long>(e.parse), static_cast<unsigned long long>(e.validation));
+  o += format_error_lines(r);
   if (r.load.unfinished || r.load.unsent)
     appendf(o, "  OVERLOAD      %llu requests due in the window were never sent and %llu not answered; both are in "
                "the latency as (window end - intended time)\n",
@@ -543,6 +564,7 @@ void describe_plan(const LoadPlan& plan, RunReport& r) {
   r.target_hit_ratio = plan.keys.hit_ratio;
   r.requested_strategy = plan.expect_strategy;
   r.warmup_s = double(plan.warmup_ns) / 1e9;
+  r.planned_duration_s = plan.requests ? 0.0 : double(plan.duration_ns) / 1e9;
   r.rows_mix = plan.rows_mix;
   if (!plan.cpus.empty()) {
     r.client_cpus = plan.cpus;
@@ -619,6 +641,7 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
       (void)!::write(2, clear.data(), clear.size());
     }
     r.idle = idle;
+    r.error_limits = o.error_limits;
     r.attribution = o.attribution;
     r.contamination_threshold = o.contamination_threshold;
     plan.keys.miss_start = std::max(plan.keys.miss_start, r.load.miss_end);
@@ -634,10 +657,49 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
   return *best;
 }
 
+namespace {
+// One row per CSV column: its header name and where its value is in a run JSON. The header
+// and every row come from this list, so they cannot drift apart.
+struct CsvColumn {
+  const char* name;
+  const char* pointer;
+};
+constexpr CsvColumn kCsvColumns[] = {
+    {"mode", "/mode"},
+    {"strategy", "/strategy"},
+    {"store", "/store"},
+    {"connections", "/connections"},
+    {"threads", "/threads"},
+    {"rate_rps", "/rate_rps"},
+    {"requests", "/requests"},
+    {"errors", "/errors/total"},
+    {"duration_s", "/duration_s"},
+    {"throughput_rps", "/throughput_rps"},
+    {"hit_ratio", "/hit_ratio"},
+    {"p50_us", "/latency_us/p50"},
+    {"p90_us", "/latency_us/p90"},
+    {"p99_us", "/latency_us/p99"},
+    {"p999_us", "/latency_us/p999"},
+    {"max_us", "/latency_us/max"},
+    {"server_cpu_us_per_req", "/server_cpu_us_per_req"},
+    {"cache_cpu_us_per_req", "/cache_cpu_us_per_req"},
+    {"client_cpu_us_per_req", "/client_cpu_us_per_req"},
+    {"unsent", "/unsent"},
+    {"unfinished", "/unfinished"},
+    {"contaminated", "/contaminated"},
+    {"contamination_retries", "/contamination_retries"},
+    {"started_unix_ns", "/started_unix_ns"},
+    {"interrupted", "/interrupted"},
+};
+}  // namespace
+
 std::string csv_run_header() {
-  return "mode,strategy,store,connections,threads,rate_rps,requests,errors,duration_s,throughput_rps,hit_ratio,"
-         "p50_us,p90_us,p99_us,p999_us,max_us,server_cpu_us_per_req,cache_cpu_us_per_req,client_cpu_us_per_req,"
-         "unsent,unfinished,contaminated,contamination_retries,started_unix_ns\n";
+  std::string out;
+  for (const CsvColumn& col : kCsvColumns) {
+    if (!out.empty()) out += ',';
+    out += col.name;
+  }
+  return out + "\n";
 }
 
 std::string csv_run_row(const nlohmann::json& j) {
@@ -668,14 +730,10 @@ std::string csv_run_row(const nlohmann::json& j) {
   };
   std::string out;
   bool first = true;
-  for (const char* ptr : {"/mode", "/strategy", "/store", "/connections", "/threads", "/rate_rps", "/requests",
-                          "/errors/total", "/duration_s", "/throughput_rps", "/hit_ratio", "/latency_us/p50",
-                          "/latency_us/p90", "/latency_us/p99", "/latency_us/p999", "/latency_us/max",
-                          "/server_cpu_us_per_req", "/cache_cpu_us_per_req", "/client_cpu_us_per_req", "/unsent",
-                          "/unfinished", "/contaminated", "/contamination_retries", "/started_unix_ns"}) {
+  for (const CsvColumn& col : kCsvColumns) {
     if (!first) out += ',';
     first = false;
-    out += field(get(ptr));
+    out += field(get(col.pointer));
   }
   return out + "\n";
 }

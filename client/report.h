@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/cpu_accounting.h"
+#include "client/error_limits.h"
 #include "client/histogram.h"
 #include "client/load_runner.h"
 #include "client/process_set.h"
@@ -42,6 +43,8 @@ struct RunReport {
   std::optional<int> rows;
   std::string requested_strategy;        // "" = whatever the server is configured with
   double warmup_s = 0;
+  double planned_duration_s = 0;         // --duration; 0 in request-count mode
+  ErrorLimits error_limits;              // what a measurement may have (client/error_limits.h)
   // what happened
   LoadResult load;
   std::optional<ServerDelta> server;     // absent with --no-server-stats or on failure
@@ -63,6 +66,9 @@ struct RunReport {
   int contamination_retries = 0;         // runs thrown away because they were contaminated
 
   std::string mode() const { return rate > 0 ? "open-loop" : "closed-loop"; }
+  bool interrupted() const { return load.interrupted; }
+  // nullopt when the errors are within error_limits; else why not (client/error_limits.h).
+  std::optional<std::string> over_error_limit() const { return client::over_error_limit(load, error_limits); }
   double throughput_rps() const;
   double hit_ratio() const;              // server's counters when present, else X-Cache
   std::string strategy() const;          // requested, else the server's configured one
@@ -84,6 +90,9 @@ nlohmann::json latency_json(const Histogram& h);                   // µs percen
 
 nlohmann::json to_json(const RunReport& r);
 std::string format_terminal(const RunReport& r, bool quiet);
+// The first error of each kind with its reason, and the error-limit verdict: a line each
+// (empty when the run had no errors). Part of format_terminal unless quiet.
+std::string format_error_lines(const RunReport& r);
 
 struct MeasureOptions {
   bool server_stats = true;
@@ -94,6 +103,7 @@ struct MeasureOptions {
   uint64_t idle_ns = 1'000'000'000;  // idle baseline before each run; 0 = none
   Attribution attribution = Attribution::sender_pays;
   double contamination_threshold = 0.05;
+  ErrorLimits error_limits;
 };
 // measure_run plus the idle baseline, the progress line and contamination retries. Each retry
 // asks never-seen ids past the previous attempt's (plan.keys.miss_start advances), so misses

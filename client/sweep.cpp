@@ -8,6 +8,8 @@
 #include <fstream>
 #include <random>
 
+#include "client/exit_code.h"
+#include "client/files.h"
 #include "client/html_report.h"
 #include "client/report.h"
 #include "client/summary.h"
@@ -54,7 +56,10 @@ struct Sweep {
   const std::atomic<bool>* stop;
   uint64_t next_miss = 0;
   nlohmann::json runs = nlohmann::json::array();
-  int failures = 0;
+  int failures = 0;           // cells skipped: the server could not be configured or warmed
+  bool refused = false;       // ... of which one because the server answered 400 (a bad value)
+  int over_limit = 0;         // runs with errors above --max-error-rate / --max-transport-error-rate
+  std::vector<std::string> errors_shown{};  // "kind: detail" already printed: each reason once
 
   bool stopped() const { return stop && stop->load(); }
 
@@ -64,6 +69,7 @@ struct Sweep {
     if (!cfg.ok()) {
       std::fprintf(stderr, "skip %s on %s: POST /admin/config: %s\n", c.strategy.c_str(),
                    c.store.empty() ? "current store" : c.store.c_str(), cfg.error.c_str());
+      refused = refused || cfg.status == 400;
       return false;
     }
     const auto answered = nlohmann::json::parse(cfg.body, nullptr, false);
@@ -119,6 +125,11 @@ struct Sweep {
     p.keys.miss_start = next_miss;
     RunReport r = measure_run(p, mo, stop);
     next_miss = std::max(next_miss, r.load.miss_end);
+    if (r.interrupted()) {  // cut short: not a run of the planned length, so not in the summary
+      std::fprintf(stderr, "  %s %s: interrupted after %.2f s of %.2f s, left out\n", label.c_str(),
+                   c.strategy.c_str(), r.load.window_s, r.planned_duration_s);
+      return;
+    }
     r.requested_strategy = "";  // report the server's configured strategy
     r.sweep_store = c.store;
     r.repeat_index = round;
@@ -130,6 +141,17 @@ struct Sweep {
     j["round"] = round;
     runs.push_back(std::move(j));
     if (!o.quiet) std::printf("  %s %s: %s", label.c_str(), c.strategy.c_str(), format_terminal(r, true).c_str());
+    for (const ErrorSample& e : r.load.error_samples) {
+      const std::string shown = e.kind + ": " + e.detail;
+      if (std::find(errors_shown.begin(), errors_shown.end(), shown) != errors_shown.end()) continue;
+      errors_shown.push_back(shown);
+      std::fprintf(stderr, "  first %s error of %s: %s\n", e.kind.c_str(), c.strategy.c_str(),
+                   e.detail.empty() ? "(no reason given)" : e.detail.c_str());
+    }
+    if (const auto over = r.over_error_limit()) {
+      ++over_limit;
+      std::fprintf(stderr, "  %s %s: %s\n", label.c_str(), c.strategy.c_str(), over->c_str());
+    }
     if (!r.server) std::fprintf(stderr, "  server stats unavailable: %s\n", r.server_error.c_str());
     if (r.contaminated().value_or(false))
       std::fprintf(stderr, "  warning: run contaminated after %d retr%s: %s\n", r.contamination_retries,
@@ -179,11 +201,20 @@ struct Sweep {
   }
 };
 
-bool write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) std::fprintf(stderr, "cannot write %s\n", path.c_str());
-  return bool(out);
+// Puts back what the server ran before the sweep (strategy, store, flags, rows, namespace,
+// compression rule) and says so; a sweep never leaves the server on its last cell silently.
+void restore_config(const Endpoint& admin, const nlohmann::json& original) {
+  nlohmann::json body = nlohmann::json::object();
+  for (const char* key : {"strategy", "store", "flags", "rows", "namespace", "threshold", "min_savings", "factor"})
+    if (original.contains(key)) body[key] = original[key];
+  const HttpReply r = http_request(admin, "POST", "/admin/config", body.dump());
+  if (r.ok())
+    std::fprintf(stderr, "hitcost-load sweep: server configuration restored (strategy %s, namespace %s)\n",
+                 original.value("strategy", std::string("?")).c_str(),
+                 original.value("namespace", std::string("?")).c_str());
+  else
+    std::fprintf(stderr, "hitcost-load sweep: could NOT restore the server's configuration (%s); it runs the "
+                 "sweep's last cell\n", r.error.c_str());
 }
 
 }  // namespace
@@ -194,14 +225,14 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   MeasureOptions mo;
   if (!plan || !measure_options(o, &mo, &err)) {
     std::fprintf(stderr, "hitcost-load sweep: %s\n", err.c_str());
-    return 2;
+    return kExitUsage;
   }
   if (o.latency_rate != "auto") {
     char* end = nullptr;
     const double r = std::strtod(o.latency_rate.c_str(), &end);
     if (o.latency_rate.empty() || *end != '\0' || !(r >= 0)) {
       std::fprintf(stderr, "hitcost-load sweep: bad --latency-rate (auto | REQ/S | 0): %s\n", o.latency_rate.c_str());
-      return 2;
+      return kExitUsage;
     }
   }
   const auto strategies = split_list(o.strategies);
@@ -209,7 +240,7 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   if (stores.empty()) stores.push_back("");
   if (strategies.empty()) {
     std::fprintf(stderr, "hitcost-load sweep: --strategies is empty\n");
-    return 2;
+    return kExitUsage;
   }
   SummaryOptions so;
   so.baseline = o.baseline.empty() ? strategies.front() : o.baseline;
@@ -218,7 +249,7 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   so.verdict.min_effect = o.min_effect;
   if (std::find(strategies.begin(), strategies.end(), so.baseline) == strategies.end()) {
     std::fprintf(stderr, "hitcost-load sweep: --baseline %s is not in --strategies\n", so.baseline.c_str());
-    return 2;
+    return kExitUsage;
   }
   mo.progress = !o.no_progress && ::isatty(2);
   const uint64_t seed = o.order_seed.value_or(o.seed);
@@ -232,31 +263,54 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
     auto ep = parse_url(o.admin_url, &err);
     if (!ep) {
       std::fprintf(stderr, "hitcost-load sweep: bad --admin-url: %s\n", err.c_str());
-      return 2;
+      return kExitUsage;
     }
     admin = *ep;
+  }
+  // What the server runs now, to put back when the sweep ends (POST {} changes nothing and
+  // answers the whole configuration).
+  const HttpReply before = http_request(admin, "POST", "/admin/config", "{}");
+  const auto original = nlohmann::json::parse(before.body, nullptr, false);
+  if (!before.ok() || !original.is_object()) {
+    std::fprintf(stderr, "hitcost-load sweep: cannot read the server's configuration: %s\n",
+                 before.ok() ? "POST /admin/config {} did not answer a JSON object" : before.error.c_str());
+    return before.status == 0 ? kExitFailed : kExitUsage;
   }
   Sweep sw{o, *plan, admin, o.admin_url.empty(), mo, stop};
   sw.next_miss = plan->keys.miss_start;
   for (size_t k = 0; k < stores.size() && !sw.stopped(); ++k) sw.sweep_store(stores[k], strategies, seed + k);
-  if (sw.stopped()) return 130;
+  const bool interrupted = sw.stopped();
+  if (interrupted) std::fprintf(stderr, "hitcost-load sweep: interrupted; the runs finished so far follow\n");
+  restore_config(admin, original);
 
+  // Every finished run and their summary go to every output, interrupted or not.
   const Summary summary = summarize(sw.runs, so);
   std::printf("\n%s", format_summary(summary).c_str());
   nlohmann::json doc = summary_json(summary);
   doc["runs"] = sw.runs;
   doc["order"] = {{"seed", seed}, {"rounds", o.repeat}, {"rule", "strategies shuffled anew in each round"}};
+  doc["interrupted"] = interrupted;
   bool written = true;
-  if (!o.json_out.empty()) written = write_text(o.json_out, doc.dump(2) + "\n") && written;
-  if (!o.html_out.empty()) {
+  auto write = [&](const std::string& path, const std::string& text) {
     std::string error;
-    if (!write_html_report(o.html_out, {doc}, "hitcost sweep", &error)) {
-      std::fprintf(stderr, "cannot write %s: %s\n", o.html_out.c_str(), error.c_str());
-      written = false;
-    }
+    if (path.empty() || write_output(path, text, &error)) return;
+    std::fprintf(stderr, "hitcost-load sweep: %s\n", error.c_str());
+    written = false;
+  };
+  write(o.json_out, doc.dump(2) + "\n");
+  if (!o.html_out.empty()) write(o.html_out, html_report({doc}, interrupted ? "hitcost sweep (interrupted)" : "hitcost sweep"));
+  write(o.csv_out, csv_summary(summary));
+
+  int code = kExitOk;
+  if (interrupted) code = kExitInterrupted;
+  else if (sw.runs.empty()) code = sw.refused ? kExitUsage : kExitFailed;
+  else if (sw.failures) code = sw.refused ? kExitUsage : kExitFailed;
+  else if (sw.over_limit) {
+    std::fprintf(stderr, "hitcost-load sweep: %d run%s had errors above the limits (see above)\n", sw.over_limit,
+                 sw.over_limit == 1 ? "" : "s");
+    code = kExitErrors;
   }
-  if (!o.csv_out.empty()) written = write_text(o.csv_out, csv_summary(summary)) && written;
-  return sw.failures || !written ? 1 : 0;
+  return worse_exit(code, written ? kExitOk : kExitOutput);
 }
 
 }  // namespace hitcost::client

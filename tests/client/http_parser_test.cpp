@@ -122,3 +122,38 @@ TEST(HttpParser, Http10ClosesUnlessKeptAlive) {
   p = parse_in_pieces("HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\nContent-Length: 0\r\n\r\n", {});
   EXPECT_TRUE(p.responses[0].close);
 }
+
+// The server's reason for a non-2xx answer is kept (its start), split reads or not; a 2xx
+// body is never copied.
+TEST(HttpParser, KeepsTheStartOfAnErrorBodyOnly) {
+  const std::string reason = "bad strategy: unknown serializer 'jsn'\n";
+  const std::string wire = "HTTP/1.1 400 Bad Request\r\nContent-Length: " + std::to_string(reason.size()) +
+                           "\r\n\r\n" + reason + kHit;
+  for (size_t cut = 1; cut < wire.size(); cut += 7) {
+    ResponseParser p;
+    size_t used = 0;
+    ASSERT_EQ(p.feed(wire.data(), cut, &used), cut >= wire.size() - kHit.size() ? ResponseParser::Result::complete
+                                                                                 : ResponseParser::Result::need_more);
+    if (used < cut) {
+      ASSERT_EQ(p.info().status, 400);
+      EXPECT_EQ(p.error_body(), reason) << "cut at " << cut;
+      continue;
+    }
+    size_t more = 0;
+    ASSERT_EQ(p.feed(wire.data() + cut, wire.size() - cut, &more), ResponseParser::Result::complete);
+    EXPECT_EQ(p.info().status, 400);
+    EXPECT_EQ(p.error_body(), reason) << "cut at " << cut;
+    p.reset();
+    EXPECT_EQ(p.error_body(), "");
+    size_t rest = 0;
+    ASSERT_EQ(p.feed(wire.data() + cut + more, wire.size() - cut - more, &rest), ResponseParser::Result::complete);
+    EXPECT_EQ(p.info().status, 200);
+    EXPECT_EQ(p.error_body(), "") << "a 2xx body is not copied";
+  }
+  const std::string long_body(1000, 'x');
+  const std::string big = "HTTP/1.1 500 Oops\r\nContent-Length: 1000\r\n\r\n" + long_body;
+  ResponseParser p;
+  size_t used = 0;
+  ASSERT_EQ(p.feed(big.data(), big.size(), &used), ResponseParser::Result::complete);
+  EXPECT_EQ(p.error_body().size(), ResponseParser::kErrorBodyMax);
+}

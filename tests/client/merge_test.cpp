@@ -201,3 +201,22 @@ TEST(CsvRun, OneRowMatchingTheHeader) {
   EXPECT_EQ(row.rfind("closed-loop,html,", 0), 0u) << row;
   EXPECT_NE(row.find(",100,3,"), std::string::npos) << row;  // requests, errors (2 status + 1 timeout)
 }
+
+// The same run given twice (one file twice, or a copy): merged, its requests would count
+// twice. Refused, naming both inputs; two different runs of one second are not.
+TEST(Merge, TheSameRunTwiceIsRefused) {
+  Histogram all;
+  const json a = client_run(1, 500, 0, 0, 0.03, &all);
+  std::string err;
+  std::vector<std::string> warnings;
+  EXPECT_FALSE(merge_docs({a, a}, {"a.json", "copy.json"}, &err, &warnings));
+  EXPECT_NE(err.find("a.json and copy.json hold the same run"), std::string::npos) << err;
+  const json sweep_a = {{"runs", json::array({a})}};
+  err.clear();
+  EXPECT_FALSE(merge_docs({sweep_a, sweep_a}, {"s1.json", "s2.json"}, &err, &warnings));
+  EXPECT_NE(err.find("hold the same run"), std::string::npos) << err;
+  // Same start instant and count, other samples: two clients, merged.
+  json b = client_run(2, 500, 0, 0, 0.03, &all);
+  err.clear();
+  EXPECT_TRUE(merge_docs({a, b}, {"a.json", "b.json"}, &err, &warnings)) << err;
+}

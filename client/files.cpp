@@ -1,0 +1,64 @@
+#include "client/files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace hitcost::client {
+
+std::optional<nlohmann::json> load_json_file(const std::string& path, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    if (error) *error = path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    if (error) *error = path + ": not a JSON object";
+    return std::nullopt;
+  }
+  return j;
+}
+
+bool write_output(const std::string& path, std::string_view text, std::string* error) {
+  const std::string tmp = path + ".tmp";
+  auto fail = [&](const char* step) {
+    const int err = errno;
+    if (error) *error = "cannot write " + path + ": " + step + std::strerror(err);
+    return false;
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fail("");
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      errno = err;
+      return fail("");
+    }
+    done += size_t(n);
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    errno = err;
+    return fail("");
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    errno = err;
+    return fail("rename: ");
+  }
+  return true;
+}
+
+}  // namespace hitcost::client

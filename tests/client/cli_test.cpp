@@ -1,0 +1,265 @@
+// hitcost-load as a user runs it: the real binary against a real hitcost-server, judged by
+// its exit status (client/exit_code.h), what it prints and what it writes. Interruptions are
+// real signals sent while it runs.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/command.h"
+#include "tests/support/http_client.h"
+#include "tests/support/server_process.h"
+
+namespace fs = std::filesystem;
+using hitcost::testing::CommandOptions;
+using hitcost::testing::CommandResult;
+using hitcost::testing::ServerProcess;
+using nlohmann::json;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("hitcost-cli-" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+
+std::string url(const ServerProcess& s) { return "http://127.0.0.1:" + std::to_string(s.port()); }
+
+// A short plain run: 300 ms after 100 ms of warmup, no idle baseline.
+std::vector<std::string> short_run(const ServerProcess& s, std::vector<std::string> extra) {
+  std::vector<std::string> argv = {hitcost::testing::load_binary(), "--url", url(s), "-d", "300ms", "--warmup",
+                                   "100ms", "--idle", "0", "-c", "4", "--keys", "100", "-q"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
+std::string show(const CommandResult& r) {
+  return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.term_signal) + "\nstdout:\n" + r.out +
+         "\nstderr:\n" + r.err;
+}
+
+json server_config(const ServerProcess& s) {
+  return json::parse(hitcost::testing::http_post(s.port(), "/admin/config", "{}").body);
+}
+
+}  // namespace
+
+TEST(LoadCli, CleanRunExitsZero) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const CommandResult r = hitcost::testing::run_command(short_run(server, {}));
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+}
+
+TEST(LoadCli, UnknownSubcommandIsAUsageError) {
+  const CommandResult r =
+      hitcost::testing::run_command({hitcost::testing::load_binary(), "run", "--url", "http://127.0.0.1:1"});
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  EXPECT_NE(r.err.find("run"), std::string::npos) << show(r);
+}
+
+TEST(LoadCli, HelpIsASuccess) {
+  const CommandResult r = hitcost::testing::run_command({hitcost::testing::load_binary(), "--help"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("--max-error-rate"), std::string::npos);
+}
+
+TEST(LoadCli, MisspeltStrategyExitsWithErrorsAndShowsTheServersReason) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const fs::path dir = fresh_dir("strategy");
+  const CommandResult r =
+      hitcost::testing::run_command(short_run(server, {"--strategy", "struct:jsn", "--json", (dir / "r.json").string()}));
+  EXPECT_EQ(r.exit_code, 3) << show(r);
+  EXPECT_NE(r.out.find("unknown serializer 'jsn'"), std::string::npos) << show(r);
+  EXPECT_EQ(r.out.find("unknown serializer 'jsn'"), r.out.rfind("unknown serializer 'jsn'")) << "printed once\n" << r.out;
+  const json j = read_json(dir / "r.json");
+  ASSERT_EQ(j["error_samples"].size(), 1u) << j["error_samples"].dump();
+  EXPECT_EQ(j["error_samples"][0]["kind"], "status 400");
+  EXPECT_NE(j["error_samples"][0]["first"].get<std::string>().find("unknown serializer 'jsn'"), std::string::npos);
+  EXPECT_TRUE(j["error_limit"]["exceeded"].is_string()) << j["error_limit"].dump();
+  EXPECT_GT(j["errors"]["status"].get<uint64_t>(), 0u);
+}
+
+TEST(LoadCli, WrongPathTemplateExitsWithErrors) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const CommandResult r = hitcost::testing::run_command(short_run(server, {"--path-template", "/pages/{id}"}));
+  EXPECT_EQ(r.exit_code, 3) << show(r);
+  EXPECT_NE(r.out.find("status 404"), std::string::npos) << show(r);
+}
+
+TEST(LoadCli, ErrorsWithinMaxErrorRateAreAMeasurement) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const CommandResult r =
+      hitcost::testing::run_command(short_run(server, {"--strategy", "struct:jsn", "--max-error-rate", "1"}));
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+}
+
+TEST(LoadCli, UnwritableOutputNamesPathAndReason) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const std::string bad = "/nonexistent-hitcost-dir/r.json";
+  const CommandResult r = hitcost::testing::run_command(short_run(server, {"--json", bad}));
+  EXPECT_EQ(r.exit_code, 4) << show(r);
+  EXPECT_NE(r.err.find("cannot write " + bad + ": No such file or directory"), std::string::npos) << show(r);
+}
+
+TEST(LoadCli, NothingListeningIsAFailureWithTheReason) {
+  // Port 1: nothing listens there unless root put it there.
+  const CommandResult r = hitcost::testing::run_command(
+      {hitcost::testing::load_binary(), "--url", "http://127.0.0.1:1", "-d", "300ms", "--warmup", "0", "--idle", "0",
+       "--no-server-stats", "-q"});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_NE(r.out.find("Connection refused"), std::string::npos) << show(r);
+}
+
+TEST(LoadCli, CpuThatIsNotOnlineIsAUsageError) {
+  const CommandResult r = hitcost::testing::run_command(
+      {hitcost::testing::load_binary(), "--url", "http://127.0.0.1:1", "--cpus", "4095", "-d", "300ms"});
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  EXPECT_NE(r.err.find("4095"), std::string::npos) << show(r);
+}
+
+// Ctrl-C two seconds into a 10 s run: figures over the window that ran, marked, exit 130.
+TEST(LoadCli, InterruptedRunReportsTheWindowThatRan) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const fs::path dir = fresh_dir("interrupted");
+  CommandOptions o;
+  o.signal = SIGINT;
+  o.signal_after_ms = 2000;  // 100 ms warmup + ~1.9 s of the window
+  const CommandResult r = hitcost::testing::run_command(
+      {hitcost::testing::load_binary(), "--url", url(server), "-d", "10s", "--warmup", "100ms", "--idle", "0", "-c",
+       "4", "--keys", "100", "--json", (dir / "r.json").string(), "--csv", (dir / "r.csv").string()},
+      o);
+  EXPECT_EQ(r.exit_code, 130) << show(r);
+  EXPECT_NE(r.out.find("INTERRUPTED"), std::string::npos) << show(r);
+  const json j = read_json(dir / "r.json");
+  EXPECT_TRUE(j["interrupted"].get<bool>());
+  EXPECT_EQ(j["planned_duration_s"].get<double>(), 10.0);
+  const double window = j["duration_s"].get<double>();
+  EXPECT_GT(window, 1.0);
+  EXPECT_LT(window, 5.0);
+  const double requests = j["requests"].get<double>();
+  ASSERT_GT(requests, 0);
+  EXPECT_NEAR(j["throughput_rps"].get<double>(), requests / window, 1e-6 * requests / window);
+  // One point per started second of the window that ran, not of the ten planned.
+  EXPECT_EQ(j["series"].size(), size_t(std::ceil(window))) << j["series"].dump().substr(0, 200);
+  // The CPU snapshots bracket the same window.
+  EXPECT_NEAR(j["system"]["window_s"].get<double>(), window, 0.02);
+  std::ifstream csv(dir / "r.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  EXPECT_EQ(header.substr(header.rfind(',') + 1), "interrupted");
+  EXPECT_EQ(row.substr(row.rfind(',') + 1), "1");
+}
+
+TEST(LoadCli, InterruptedDuringWarmupMeasuresNothingAndSaysSo) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const fs::path dir = fresh_dir("warmup");
+  CommandOptions o;
+  o.signal = SIGTERM;
+  o.signal_after_ms = 500;
+  const CommandResult r = hitcost::testing::run_command(
+      {hitcost::testing::load_binary(), "--url", url(server), "-d", "5s", "--warmup", "3s", "--idle", "0", "-c", "2",
+       "--json", (dir / "r.json").string(), "-q"},
+      o);
+  EXPECT_EQ(r.exit_code, 130) << show(r);
+  const json j = read_json(dir / "r.json");
+  EXPECT_TRUE(j["interrupted"].get<bool>());
+  EXPECT_EQ(j["duration_s"].get<double>(), 0.0);
+  EXPECT_EQ(j["series"].size(), 0u);
+}
+
+// A sweep stopped in its second round writes what finished, and puts the server back.
+TEST(LoadCli, InterruptedSweepWritesFinishedRunsAndRestoresTheServer) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  ASSERT_EQ(hitcost::testing::http_post(server.port(), "/admin/config",
+                                        R"({"strategy":"struct:json","namespace":"mine","rows":7})")
+                .status,
+            200);
+  const json before = server_config(server);
+  const fs::path dir = fresh_dir("sweep");
+  CommandOptions o;
+  o.signal = SIGINT;
+  o.signal_after_ms = 2500;
+  const CommandResult r = hitcost::testing::run_command(
+      {hitcost::testing::load_binary(), "sweep", "--url", url(server), "-d", "300ms", "--warmup", "100ms", "--idle",
+       "0", "-c", "4", "--keys", "100", "--repeat", "20", "--strategies", "html,html+zlib", "--latency-rate", "0",
+       "--retry-contaminated", "0", "--json", (dir / "s.json").string(), "--csv", (dir / "s.csv").string()},
+      o);
+  EXPECT_EQ(r.exit_code, 130) << show(r);
+  const json s = read_json(dir / "s.json");
+  EXPECT_TRUE(s["interrupted"].get<bool>());
+  ASSERT_GE(s["runs"].size(), 2u) << show(r);
+  EXPECT_LT(s["runs"].size(), 40u);
+  size_t checked = 0;
+  for (const json& run : s["runs"]) {
+    EXPECT_FALSE(run["interrupted"].get<bool>()) << "a cut-short run is left out";
+    EXPECT_NEAR(run["duration_s"].get<double>(), 0.3, 1e-9);
+    ++checked;
+  }
+  EXPECT_EQ(checked, s["runs"].size());
+  EXPECT_TRUE(fs::exists(dir / "s.csv"));
+  const json after = server_config(server);
+  for (const char* key : {"strategy", "namespace", "rows", "store", "flags"})
+    EXPECT_EQ(after[key], before[key]) << key << ": " << after.dump() << " vs " << before.dump();
+  EXPECT_NE(r.err.find("server configuration restored"), std::string::npos) << show(r);
+}
+
+TEST(LoadCli, SweepRestoresTheServerWhenItEnds) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  ASSERT_EQ(hitcost::testing::http_post(server.port(), "/admin/config", R"({"namespace":"before-sweep"})").status,
+            200);
+  const json before = server_config(server);
+  const CommandResult r = hitcost::testing::run_command(
+      {hitcost::testing::load_binary(), "sweep", "--url", url(server), "-d", "200ms", "--warmup", "100ms", "--idle",
+       "0", "-c", "4", "--keys", "100", "--repeat", "1", "--strategies", "html+zlib", "--latency-rate", "0",
+       "--retry-contaminated", "0", "-q"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  const json after = server_config(server);
+  EXPECT_EQ(after["namespace"], "before-sweep");
+  EXPECT_EQ(after["strategy"], before["strategy"]);
+}
+
+TEST(LoadCli, SweepOfAStrategyTheServerRefusesIsAUsageError) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const CommandResult r = hitcost::testing::run_command(
+      {hitcost::testing::load_binary(), "sweep", "--url", url(server), "-d", "200ms", "--warmup", "100ms", "--idle",
+       "0", "--keys", "100", "--repeat", "1", "--strategies", "struct:jsn", "--latency-rate", "0", "-q"});
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  EXPECT_NE(r.err.find("unknown serializer 'jsn'"), std::string::npos) << show(r);
+}
+
+TEST(LoadCli, MergeRefusesTheSameRunTwice) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const fs::path dir = fresh_dir("merge");
+  const std::string a = (dir / "a.json").string(), b = (dir / "b.json").string();
+  ASSERT_EQ(hitcost::testing::run_command(short_run(server, {"--json", a})).exit_code, 0);
+  fs::copy_file(a, b);
+  for (const auto& second : {a, b}) {
+    const CommandResult r = hitcost::testing::run_command({hitcost::testing::load_binary(), "merge", a, second});
+    EXPECT_EQ(r.exit_code, 2) << show(r);
+    EXPECT_NE(r.err.find("hold the same run"), std::string::npos) << show(r);
+  }
+}
+
+TEST(LoadCli, ReportToAnUnwritablePathIsAnOutputError) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const fs::path dir = fresh_dir("report");
+  const std::string a = (dir / "a.json").string();
+  ASSERT_EQ(hitcost::testing::run_command(short_run(server, {"--json", a})).exit_code, 0);
+  const CommandResult r = hitcost::testing::run_command(
+      {hitcost::testing::load_binary(), "report", a, "--html", "/nonexistent-hitcost-dir/r.html"});
+  EXPECT_EQ(r.exit_code, 4) << show(r);
+  EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << show(r);
+}
