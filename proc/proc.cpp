@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace hitcost::proc {
@@ -163,33 +164,44 @@ std::string sorted_list(std::vector<int> cpus) {
 }  // namespace
 
 std::optional<std::string> cpus_not_online_error(const std::vector<int>& cpus, const std::vector<int>& online,
-                                                 const std::vector<int>& allowed) {
+                                                 const std::function<bool(int)>& can_pin) {
   size_t count = 0;
   std::string offline = missing_from(cpus, online, count);
   if (count > 0) {
     return std::string(count == 1 ? "CPU " : "CPUs ") + offline + (count == 1 ? " is" : " are") +
            " not online (online: " + sorted_list(online) + ")";
   }
-  std::string outside = missing_from(cpus, allowed, count);
-  if (count > 0) {
-    return std::string(count == 1 ? "CPU " : "CPUs ") + outside + (count == 1 ? " is" : " are") +
-           " outside this process's allowed CPUs (" + sorted_list(allowed) +
-           "; a cgroup cpuset or taskset narrows them)";
-  }
-  return std::nullopt;
+  std::vector<int> refused, usable;
+  for (int c : cpus)
+    if (!can_pin(c)) refused.push_back(c);
+  if (refused.empty()) return std::nullopt;
+  for (int c : online)  // the list for the message: only on the way to an error
+    if (can_pin(c)) usable.push_back(c);
+  std::sort(refused.begin(), refused.end());
+  refused.erase(std::unique(refused.begin(), refused.end()), refused.end());
+  return std::string(refused.size() == 1 ? "CPU " : "CPUs ") + format_cpu_list(refused) +
+         (refused.size() == 1 ? " is" : " are") + " online but this process may not run there (it may run on " +
+         sorted_list(usable) + "; a cgroup cpuset, e.g. docker --cpuset-cpus, sets that)";
 }
 
 std::optional<std::string> cpus_not_online_error(const std::vector<int>& cpus) {
-  std::vector<int> allowed;
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (::sched_getaffinity(0, sizeof mask, &mask) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &mask)) allowed.push_back(c);
-  } else {
-    allowed = online_cpus();  // unknown mask: do not refuse for it
-  }
-  return cpus_not_online_error(cpus, online_cpus(), allowed);
+  // Tried on the calling thread and put back: the kernel's answer is the only complete one
+  // (cgroup v1 or v2 cpusets, isolated CPUs). A narrower affinity mask (taskset) is no
+  // obstacle: a thread may widen its own mask within its cpuset.
+  cpu_set_t saved;
+  CPU_ZERO(&saved);
+  const bool have_saved = ::sched_getaffinity(0, sizeof saved, &saved) == 0;
+  auto can_pin = [&](int cpu) {
+    if (!have_saved) return true;  // cannot put the mask back: do not try, do not refuse
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    const bool ok = ::sched_setaffinity(0, sizeof one, &one) == 0;
+    ::sched_setaffinity(0, sizeof saved, &saved);
+    return ok;
+  };
+  return cpus_not_online_error(cpus, online_cpus(), can_pin);
 }
 
 std::string boot_id() {

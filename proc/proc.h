@@ -7,6 +7,7 @@
 // per-CPU figures come from the scheduler tick (250 Hz on this kernel): over a 1 s window a
 // CPU's busy time is known to about ±4 ms, and its softirq share to a few ticks.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,15 +40,17 @@ std::optional<std::vector<int>> parse_cpu_list(std::string_view text);
 std::string format_cpu_list(const std::vector<int>& cpus);  // {0,1,2,5} → "0-2,5"
 std::vector<int> online_cpus();                             // /sys/devices/system/cpu/online
 
-// Why a --cpus list cannot be honoured, for both programs' start-up checks: nullopt when
-// every listed CPU is online and in this process's affinity mask (a cgroup cpuset or
-// taskset narrows it; pinning outside it fails with EINVAL). Otherwise one sentence that
-// names the offending CPUs and the usable ones, e.g.
-// "CPU 7 is not online (online: 0-1)" or "CPUs 2-3 are outside this process's allowed CPUs (0-1)".
+// Why a --cpus list cannot be honoured, for both programs' start-up checks: nullopt when a
+// thread can be pinned to every listed CPU. Otherwise one sentence that names the offending
+// CPUs and the usable ones: "CPU 7 is not online (online: 0-1)", or, for an online CPU outside
+// the process's cgroup cpuset (docker --cpuset-cpus), "CPU 3 is online but this process may
+// not run there (it may run on 0-1; ...)". Tries each listed CPU with sched_setaffinity on the
+// calling thread and puts its mask back; a narrower mask (taskset) is no obstacle, since a
+// thread may widen its own mask within its cpuset.
 std::optional<std::string> cpus_not_online_error(const std::vector<int>& cpus);
-// The same against given lists (sorted or not), for tests.
+// The same with the online list and the pinning trial given, for tests.
 std::optional<std::string> cpus_not_online_error(const std::vector<int>& cpus, const std::vector<int>& online,
-                                                 const std::vector<int>& allowed);
+                                                 const std::function<bool(int)>& can_pin);
 
 // This kernel's boot id: the same for every process of one machine (containers included),
 // different on another machine. Empty when unreadable.
