@@ -18,6 +18,7 @@ class HttpServer {
   ~HttpServer();
 
   int port() const { return port_; }
+  std::shared_ptr<const RuntimeConfig> config() const { return config_->current(); }
   void start();             // spawns the worker threads
   void drain_and_wait();    // SIGTERM: stop accepting, finish in-flight, join (bounded)
   void stop_and_wait();     // immediate

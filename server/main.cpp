@@ -1,5 +1,7 @@
 // hitcost-server: renders pages from cached data and says where each microsecond goes.
-// parse options -> open store + bind -> serve until SIGTERM/SIGINT -> drain -> exit 0.
+// parse options -> check --cpus -> open store + bind -> probe the store's nodes -> serve
+// until SIGTERM/SIGINT -> drain -> exit 0. Exit codes: 0 stopped cleanly, 1 could not start
+// (bind, store), 2 usage error (unknown option, bad value, a --cpus CPU that is not online).
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
@@ -7,7 +9,9 @@
 #include <iostream>
 
 #include "codecs/strategy.h"
+#include "proc/proc.h"
 #include "server/http_server.h"
+#include "server/store_health.h"
 
 namespace {
 // The grammar with every serializer, compressor and preset, from the codec tables.
@@ -67,6 +71,12 @@ int main(int argc, char** argv) {
     std::cerr << "hitcost-server: --admin-remote needs --admin-token\n";
     return 2;
   }
+  // A CPU that cannot be pinned to would leave a thread running anywhere while /stats and the
+  // user believe it pinned: refused before anything starts.
+  if (auto why = hitcost::proc::cpus_not_online_error(o.cpus)) {
+    std::cerr << "hitcost-server: --cpus: " << *why << "\n";
+    return 2;
+  }
 
   // Block the stop signals in every thread; the main thread waits for them below.
   sigset_t stop_signals;
@@ -78,6 +88,15 @@ int main(int argc, char** argv) {
 
   try {
     hitcost::server::HttpServer server(o);
+    // Each memcached node's state, before "listening on" (scripts wait for that line). A node
+    // that is down does not stop the start, nor do all of them: memcached may come up later,
+    // and the server answers every page from the origin meanwhile (GET /healthz: degraded).
+    const auto health = hitcost::server::probe_store(*server.config()->store);
+    for (const auto& node : health.nodes) std::printf("%s\n", node_line(node, health).c_str());
+    if (!health.nodes.empty() && health.down() == health.nodes.size())
+      std::fprintf(stderr,
+                   "hitcost-server: warning: no memcached node answers; starting anyway, every page is a miss "
+                   "served from the origin until one does\n");
     server.start();
     std::printf("listening on %s:%d\n", o.host.c_str(), server.port());
     std::fflush(stdout);

@@ -7,6 +7,7 @@
 
 #include "codecs/value_codec.h"
 #include "server/stats_report.h"
+#include "server/store_health.h"
 
 namespace hitcost::server {
 
@@ -94,8 +95,12 @@ void Router::handle(const HttpRequest& req, const boost::asio::ip::address& peer
   }
   if (path == "/healthz") {
     if (!is_get) return method_not_allowed("GET");
+    // Probes the store's nodes on connections of its own, on this io thread: the thread's
+    // other connections wait with it, at most the store's timeout_ms (a node that refuses
+    // answers at once), as they would for one memcached call. 200 also when degraded: the
+    // server still answers every page (from the origin); see docs/http-api.md.
     res.content_type = "text/plain; charset=utf-8";
-    body = "ok\n";
+    body = healthz_body(probe_store(*view_.get().store));
     return;
   }
   if (path == "/stats" || path == "/metrics") {

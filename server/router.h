@@ -33,6 +33,10 @@ struct ServerContext {
   // Where each io thread may run (its affinity after pinning), e.g. "0" or "0-1".
   mutable std::mutex placement_mu;
   std::vector<std::string> thread_cpus;
+  // io threads whose pinning to their --cpus CPU failed (they run where thread_cpus says).
+  // --cpus is checked at start (proc::cpus_not_online_error), so this is a CPU taken
+  // offline or a cpuset narrowed in between.
+  std::atomic<uint32_t> pin_failures{0};
 };
 
 class Router {

@@ -89,6 +89,7 @@ nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
     std::lock_guard lk(ctx.placement_mu);
     j["thread_cpus"] = ctx.thread_cpus;  // affinity of each io thread, e.g. ["0"] or ["0-1"]
   }
+  j["pin_failures"] = ctx.pin_failures.load(std::memory_order_relaxed);
   j["pid"] = static_cast<int64_t>(::getpid());
   // Who and where this process is: a client on the same machine (same boot id) finds the
   // same pid with the same start time in its own /proc, and then knows the server is local.
@@ -240,6 +241,8 @@ std::string metrics_text(const nlohmann::json& s) {
   line(out, "hitcost_interval_seconds", "", num(field(s, "interval_s")));
   family(out, "hitcost_threads", "gauge", "io threads.");
   line(out, "hitcost_threads", "", num(field(s, "threads")));
+  family(out, "hitcost_pin_failures", "gauge", "io threads whose pinning to their --cpus CPU failed.");
+  line(out, "hitcost_pin_failures", "", num(field(s, "pin_failures")));
   family(out, "hitcost_metrics_enabled", "gauge", "1 when per-phase timing is on.");
   line(out, "hitcost_metrics_enabled", "", field(s, "metrics_enabled").get<bool>() ? 1 : 0);
   for (const char* c : {"requests", "pages", "hits", "misses", "decode_errors", "store_errors", "store_set_errors",

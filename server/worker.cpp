@@ -4,6 +4,8 @@
 #include <sched.h>
 
 #include <boost/asio/socket_base.hpp>
+#include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "server/session.h"
@@ -31,20 +33,27 @@ Worker::Worker(ServerContext& ctx, size_t index, const asio::ip::tcp::endpoint& 
 }
 
 void Worker::run(int cpu) {
+  int pin_error = 0;
   if (cpu >= 0) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    pin_error = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
   }
-  record_affinity();
+  const std::string runs_on = record_affinity();
+  // Said once per process (the first thread to fail), counted for every thread in /stats.
+  if (pin_error != 0 && ctx_.pin_failures.fetch_add(1) == 0)
+    std::fprintf(stderr,
+                 "hitcost-server: io thread %zu cannot be pinned to CPU %d (%s); it runs on CPUs %s. "
+                 "/stats pin_failures counts the threads left unpinned\n",
+                 index_, cpu, std::strerror(pin_error), runs_on.c_str());
   sampler_.calibrate();  // on this thread, after pinning: the clock's cost where it will be read
   do_accept();
   arm_sweeper();
   io_.run();
 }
 
-void Worker::record_affinity() {
+std::string Worker::record_affinity() {
   cpu_set_t set;
   CPU_ZERO(&set);
   std::string cpus;
@@ -59,9 +68,11 @@ void Worker::record_affinity() {
       c = end;
     }
   }
+  if (cpus.empty()) cpus = "unknown";
   std::lock_guard lk(ctx_.placement_mu);
   if (ctx_.thread_cpus.size() <= index_) ctx_.thread_cpus.resize(index_ + 1);
-  ctx_.thread_cpus[index_] = cpus.empty() ? "unknown" : cpus;
+  ctx_.thread_cpus[index_] = cpus;
+  return cpus;
 }
 
 void Worker::do_accept() {

@@ -39,7 +39,7 @@ class Worker {
 
  private:
   void do_accept();
-  void record_affinity();
+  std::string record_affinity();  // stores this thread's CPUs in ctx_.thread_cpus and returns them
   void arm_sweeper();
 
   ServerContext& ctx_;

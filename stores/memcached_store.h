@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "stores/memcached_probe.h"
 #include "stores/store.h"
 
 struct memcached_st;  // libmemcached's handle (global namespace)
@@ -72,6 +73,13 @@ class MemcachedStore final : public Store {
   // Index (in MemcachedOptions::nodes order) of the node that holds `key`, -1 on error.
   int node_of(std::string_view key);
   size_t node_count() const { return opts_.nodes.size(); }
+  const MemcachedOptions& options() const { return opts_; }
+  // Whether each node answers `version` now, on connections of the probe's own (thread-safe,
+  // no effect on the store's handles), within this store's timeout_ms: a node slower than
+  // that would fail the store's own calls too.
+  std::vector<MemcachedNodeState> probe() const {
+    return probe_memcached_nodes(opts_.nodes, opts_.binary, opts_.timeout_ms);
+  }
 
   struct Registry;  // owns the master handle and all clones (memcached_store.cpp)
 

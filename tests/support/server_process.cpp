@@ -31,13 +31,19 @@ ServerProcess::ServerProcess(std::vector<std::string> args) {
     ::_exit(127);
   }
   ::close(out[1]);
-  // Read stdout until "listening on 127.0.0.1:PORT\n" (or EOF: the server failed).
+  // Read stdout until "listening on 127.0.0.1:PORT\n" (or EOF: the server failed). Lines
+  // before it (one per memcached node) are kept for startup_output().
   std::string got;
   char c;
   FILE* f = ::fdopen(out[0], "r");
   while (std::fread(&c, 1, 1, f) == 1) {
-    if (c == '\n') break;
-    got += c;
+    if (c != '\n') {
+      got += c;
+      continue;
+    }
+    if (got.rfind("listening on ", 0) == 0) break;
+    startup_output_ += got + "\n";
+    got.clear();
   }
   std::fclose(f);
   auto colon = got.rfind(':');

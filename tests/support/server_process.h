@@ -18,6 +18,8 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
 
   int port() const { return port_; }
+  // What the server printed to stdout before "listening on" (its memcached nodes' states).
+  const std::string& startup_output() const { return startup_output_; }
   pid_t pid() const { return pid_; }
   void signal(int sig);
   // Waits for exit; returns the wait status, or -1 on timeout.
@@ -27,6 +29,7 @@ class ServerProcess {
  private:
   pid_t pid_ = -1;
   int port_ = 0;
+  std::string startup_output_;
 };
 
 }  // namespace hitcost::testing
