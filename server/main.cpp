@@ -66,7 +66,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--admin-remote", o.admin_remote, "Allow admin routes from non-loopback peers (with --admin-token)");
   app.add_option("--admin-token", o.admin_token, "Bearer token required for remote admin routes");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help is a success; every other parse failure a usage error
+  }
   if (o.admin_remote && o.admin_token.empty()) {
     std::cerr << "hitcost-server: --admin-remote needs --admin-token\n";
     return 2;

@@ -263,3 +263,19 @@ TEST(LoadCli, ReportToAnUnwritablePathIsAnOutputError) {
   EXPECT_EQ(r.exit_code, 4) << show(r);
   EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << show(r);
 }
+
+// hitcost-server shares the table (README, client/exit_code.h): usage errors are 2.
+TEST(ServerCli, UnknownOptionOrBadValueIsAUsageError) {
+  const std::string server = hitcost::testing::server_binary();
+  int checked = 0;
+  for (const std::vector<std::string>& argv : {std::vector<std::string>{server, "--nope"},
+                                               std::vector<std::string>{server, "--threads", "x"},
+                                               std::vector<std::string>{server, "--cpus", "4095"}}) {
+    const CommandResult r = hitcost::testing::run_command(argv);
+    EXPECT_EQ(r.exit_code, 2) << show(r);
+    EXPECT_FALSE(r.err.empty()) << "says why";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);
+  EXPECT_EQ(hitcost::testing::run_command({server, "--help"}).exit_code, 0);
+}
