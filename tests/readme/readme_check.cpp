@@ -1,0 +1,390 @@
+#include "tests/readme/readme_check.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+
+namespace hitcost::readme {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool bare_word(const std::string& w) {
+  static const std::regex re("^[a-z][a-z0-9_-]*$");
+  return std::regex_match(w, re);
+}
+
+std::string line_ref(int line) { return "README.md:" + std::to_string(line) + ": "; }
+
+std::string command_text(const OurCommand& c) {
+  std::string text = join({c.program, join(c.args)});
+  if (c.args.empty()) text = c.program;
+  if (text.size() > 90) text = text.substr(0, 87) + "...";
+  return text;
+}
+
+// The help texts, each asked once however many flags it answers for.
+class HelpCache {
+ public:
+  explicit HelpCache(const HelpSource& source) : source_(source) {}
+  const Help& get(const Target& t) {
+    auto it = cache_.find(t);
+    if (it == cache_.end()) it = cache_.emplace(t, source_.help(t)).first;
+    return it->second;
+  }
+  std::vector<Target> load_targets() const {
+    std::vector<Target> all{{"hitcost-load", ""}};
+    for (const auto& s : source_.load_subcommands) all.push_back({"hitcost-load", s});
+    return all;
+  }
+  bool known_subcommand(const std::string& w) const {
+    const auto& subs = source_.load_subcommands;
+    return std::find(subs.begin(), subs.end(), w) != subs.end();
+  }
+  std::string subcommand_list() const { return join(source_.load_subcommands, ", "); }
+
+ private:
+  const HelpSource& source_;
+  std::map<Target, Help> cache_;
+};
+
+// Whose help a program's own options are checked against: run.sh hands its arguments to
+// `hitcost-load sweep` (run.sh's last command), test.sh to ctest.
+Target base_target(const OurCommand& c, const HelpCache& helps) {
+  if (c.program == "hitcost-load") {
+    for (const auto& a : c.args)
+      if (helps.known_subcommand(a)) return {"hitcost-load", a};
+    return {"hitcost-load", ""};
+  }
+  if (c.program == "run.sh") return {"hitcost-load", "sweep"};
+  if (c.program == "test.sh") return {"ctest", ""};
+  return {c.program, ""};
+}
+
+// What a program named in inline code or a heading stands for when its flags are looked up.
+std::vector<Target> targets_of_program(const std::string& program, const HelpCache& helps) {
+  if (program == "hitcost-load") return helps.load_targets();
+  if (program == "run.sh") return {{"hitcost-load", "sweep"}};
+  if (program == "test.sh") return {{"ctest", ""}};
+  return {{program, ""}};
+}
+
+std::string names_of(const std::vector<Target>& targets) {
+  std::vector<std::string> names;
+  for (const auto& t : targets) names.push_back("`" + t.name() + " --help`");
+  return join(names, ", ");
+}
+
+struct FlagUse {
+  std::string flag;
+  Target target;
+};
+
+// The options a command passes, each with the program that receives it.
+// scripts/php-compare.sh hands what follows `--` to hitcost-load sweep; after `--` elsewhere
+// the words are positional, not options.
+std::vector<FlagUse> flag_uses(const OurCommand& c, const HelpCache& helps) {
+  const Target base = base_target(c, helps);
+  const bool passes_on = c.program == "scripts/php-compare.sh";
+  std::vector<FlagUse> uses;
+  bool after_separator = false;
+  for (const auto& arg : c.args) {
+    const std::string word = strip_brackets(arg);
+    if (word == "--") {
+      after_separator = true;
+      continue;
+    }
+    const std::string flag = flag_of(word);
+    if (flag.empty()) continue;
+    if (!after_separator) {
+      uses.push_back({flag, base});
+    } else if (passes_on) {
+      uses.push_back({flag, {"hitcost-load", "sweep"}});
+    }
+  }
+  return uses;
+}
+
+// `hitcost-bench`, `bench/anchor_nginx.sh`: programs of this repository the checker does not
+// know the options of; flags after them in the same item are theirs.
+bool other_program_of_ours(const std::string& word) {
+  if (!our_program(word).empty()) return false;
+  const std::string base = word.substr(word.find_last_of('/') == std::string::npos ? 0 : word.find_last_of('/') + 1);
+  return starts_with(base, "hitcost-") || (base.size() > 3 && base.substr(base.size() - 3) == ".sh");
+}
+
+std::vector<std::string> programs_in_heading(const std::string& heading) {
+  std::vector<std::string> programs;
+  for (auto word : span_words(heading)) {
+    const auto strip = [](char c) { return c == '`' || c == '(' || c == ')' || c == ',' || c == ':' || c == '*'; };
+    while (!word.empty() && strip(word.front())) word.erase(word.begin());
+    while (!word.empty() && strip(word.back())) word.pop_back();
+    const std::string p = our_program(word);
+    if (!p.empty() && std::find(programs.begin(), programs.end(), p) == programs.end())
+      programs.push_back(p);
+  }
+  return programs;
+}
+
+}  // namespace
+
+std::string Target::name() const { return subcommand.empty() ? program : program + " " + subcommand; }
+
+Findings check_commands(const std::string& readme, const HelpSource& source) {
+  Findings f;
+  HelpCache helps(source);
+  std::set<std::pair<int, std::string>> reported;  // one "cannot check" per line and program
+  for (const auto& c : our_commands(readme)) {
+    ++f.checked;
+    const std::string at = line_ref(c.line) + "`" + command_text(c) + "`: ";
+    if (c.program == "hitcost-load" && !c.args.empty() && bare_word(c.args[0]) &&
+        !helps.known_subcommand(c.args[0])) {
+      f.problems.push_back(at + "hitcost-load has no subcommand '" + c.args[0] + "' (it has: " +
+                           helps.subcommand_list() + "; a plain run is `hitcost-load --url URL ...`)");
+    }
+    const auto uses = flag_uses(c, helps);
+    const bool script = starts_with(c.program, "scripts/");
+    if (script && (c.in_code_block || !uses.empty())) {
+      // A script shown to be run must say how with --help (and exist).
+      const Help& h = helps.get({c.program, ""});
+      if (!h.ok && reported.insert({c.line, c.program}).second)
+        f.problems.push_back(at + c.program + " --help: " + h.problem);
+    } else if (script && !source.script_exists(c.program)) {
+      f.problems.push_back(at + c.program + " does not exist");
+    }
+    for (const auto& use : uses) {
+      ++f.checked;
+      if (use.flag == "--help" || use.flag == "-h") continue;
+      const Help& h = helps.get(use.target);
+      if (!h.ok) {
+        if (reported.insert({c.line, use.target.name()}).second)
+          f.problems.push_back(at + "cannot check its options: `" + use.target.name() + " --help`: " + h.problem);
+        continue;
+      }
+      if (h.flags.count(use.flag)) continue;
+      std::string via;
+      if (c.program == "run.sh") via = " (run.sh passes its arguments to `hitcost-load sweep`)";
+      if (c.program == "test.sh") via = " (test.sh passes its arguments to ctest)";
+      if (c.program != use.target.program && starts_with(c.program, "scripts/"))
+        via = " (" + c.program + " passes what follows `--` to `" + use.target.name() + "`)";
+      f.problems.push_back(at + use.flag + " is not an option of `" + use.target.name() + "`" + via +
+                           ": not in `" + use.target.name() + " --help`");
+    }
+  }
+  return f;
+}
+
+SectionFindings check_inline_flags(const std::string& readme, const HelpSource& source) {
+  SectionFindings out;
+  HelpCache helps(source);
+  const auto lines = lines_of(readme);
+  const auto blocks = code_blocks(lines);
+  const auto in_code = lines_in_code(lines, blocks);
+
+  // Every program of ours: where a section names none, a flag must be one of theirs.
+  std::vector<Target> everything = helps.load_targets();
+  everything.push_back({"hitcost-server", ""});
+  for (const auto& c : our_commands(readme)) {
+    if (!starts_with(c.program, "scripts/")) continue;
+    if (!c.in_code_block && flag_uses(c, helps).empty()) continue;  // mentioned, not shown run
+    const Target t{c.program, ""};
+    if (std::find(everything.begin(), everything.end(), t) == everything.end()) everything.push_back(t);
+  }
+
+  struct Section {
+    int level;
+    std::vector<std::string> programs;
+  };
+  std::vector<Section> sections;
+  enum class Context { none, ours, foreign } context = Context::none;
+  std::vector<Target> context_targets;
+  std::set<std::string> reported;
+  std::map<std::string, std::pair<int, int>> unchecked;  // why -> first line, flags
+
+  for (const auto& line : lines) {
+    if (in_code[size_t(line.number)]) {
+      context = Context::none;
+      continue;
+    }
+    const std::string t = trim(line.text);
+    static const std::regex item_start(R"(^\s*([-*+]|\d+\.)\s)");
+    if (t.empty() || t[0] == '|' || t[0] == '#' || std::regex_search(line.text, item_start))
+      context = Context::none;  // a new paragraph, list item or table row
+    if (const int level = heading_level(t); level > 0) {
+      while (!sections.empty() && sections.back().level >= level) sections.pop_back();
+      auto programs = programs_in_heading(t);
+      if (programs.empty() && !sections.empty()) programs = sections.back().programs;
+      sections.push_back({level, programs});
+      continue;
+    }
+    const std::vector<std::string> section_programs =
+        sections.empty() ? std::vector<std::string>{} : sections.back().programs;
+
+    for (const auto& span : inline_spans(line.text)) {
+      auto words = span_words(span);
+      words.erase(words.begin(), std::find_if(words.begin(), words.end(), [](const std::string& w) { return !is_assignment(w); }));
+      if (words.empty()) continue;
+      OurCommand c;
+      if (to_our_command(words, line.number, c)) {
+        // Its own flags are check_commands' business; it names whose flags follow.
+        context = Context::ours;
+        const Target base = base_target(c, helps);
+        const bool bare_load = c.program == "hitcost-load" && c.args.empty();
+        context_targets = bare_load ? targets_of_program(c.program, helps) : std::vector<Target>{base};
+        continue;
+      }
+      if (flag_of(strip_brackets(words.front())).empty()) {
+        if (words.size() >= 2 || other_program_of_ours(words.front()))
+          context = Context::foreign;  // `perf record -g`, `hitcost-bench`: their flags, not ours
+        continue;
+      }
+      for (size_t i = 0; i < words.size(); ++i) {
+        const std::string flag = flag_of(strip_brackets(words[i]));
+        if (flag.empty() || (flag.size() == 2 && i > 0)) continue;  // a -x later is a value's
+        if (context == Context::foreign) continue;
+        // The section's programs (all of ours where the heading names none), and the
+        // command of ours shown before it in the same item.
+        std::vector<Target> candidates;
+        std::string whose;
+        if (!section_programs.empty()) {
+          for (const auto& p : section_programs)
+            for (const auto& target : targets_of_program(p, helps)) candidates.push_back(target);
+          whose = "the program(s) this section's heading names (" + join(section_programs, ", ") + ")";
+        } else {
+          candidates = everything;
+          whose = "any program of ours";
+        }
+        if (context == Context::ours) {
+          for (const auto& target : context_targets)
+            if (std::find(candidates.begin(), candidates.end(), target) == candidates.end())
+              candidates.push_back(target);
+          whose += " or of the command before it in this paragraph, item or row";
+        }
+        ++out.findings.checked;
+        for (const auto& p : section_programs) ++out.checked_by_program[p];
+        if (flag == "--help" || flag == "-h") continue;
+        bool found = false;
+        std::vector<std::string> unreadable;
+        for (const auto& target : candidates) {
+          const Help& h = helps.get(target);
+          if (!h.ok) unreadable.push_back("`" + target.name() + " --help`: " + h.problem);
+          if (h.ok && h.flags.count(flag)) found = true;
+        }
+        if (found) continue;
+        if (unreadable.size() == candidates.size()) {  // nothing to check against: said once below
+          auto& [first_line, count] = unchecked[join(unreadable, "; ")];
+          if (count++ == 0) first_line = line.number;
+          continue;
+        }
+        std::string message = line_ref(line.number) + "`" + span + "`: " + flag + " is not an option of " +
+                              whose + ": not in " + names_of(candidates);
+        if (!unreadable.empty()) message += " (unreadable: " + join(unreadable, "; ") + ")";
+        if (reported.insert(message).second) out.findings.problems.push_back(message);
+      }
+    }
+  }
+  for (const auto& [why, where] : unchecked)
+    out.findings.problems.push_back(line_ref(where.first) + "this flag and " + std::to_string(where.second - 1) +
+                                    " more below it could not be checked: " + why);
+  return out;
+}
+
+Findings check_help_flags_documented(const std::string& readme, const HelpSource& source,
+                                     const std::vector<Target>& targets,
+                                     const std::set<std::string>& allowed) {
+  Findings f;
+  HelpCache helps(source);
+  auto mentioned = [&](const std::string& flag) {
+    for (size_t at = readme.find(flag); at != std::string::npos; at = readme.find(flag, at + 1)) {
+      const bool clean_before = at == 0 || !(option_name_char(readme[at - 1]) || readme[at - 1] == '-');
+      const size_t end = at + flag.size();
+      const bool clean_after = end >= readme.size() || !option_name_char(readme[end]);
+      if (clean_before && clean_after) return true;
+    }
+    return false;
+  };
+  std::map<std::string, std::vector<std::string>> missing;  // flag -> whose help has it
+  for (const auto& target : targets) {
+    const Help& h = helps.get(target);
+    if (!h.ok) {
+      f.problems.push_back("`" + target.name() + " --help`: " + h.problem);
+      continue;
+    }
+    for (const auto& flag : h.flags) {
+      if (flag == "--help" || flag == "-h" || allowed.count(flag)) continue;
+      ++f.checked;
+      if (!mentioned(flag)) missing[flag].push_back("`" + target.name() + " --help`");
+    }
+  }
+  for (const auto& [flag, whose] : missing)
+    f.problems.push_back("README.md: " + flag + " (in " + join(whose, ", ") +
+                         ") appears nowhere in README.md: document it, or allow-list it in "
+                         "tests/readme/readme_test.cpp with the reason");
+  return f;
+}
+
+Findings check_exit_codes(const std::string& readme, const std::string& exit_code_header) {
+  Findings f;
+  std::map<int, std::string> defined;  // code -> kExit name
+  static const std::regex def(R"((kExit\w*)\s*=\s*(\d+))");
+  for (std::sregex_iterator it(exit_code_header.begin(), exit_code_header.end(), def), end; it != end; ++it)
+    defined[std::stoi((*it)[2].str())] = (*it)[1].str();
+  if (defined.empty()) {
+    f.problems.push_back("client/exit_code.h: no `kExit... = N` found");
+    return f;
+  }
+  std::string codes;
+  for (const auto& [code, name] : defined) codes += (codes.empty() ? "" : ", ") + std::to_string(code);
+
+  const auto lines = lines_of(readme);
+  int heading_line = 0, level = 0;
+  std::map<int, int> table;  // code -> README line
+  for (const auto& line : lines) {
+    const int l = heading_level(trim(line.text));
+    if (heading_line == 0) {
+      if (l > 0 && lower(line.text).find("exit code") != std::string::npos) {
+        heading_line = line.number;
+        level = l;
+      }
+      continue;
+    }
+    if (l > 0 && l <= level) break;
+    const std::string t = trim(line.text);
+    if (t.empty() || t[0] != '|') continue;
+    std::string cell = trim(t.substr(1, t.find('|', 1) == std::string::npos ? std::string::npos : t.find('|', 1) - 1));
+    cell.erase(std::remove(cell.begin(), cell.end(), '`'), cell.end());
+    if (cell.empty() || !std::all_of(cell.begin(), cell.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;  // header, ---
+    const int code = std::stoi(cell);
+    ++f.checked;
+    if (table.count(code)) {
+      f.problems.push_back(line_ref(line.number) + "exit code " + cell + " is listed twice (also line " +
+                           std::to_string(table[code]) + ")");
+      continue;
+    }
+    table[code] = line.number;
+    if (!defined.count(code))
+      f.problems.push_back(line_ref(line.number) + "exit code " + cell +
+                           " is not one of client/exit_code.h's (" + codes + ")");
+  }
+  if (heading_line == 0) {
+    f.problems.push_back("README.md: no heading with \"Exit codes\": the table of exit codes (" + codes +
+                         ") is missing");
+    return f;
+  }
+  if (table.empty())
+    f.problems.push_back(line_ref(heading_line) + "the Exit codes section has no rows like `| 0 | ... |`");
+  for (const auto& [code, name] : defined) {
+    ++f.checked;
+    if (!table.count(code))
+      f.problems.push_back(line_ref(heading_line) + "exit code " + std::to_string(code) + " (" + name +
+                           " in client/exit_code.h) is missing from the table");
+  }
+  return f;
+}
+
+}  // namespace hitcost::readme

@@ -1,0 +1,71 @@
+#pragma once
+// README.md checked against what the programs' --help says: the commands and --flags it
+// shows, the flags each section documents, the options it leaves out, its exit-code table.
+// Pure text in, problems out: the help texts come from a HelpSource (the real programs in
+// readme_test.cpp, fixed texts in the checker's own tests), so each rule can be shown to fail.
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/readme/readme_parse.h"
+
+namespace hitcost::readme {
+
+// Whose --help a flag is checked against.
+struct Target {
+  std::string program;     // "hitcost-load", "hitcost-server", "ctest", "scripts/topology.sh"
+  std::string subcommand;  // hitcost-load only: "" is a plain run, else "sweep", "merge", ...
+  auto operator<=>(const Target&) const = default;
+  std::string name() const;  // "hitcost-load sweep"
+};
+
+struct Help {
+  bool ok = false;
+  std::string problem;          // when !ok: why there is no usable help (missing, exit status)
+  std::set<std::string> flags;  // "--url", "-c"; --help and -h included when printed
+};
+
+struct HelpSource {
+  std::function<Help(const Target&)> help;
+  std::function<bool(const std::string& script)> script_exists;  // "scripts/x.sh"
+  std::vector<std::string> load_subcommands;  // from `hitcost-load --help` ("Subcommands:")
+};
+
+// What a check looked at and what it found wrong ("README.md:LINE: ...", one per problem).
+struct Findings {
+  int checked = 0;
+  std::vector<std::string> problems;
+};
+
+// --- checks ------------------------------------------------------------------------------
+
+// 1. Every --flag (and -x) of every command of ours exists in the help of what it reaches;
+//    a hitcost-load subcommand that does not exist is a problem; scripts used with flags or
+//    in code blocks must answer --help (checked by the HelpSource).
+Findings check_commands(const std::string& readme, const HelpSource& source);
+
+// 2. Every --flag in inline code exists: under a heading that names programs of ours (or
+//    whose parent heading does), in one of theirs or in the command of ours shown in inline
+//    code before it in the same paragraph, list item or table row; under other headings, in
+//    any program of ours. After inline code of another program (`perf record -g`,
+//    `hitcost-bench`) the item's flags are that program's and not checked.
+//    checked_by_program counts, per program named in a heading, the flags checked there.
+struct SectionFindings {
+  Findings findings;
+  std::map<std::string, int> checked_by_program;
+};
+SectionFindings check_inline_flags(const std::string& readme, const HelpSource& source);
+
+// 3. Every flag the targets' --help prints appears in the README (-h/--help and `allowed`
+//    excepted).
+Findings check_help_flags_documented(const std::string& readme, const HelpSource& source,
+                                     const std::vector<Target>& targets,
+                                     const std::set<std::string>& allowed);
+
+// 5. The codes of the table under the heading with "Exit codes" are exactly the kExit* = N
+//    values of client/exit_code.h (text given).
+Findings check_exit_codes(const std::string& readme, const std::string& exit_code_header);
+
+}  // namespace hitcost::readme

@@ -1,0 +1,408 @@
+// README.md against the programs it documents (issue 16): the commands and --flags it shows
+// exist in the --help of what they run, every option the two programs' --help prints is
+// documented, and its exit-code table is client/exit_code.h's. The checker's rules are
+// first shown to fail on small made-up READMEs (ReadmeChecker.*), then applied to the real
+// one (Readme.*); each failure prints README.md:LINE and what to fix.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "tests/readme/readme_check.h"
+#include "tests/readme/session.h"
+#include "tests/support/command.h"
+#include "tests/support/server_process.h"
+
+namespace hitcost::readme {
+namespace {
+
+// Options of hitcost-load and hitcost-server deliberately left out of README.md, each with
+// the reason. Empty: every option is documented (--help/-h need no entry).
+const std::set<std::string> kUndocumentedOnPurpose = {};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string listing(const std::vector<std::string>& problems) {
+  std::string out = std::to_string(problems.size()) + " problem(s):\n";
+  for (const auto& p : problems) out += "  " + p + "\n";
+  return out;
+}
+
+bool contains(const std::vector<std::string>& problems, const std::string& needle) {
+  for (const auto& p : problems)
+    if (p.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+// --- made-up programs for the checker's own tests ----------------------------------------
+
+HelpSource fake_source(std::map<std::string, std::set<std::string>> flags_by_target) {
+  HelpSource s;
+  s.load_subcommands = {"sweep", "report", "merge", "compare"};
+  s.help = [flags_by_target](const Target& t) {
+    Help h;
+    const auto it = flags_by_target.find(t.name());
+    if (it == flags_by_target.end()) {
+      h.problem = "no such program";
+      return h;
+    }
+    h.ok = true;
+    h.flags = it->second;
+    h.flags.insert("--help");
+    return h;
+  };
+  s.script_exists = [flags_by_target](const std::string& script) { return flags_by_target.count(script) > 0; };
+  return s;
+}
+
+TEST(ReadmeChecker, CommandsOfCodeBlocksAreSplitJoinedAndStrippedOfComments) {
+  const std::string readme =
+      "text\n"
+      "```sh\n"
+      "$ build/release/client/hitcost-load --url http://127.0.0.1:8080 \\\n"
+      "    --bogus 1 && scripts/x.sh --nodes 2   # --commented-out\n"
+      "FOO=1 ./run.sh --repeat 8 --nope 2>&1 | tee log; hitcost-server --port 1 &\n"
+      "```\n"
+      "```php\n"
+      "hitcost-load --not-shell\n"
+      "```\n";
+  const auto commands = our_commands(readme);
+  ASSERT_EQ(commands.size(), 4u);
+  EXPECT_EQ(commands[0].program, "hitcost-load");
+  EXPECT_EQ(commands[0].line, 3);
+  EXPECT_EQ(commands[0].args, (std::vector<std::string>{"--url", "http://127.0.0.1:8080", "--bogus", "1"}));
+  EXPECT_EQ(commands[1].program, "scripts/x.sh");
+  EXPECT_EQ(commands[1].args, (std::vector<std::string>{"--nodes", "2"}));
+  EXPECT_EQ(commands[2].program, "run.sh");
+  EXPECT_EQ(commands[2].args, (std::vector<std::string>{"--repeat", "8", "--nope", "2>&1"}));
+  EXPECT_EQ(commands[3].program, "hitcost-server");
+
+  const auto f = check_commands(readme, fake_source({{"hitcost-load", {"--url"}},
+                                                     {"hitcost-load sweep", {"--repeat"}},
+                                                     {"hitcost-server", {"--port"}},
+                                                     {"scripts/x.sh", {"--nodes"}}}));
+  EXPECT_EQ(f.problems.size(), 2u) << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems, "README.md:3: `hitcost-load --url http://127.0.0.1:8080 --bogus 1`: --bogus"))
+      << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems, "README.md:5: `run.sh --repeat 8 --nope 2>&1`: --nope is not an option of "
+                                   "`hitcost-load sweep` (run.sh passes"))
+      << listing(f.problems);
+  EXPECT_EQ(f.checked, 4 + 6);  // 4 commands, 6 flags
+}
+
+TEST(ReadmeChecker, ConsoleBlocksTakeOnlyPromptLinesAndSynopsisBracketsAreNotPipes) {
+  const std::string readme =
+      "```console\n"
+      "$ hitcost-load merge a.json b.json [--json F] [--store memcached|SPEC]\n"
+      "hitcost-load --this-is-output\n"
+      "```\n";
+  const auto commands = our_commands(readme);
+  ASSERT_EQ(commands.size(), 1u);
+  EXPECT_EQ(commands[0].args.back(), "memcached|SPEC]");
+  const auto f = check_commands(readme, fake_source({{"hitcost-load", {}}, {"hitcost-load merge", {"--json"}}}));
+  ASSERT_EQ(f.problems.size(), 1u) << listing(f.problems);
+  EXPECT_NE(f.problems[0].find("--store is not an option of `hitcost-load merge`"), std::string::npos);
+}
+
+TEST(ReadmeChecker, AnUnknownSubcommandIsNamed) {
+  const std::string readme = "Run `hitcost-load run --url URL -d 2s`.\n";
+  const auto f = check_commands(readme, fake_source({{"hitcost-load", {"--url", "-d"}}}));
+  ASSERT_EQ(f.problems.size(), 1u) << listing(f.problems);
+  EXPECT_NE(f.problems[0].find("README.md:1:"), std::string::npos);
+  EXPECT_NE(f.problems[0].find("no subcommand 'run'"), std::string::npos);
+}
+
+TEST(ReadmeChecker, ScriptsShownRunMustAnswerHelpAndScriptsMentionedMustExist) {
+  const std::string readme =
+      "```sh\nscripts/nohelp.sh\n```\n"
+      "See `scripts/gone.sh` and `scripts/there.sh`.\n";
+  auto source = fake_source({{"scripts/there.sh", {}}});
+  const auto f = check_commands(readme, source);
+  EXPECT_EQ(f.problems.size(), 2u) << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems, "README.md:2: `scripts/nohelp.sh`: scripts/nohelp.sh --help: no such program"))
+      << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems, "README.md:4: `scripts/gone.sh`: scripts/gone.sh does not exist"))
+      << listing(f.problems);
+}
+
+TEST(ReadmeChecker, InlineFlagsAreCheckedAgainstTheSectionsProgramOrTheCommandBeforeThem) {
+  const std::string readme =
+      "# tool\n"                                                           // 1
+      "## hitcost-server\n"                                                // 2
+      "| `--port` | `8080` | port |\n"                                     // 3
+      "| `--gone` | | removed |\n"                                         // 4
+      "### Its notes\n"                                                    // 5
+      "`--port 0` picks one; `--url` is not the server's.\n"               // 6
+      "## Elsewhere\n"                                                     // 7
+      "`hitcost-load --server-pids`/`--server-tree` measure it.\n"         // 8
+      "- `perf record -g` then `--call-graph dwarf`\n"                     // 9
+      "  and `--stack-size` (still perf's item)\n"                         // 10
+      "- `--nowhere` is no one's.\n"                                       // 11
+      "## Script (`scripts/t.sh`)\n"                                       // 12
+      "`--nodes` and `--url`\n"                                            // 13
+      "`hitcost-load merge` then `--nodes`, `--json` and `--gone`\n"      // 14
+      "- `build/test/bench/hitcost-bench`: use `--benchmark_filter=x`\n";  // 15
+  const auto s = check_inline_flags(
+      readme, fake_source({{"hitcost-server", {"--port"}},
+                           {"hitcost-load", {"--url", "--server-pids", "--server-tree"}},
+                           {"hitcost-load sweep", {"--url"}},
+                           {"hitcost-load report", {}},
+                           {"hitcost-load merge", {"--json"}},
+                           {"hitcost-load compare", {}},
+                           {"scripts/t.sh", {"--nodes"}}}));
+  const auto& p = s.findings.problems;
+  EXPECT_EQ(p.size(), 5u) << listing(p);
+  EXPECT_TRUE(contains(p, "README.md:4: `--gone`: --gone is not an option of the program(s) this section's heading names (hitcost-server)")) << listing(p);
+  EXPECT_TRUE(contains(p, "README.md:6: `--url`: --url is not an option of the program(s) this section's heading names (hitcost-server)")) << listing(p);
+  EXPECT_TRUE(contains(p, "README.md:11: `--nowhere`: --nowhere is not an option of any program of ours")) << listing(p);
+  EXPECT_TRUE(contains(p, "README.md:13: `--url`: --url is not an option of the program(s) this section's heading names (scripts/t.sh)")) << listing(p);
+  EXPECT_TRUE(contains(p, "README.md:14: `--gone`: --gone is not an option of the program(s) this section's heading names (scripts/t.sh) or of the command before it")) << listing(p);
+  EXPECT_EQ(s.checked_by_program.at("hitcost-server"), 4);  // --port, --gone, --port, --url
+  EXPECT_EQ(s.checked_by_program.at("scripts/t.sh"), 2 + 3);
+  EXPECT_EQ(s.findings.checked, 4 + 1 + 1 + 2 + 3);
+}
+
+TEST(ReadmeChecker, FlagsUnderAProgramWhoseHelpCannotBeReadAreReportedOnce) {
+  const std::string readme = "## Broken (`scripts/broken.sh`)\n`--a`, `--b`\n\n`--c`\n";
+  const auto s = check_inline_flags(readme, fake_source({}));
+  EXPECT_EQ(s.findings.checked, 3);
+  ASSERT_EQ(s.findings.problems.size(), 1u) << listing(s.findings.problems);
+  EXPECT_EQ(s.findings.problems[0], "README.md:2: this flag and 2 more below it could not be checked: "
+                                    "`scripts/broken.sh --help`: no such program");
+}
+
+TEST(ReadmeChecker, AHelpFlagNotInTheReadmeIsReported) {
+  const std::string readme = "Use `--url` and `-c`, `--connections`; --max-error-rate-x is another.\n";
+  const auto f = check_help_flags_documented(
+      readme, fake_source({{"hitcost-load", {"--url", "-c", "--connections", "--max-error-rate", "-q"}},
+                           {"hitcost-load sweep", {"--url", "--max-error-rate", "--kept-out"}}}),
+      {{"hitcost-load", ""}, {"hitcost-load", "sweep"}}, {"--kept-out"});
+  EXPECT_EQ(f.checked, 7);
+  ASSERT_EQ(f.problems.size(), 2u) << listing(f.problems);
+  EXPECT_NE(f.problems[0].find("--max-error-rate (in `hitcost-load --help`, `hitcost-load sweep --help`)"),
+            std::string::npos)
+      << listing(f.problems);
+  EXPECT_NE(f.problems[1].find("-q (in `hitcost-load --help`)"), std::string::npos) << listing(f.problems);
+}
+
+TEST(ReadmeChecker, ExitCodeTableMatchesTheHeaderBothWays) {
+  const std::string header = "kExitOk = 0, kExitFailed = 1, kExitUsage = 2,\n kExitErrors = 3,";
+  const std::string readme =
+      "## Other\n| 3 | not this table |\n"
+      "## Exit codes\n"                 // 3
+      "| code | meaning |\n|---|---|\n"
+      "| 0 | ok |\n| `1` | failed |\n"  // 6, 7
+      "| 2 | usage |\n| 5 | invented |\n"
+      "## After\n| 3 | not this one either |\n";
+  const auto f = check_exit_codes(readme, header);
+  EXPECT_EQ(f.checked, 4 + 4);
+  ASSERT_EQ(f.problems.size(), 2u) << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems, "README.md:9: exit code 5 is not one of client/exit_code.h's (0, 1, 2, 3)"));
+  EXPECT_TRUE(contains(f.problems, "README.md:3: exit code 3 (kExitErrors in client/exit_code.h) is missing"));
+  EXPECT_TRUE(contains(check_exit_codes("# none\n", header).problems, "no heading with \"Exit codes\""));
+}
+
+TEST(ReadmeChecker, RunnableBlocksAreMarkedAndPointedAtTheTestBuild) {
+  const std::string readme =
+      "```sh\nnot marked\n```\n"
+      "<!-- readme-test: run -->\n\n"
+      "```console\n"
+      "$ build/release/server/hitcost-server --port 8080 &\n"
+      "listening on 127.0.0.1:8080\n"
+      "$ build/release/client/hitcost-load --url http://127.0.0.1:8080 \\\n"
+      "    -d 2s\n"
+      "```\n";
+  const auto blocks = runnable_blocks(readme, "/b", 4242);
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].fence_line, 6);
+  EXPECT_EQ(blocks[0].script,
+            "/b/server/hitcost-server --port 4242 &\n"
+            "/b/client/hitcost-load --url http://127.0.0.1:4242 \\\n"
+            "    -d 2s\n");
+}
+
+TEST(ReadmeChecker, HelpParsersTakeOptionNamesNotFlagsNamedInDescriptions) {
+  const std::string cli11 =
+      "Usage: x [OPTIONS] [SUBCOMMAND]\n\nOptions:\n"
+      "  -h,--help                   Print this help message and exit\n"
+      "  -c,--connections INT:INT in [1 - 100000]=16\n"
+      "                              stop after N requests instead of --duration\n"
+      "  --no-metrics{false}         Turn off\n\n"
+      "Subcommands:\n  sweep                       compare\n  merge   combine\n\n";
+  EXPECT_EQ(cli11_flags(cli11), (std::set<std::string>{"-h", "--help", "-c", "--connections", "--no-metrics"}));
+  EXPECT_EQ(cli11_subcommands(cli11), (std::vector<std::string>{"sweep", "merge"}));
+  EXPECT_EQ(loose_flags("  scripts/t.sh [--nodes 3] [--out-dir D]\n  -R <regex>, --tests-regex; x-ray -x86 1-2\n"),
+            (std::set<std::string>{"--nodes", "--out-dir", "-R", "--tests-regex"}));
+}
+
+// What the runnable blocks and the scripts' --help are judged by: the exit status, a
+// deadline, and the processes left in the session.
+TEST(ReadmeSession, ReportsExitStatusOutputAndWhatWasLeftRunningThenKillsIt) {
+  const auto r = run_in_session({"bash", "-c", "pwd; echo oops >&2; sleep 30 & exit 3"}, "/tmp", 10'000, 300);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.out, "/tmp\n");
+  EXPECT_EQ(r.err, "oops\n");
+  ASSERT_EQ(r.left_running.size(), 1u);
+  EXPECT_NE(r.left_running[0].find("sleep 30"), std::string::npos) << r.left_running[0];
+  const pid_t left = std::stoi(r.left_running[0]);
+  for (int i = 0; i < 100 && ::kill(left, 0) == 0 && slurp("/proc/" + std::to_string(left) + "/stat").find(") Z") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::string stat = slurp("/proc/" + std::to_string(left) + "/stat");
+  EXPECT_TRUE(stat.empty() || stat.find(") Z") != std::string::npos) << "still alive: " << stat;
+}
+
+TEST(ReadmeSession, AProcessThatEndsWithinTheGraceIsNotLeftRunningAndADeadlineKillsTheGroup) {
+  const auto quick = run_in_session({"bash", "-c", "sleep 0.2 & exit 0"}, "/", 10'000, 2'000);
+  EXPECT_EQ(quick.exit_code, 0);
+  EXPECT_TRUE(quick.left_running.empty());
+  const auto start = std::chrono::steady_clock::now();
+  const auto slow = run_in_session({"bash", "-c", "sleep 30"}, "/", 300, 300);
+  EXPECT_TRUE(slow.timed_out);
+  EXPECT_EQ(slow.term_signal, SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// --- the real README and programs ---------------------------------------------------------
+
+const std::string kSource = HITCOST_SOURCE_DIR;
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+Help program_help(const std::vector<std::string>& argv, bool cli11) {
+  Help h;
+  const auto r = hitcost::testing::run_command(argv, {.timeout_ms = 30'000});
+  if (r.exit_code != 0) {
+    h.problem = "exit status " + std::to_string(r.exit_code) + ": " + first_line(r.err);
+    return h;
+  }
+  h.ok = true;
+  h.flags = cli11 ? cli11_flags(r.out) : loose_flags(r.out + r.err);
+  return h;
+}
+
+// A script's --help must print its usage and stop: exit 0, quickly, nothing left running.
+// One that does not handle --help is not run (it would start whatever it starts).
+Help script_help(const std::string& script) {
+  Help h;
+  const std::string path = kSource + "/" + script;
+  if (!std::filesystem::exists(path)) {
+    h.problem = "no such file";
+    return h;
+  }
+  const std::string text = slurp(path);
+  if (text.find("--help)") == std::string::npos && text.find("--help|") == std::string::npos) {
+    h.problem = "it handles no --help (not run: it would start); give it a -h|--help case that "
+                "prints its usage and exits 0";
+    return h;
+  }
+  const auto r = run_in_session({"bash", path, "--help"}, kSource, 15'000, 2'000);
+  const std::string said = r.out + r.err;
+  std::string lowered = said;
+  for (char& c : lowered) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (r.timed_out) {
+    h.problem = "still running after 15 s (it started something instead of printing its usage)";
+  } else if (r.exit_code != 0) {
+    h.problem = "exit status " + std::to_string(r.exit_code) + ": " + first_line(r.err);
+  } else if (!r.left_running.empty()) {
+    h.problem = "left processes running: " + r.left_running.front();
+  } else if (lowered.find("usage") == std::string::npos && said.find(script) == std::string::npos) {
+    h.problem = "printed no usage (neither \"usage\" nor its name)";
+  } else {
+    h.ok = true;
+    h.flags = loose_flags(said);
+  }
+  return h;
+}
+
+HelpSource real_source() {
+  HelpSource s;
+  const std::string load = hitcost::testing::load_binary();
+  const std::string server = hitcost::testing::server_binary();
+  s.load_subcommands = cli11_subcommands(hitcost::testing::run_command({load, "--help"}).out);
+  s.help = [load, server](const Target& t) {
+    if (t.program == "hitcost-load") {
+      std::vector<std::string> argv{load};
+      if (!t.subcommand.empty()) argv.push_back(t.subcommand);
+      argv.push_back("--help");
+      return program_help(argv, true);
+    }
+    if (t.program == "hitcost-server") return program_help({server, "--help"}, true);
+    if (t.program == "ctest") return program_help({HITCOST_CTEST, "--help"}, false);
+    return script_help(t.program);
+  };
+  s.script_exists = [](const std::string& script) { return std::filesystem::exists(kSource + "/" + script); };
+  return s;
+}
+
+const std::string& readme_text() {
+  static const std::string text = slurp(kSource + "/README.md");
+  return text;
+}
+
+TEST(Readme, HitcostLoadHasTheSubcommandsTheCheckerKnows) {
+  const auto subs = real_source().load_subcommands;
+  EXPECT_GE(subs.size(), 4u) << "parsed from `hitcost-load --help`: the checker would take every "
+                                "word after hitcost-load for an unknown subcommand";
+}
+
+// run.sh and test.sh have no --help of their own: their arguments go on (run.sh to
+// `hitcost-load sweep`, test.sh to ctest), which is what the checker assumes.
+TEST(Readme, RunShAndTestShPassTheirArgumentsOn) {
+  const std::string run = slurp(kSource + "/run.sh");
+  const std::string test = slurp(kSource + "/test.sh");
+  const auto sweep = run.find("hitcost-load sweep");
+  ASSERT_NE(sweep, std::string::npos) << "run.sh no longer runs `hitcost-load sweep`: update the checker";
+  EXPECT_NE(run.find("\"$@\"", sweep), std::string::npos) << "run.sh no longer passes \"$@\" to the sweep";
+  const auto ctest = test.find("ctest --test-dir");
+  ASSERT_NE(ctest, std::string::npos) << "test.sh no longer runs ctest: update the checker";
+  EXPECT_NE(test.find("\"$@\"", ctest), std::string::npos) << "test.sh no longer passes \"$@\" to ctest";
+}
+
+TEST(Readme, EveryCommandAndFlagItShowsExistsInTheProgramsHelp) {
+  const auto f = check_commands(readme_text(), real_source());
+  EXPECT_GE(f.checked, 40) << "commands + flags checked: too few, the README parse found almost nothing";
+  EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
+}
+
+TEST(Readme, EveryFlagInItsSectionsAndProseExistsInTheProgramsHelp) {
+  const auto s = check_inline_flags(readme_text(), real_source());
+  const auto count = [&](const std::string& p) {
+    const auto it = s.checked_by_program.find(p);
+    return it == s.checked_by_program.end() ? 0 : it->second;
+  };
+  EXPECT_GE(count("hitcost-server"), 15)
+      << "flags checked under a heading naming hitcost-server: its option table was not found";
+  EXPECT_GE(count("hitcost-load"), 25)
+      << "flags checked under a heading naming hitcost-load: its option tables were not found";
+  EXPECT_TRUE(s.findings.problems.empty()) << listing(s.findings.problems);
+}
+
+TEST(Readme, EveryOptionOfBothProgramsIsDocumented) {
+  const auto source = real_source();
+  std::vector<Target> targets{{"hitcost-server", ""}, {"hitcost-load", ""}};
+  for (const auto& sub : source.load_subcommands) targets.push_back({"hitcost-load", sub});
+  const auto f = check_help_flags_documented(readme_text(), source, targets, kUndocumentedOnPurpose);
+  EXPECT_GE(f.checked, 80) << "options read from the programs' --help: too few";
+  EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
+}
+
+TEST(Readme, ExitCodeTableIsExitCodeHeaders) {
+  const std::string header = slurp(kSource + "/client/exit_code.h");
+  const auto f = check_exit_codes(readme_text(), header);
+  EXPECT_GE(f.checked, 12) << "table rows + codes of client/exit_code.h (6 each)";
+  EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
+}
+
+}  // namespace
+}  // namespace hitcost::readme
