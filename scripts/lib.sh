@@ -1,74 +1,419 @@
-# scripts/lib.sh — sourced by run.sh, scripts/attribution.sh and scripts/topology.sh: start a
-# private memcached and hitcost-server on free loopback ports, pinned, and stop everything
-# started on exit (TERM, then KILL after 5 s). Needs `cd` to the repository first.
+# shellcheck shell=bash disable=SC2034  # (variables set for the scripts that source it)
+# scripts/lib.sh — sourced by run.sh, the scripts in scripts/ and the bench anchors: the
+# exit-code contract, one cleanup that stops everything a script started, waits a signal can
+# interrupt, HTTP calls that show the server's reason, CPU checks, and a private memcached and
+# hitcost-server on free loopback ports. Works from any current directory.
 #
-#   start_memcached CPU [MEMORY_MB] [LOG]   sets MC_PORT, MC_PID (CPU "" = not pinned)
-#   start_server BUILD_DIR CPU LOG ARGS...   sets SERVER_URL, SERVER_PID
-#   stop_started                      (also the EXIT trap)
+#   EXIT_OK EXIT_FAILED EXIT_USAGE EXIT_ERRORS EXIT_OUTPUT EXIT_INTERRUPTED   0 1 2 3 4 130
+#   lib_init NAME             traps: INT, TERM and the --time-limit timer print why and exit
+#                             130; EXIT runs the cleanup, once: at_cleanup commands (last
+#                             registered first), then stop_started
+#   at_cleanup COMMAND...     a command the cleanup runs before the started processes stop
+#   hold_signals, release_signals   between them a signal is only noted; the release acts on
+#                             it (around `cmd &` and the line that keeps its pid, or a stop)
+#   start_time_limit SECONDS  the script stops (130) after SECONDS
+#   start_bg PROGRAM ARGS...  PROGRAM in the background, its pid registered before any signal
+#                             can act (redirect the call); sets BG_PID
+#   wait_bg PID               waits for a started process, returns its exit code, forgets it
+#   run_bg PROGRAM ARGS...    start_bg and wait_bg: a signal to the script acts at once (a
+#                             foreground child would delay the trap until the child ends)
+#   start_service PROGRAM ARGS...   start_bg for a process the others talk to: stopped after them
+#   stop_pid PID [WAIT_S]     TERM one started process, KILL after WAIT_S (5), forget it
+#   stop_started              the same for everything started: the clients, then the services
+#   child_exit CODE           a child's exit code as this script's: the contract's codes pass,
+#                             killed by INT or TERM → 130, anything else → 1
+#   check_child CODE WHAT [LOG]   after a hitcost-load run: 3 → a warning and LIB_EXIT=3 (the
+#                             outputs exist; the script goes on), other failures → exit
+#   http_get URL [MAX_S], http_post URL [DATA] [MAX_S]
+#                             sets HTTP_STATUS, HTTP_BODY (text) and HTTP_BODY_FILE (the exact
+#                             bytes, until the next call); on no answer or a non-2xx status it
+#                             prints "NAME: POST /path → 400: the server's reason" and returns 2
+#                             for 400 (the server rejected a value) or 1
+#   http_use_dir DIR          keep those files in DIR, not in a temporary directory of their own
+#                             (the cleanup removes DIR; a script without lib_init removes it)
+#   check_cpus WHAT LIST      returns 2 with a message when a CPU of LIST is not online or
+#                             not allowed to this process
+#   start_memcached CPU [MEMORY_MB] [LOG]    sets MC_PORT, MC_PID (CPU "" = not pinned)
+#   start_server BUILD_DIR CPU LOG ARGS...   sets SERVER_URL, SERVER_PID (CPU "" = not pinned)
+
+# The exit-code contract, the same in hitcost-server, hitcost-load and every script.
+readonly EXIT_OK=0           # a measurement that is a measurement; a server stopped cleanly
+readonly EXIT_FAILED=1       # nothing could be measured, or something could not start
+readonly EXIT_USAGE=2        # unknown option or bad value (also one the server rejects: 400)
+readonly EXIT_ERRORS=3       # a run had errors above --max-error-rate
+readonly EXIT_OUTPUT=4       # an output could not be written
+readonly EXIT_INTERRUPTED=130  # SIGINT, SIGTERM or --time-limit
+
+LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LIB_NAME=$(basename "$0" .sh)
+LIB_EXIT=$EXIT_OK   # what a script ends with after check_child let it go on
+LIB_STOP_WAIT_S=5   # TERM, then KILL after this many seconds
 
 STARTED_PIDS=()
+_LIB_SERVICES=()    # the started pids that serve the others (memcached, hitcost-server): stopped last
+_LIB_HOLD=0         # > 0: a signal is only noted (a pid between start and registration, or the cleanup)
+_LIB_CAUGHT=""      # the first signal caught: INT, TERM or USR1 (the time limit)
+_LIB_CLEANED=""
+_LIB_HOOKS=()
+_LIB_TIME_LIMIT=""
+_LIB_HTTP_DIR=""
+_LIB_WAIT_PID=""    # the started process wait_bg is waiting for
+_LIB_OUT="" _LIB_ERR=""  # the script's own stdout and stderr, kept by lib_init
 
-stop_started() {
-  local p
-  for p in "${STARTED_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for _ in $(seq 1 50); do
-    local alive=0
-    for p in "${STARTED_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-    [ "$alive" = 0 ] && break
-    sleep 0.1
+exit_meaning() {
+  case $1 in
+    0) echo "success" ;;
+    1) echo "failed" ;;
+    2) echo "usage error" ;;
+    3) echo "errors above --max-error-rate" ;;
+    4) echo "an output could not be written" ;;
+    130) echo "interrupted" ;;
+    *) echo "unexpected exit code" ;;
+  esac
+}
+
+lib_init() {
+  LIB_NAME=$1
+  # A signal can act inside a call whose output goes to a file (start_bg CMD >log): the
+  # message and the cleanup's output go back to where the script's own went.
+  exec {_LIB_OUT}>&1 {_LIB_ERR}>&2
+  trap '_lib_on_signal INT' INT
+  trap '_lib_on_signal TERM' TERM
+  trap '_lib_on_signal USR1' USR1
+  # One simple command: no signal can act between noting the exit code and holding signals.
+  # shellcheck disable=SC2154  # _lib_exit_code is assigned in the trap itself
+  trap '_lib_exit_code=$? _LIB_HOLD=$((_LIB_HOLD + 1)); _lib_cleanup_once; exit "$_lib_exit_code"' EXIT
+}
+
+at_cleanup() { _LIB_HOOKS+=("$*"); }
+
+# Bash runs a trap between two commands, so a signal can land between `cmd &` and the line
+# that registers its pid; while _LIB_HOLD is set the trap only notes the signal, and the
+# release acts on it.
+# A trap that interrupts `wait` must not exit either: in bash 5.2, after `exit` from such a
+# trap, a `wait` in the EXIT trap for a child that has already ended blocks until some other
+# child ends (the cleanup hung for as long as a server kept running). So it ends the awaited
+# process, and wait_bg, back in the script's own flow, stops everything; when the signal lands
+# just before the `wait`, the TERM already sent still makes it return.
+_lib_on_signal() {
+  [ -n "$_LIB_CAUGHT" ] || _LIB_CAUGHT=$1
+  if [ "$_LIB_HOLD" -gt 0 ]; then return 0; fi
+  if [ -n "$_LIB_WAIT_PID" ]; then
+    kill -TERM "$_LIB_WAIT_PID" 2>/dev/null || true
+    return 0
+  fi
+  _lib_interrupted
+}
+
+hold_signals() { _LIB_HOLD=$((_LIB_HOLD + 1)); }
+
+release_signals() {
+  _LIB_HOLD=$((_LIB_HOLD - 1))
+  if [ "$_LIB_HOLD" -eq 0 ] && [ -n "$_LIB_CAUGHT" ]; then _lib_interrupted; fi
+}
+
+# The cleanup runs here before `exit`, not only from the EXIT trap: a signal that lands as the
+# EXIT trap begins would otherwise end that trap before it stopped anything.
+_lib_interrupted() {
+  if [ -n "$_LIB_ERR" ]; then exec 1>&"$_LIB_OUT" 2>&"$_LIB_ERR"; fi
+  if [ "$_LIB_CAUGHT" = USR1 ]; then
+    echo "$LIB_NAME: --time-limit ${_LIB_TIME_LIMIT}s reached, stopping everything it started" >&2
+  else
+    echo "$LIB_NAME: interrupted (SIG$_LIB_CAUGHT), stopping everything it started" >&2
+  fi
+  _lib_cleanup_once
+  exit "$EXIT_INTERRUPTED"
+}
+
+_lib_cleanup_once() {
+  [ -z "$_LIB_CLEANED" ] || return 0
+  _LIB_CLEANED=1 _LIB_HOLD=1  # signals from now on are only noted: the cleanup finishes
+  set +e  # a failing kill (a process already gone) must not end the cleanup
+  local i
+  for ((i = ${#_LIB_HOOKS[@]} - 1; i >= 0; i--)); do eval "${_LIB_HOOKS[i]}"; done
+  stop_started
+  [ -n "$_LIB_HTTP_DIR" ] && rm -rf "$_LIB_HTTP_DIR"
+  return 0
+}
+
+# Alive and not a zombie (a dead child stays in the table until it is reaped).
+_lib_alive() {
+  local st
+  read -r st 2>/dev/null <"/proc/$1/stat" || return 1
+  st=${st##*) }  # the state follows the command name's closing parenthesis
+  [[ $st != Z* ]]
+}
+
+_lib_forget() {
+  local p kept=() services=()
+  for p in ${STARTED_PIDS[@]+"${STARTED_PIDS[@]}"}; do [ "$p" = "$1" ] || kept+=("$p"); done
+  for p in ${_LIB_SERVICES[@]+"${_LIB_SERVICES[@]}"}; do [ "$p" = "$1" ] || services+=("$p"); done
+  STARTED_PIDS=(${kept[@]+"${kept[@]}"})
+  _LIB_SERVICES=(${services[@]+"${services[@]}"})
+}
+
+start_bg() {
+  if [ "$(type -t "$1")" != file ]; then
+    echo "$LIB_NAME: start_bg runs programs, not the $(type -t "$1") '$1' (its children would outlive a stop)" >&2
+    return "$EXIT_FAILED"
+  fi
+  hold_signals
+  if [ -n "$_LIB_ERR" ]; then
+    "$@" {_LIB_OUT}>&- {_LIB_ERR}>&- &  # the kept copies stay with the script
+  else
+    "$@" &
+  fi
+  BG_PID=$!
+  STARTED_PIDS+=("$BG_PID")
+  release_signals
+}
+
+wait_bg() {
+  local code=0
+  _LIB_WAIT_PID=$1
+  wait "$1" || code=$?
+  _LIB_WAIT_PID=""
+  # Interrupted: the process is still registered, the cleanup stops and reaps it.
+  if [ -n "$_LIB_CAUGHT" ] && [ "$_LIB_HOLD" -eq 0 ]; then _lib_interrupted; fi
+  _lib_forget "$1"
+  return "$code"
+}
+
+run_bg() {
+  start_bg "$@" || return
+  wait_bg "$BG_PID"
+}
+
+start_service() {
+  hold_signals
+  if start_bg "$@"; then _LIB_SERVICES+=("$BG_PID"); else release_signals; return "$EXIT_FAILED"; fi
+  release_signals
+}
+
+# _lib_term WAIT_S PID...: TERM all of them at once (memcached takes up to a second to stop:
+# one after the other, ten nodes would outlast any bound), then wait until all are gone or
+# WAIT_S has passed.
+_lib_term() {
+  local wait_s=$1 p deadline alive
+  shift
+  deadline=$(( ${EPOCHREALTIME//[!0-9]/} + wait_s * 1000000 ))  # µs (the separator is the locale's)
+  for p in "$@"; do kill -TERM "$p" 2>/dev/null || true; done
+  while [ "${EPOCHREALTIME//[!0-9]/}" -lt "$deadline" ]; do
+    alive=0
+    for p in "$@"; do
+      if _lib_alive "$p"; then alive=1; break; fi
+    done
+    [ "$alive" = 1 ] || break
+    sleep 0.02
   done
-  for p in "${STARTED_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  for p in "${STARTED_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  STARTED_PIDS=()
+}
+
+# _lib_kill PID...: KILL what is left, then reap. Every KILL comes before any wait: a wait never
+# blocks on one process while another still runs.
+_lib_kill() {
+  local p
+  for p in "$@"; do
+    if _lib_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi
+  done
+  for p in "$@"; do wait "$p" 2>/dev/null || true; done
+}
+
+stop_pid() {
+  hold_signals
+  _lib_term "${2:-$LIB_STOP_WAIT_S}" "$1"
+  _lib_kill "$1"
+  _lib_forget "$1"
+  release_signals
+}
+
+# The clients first (they may still talk to the services: a sweep writes what it finished),
+# then the services; each group within LIB_STOP_WAIT_S.
+stop_started() {
+  hold_signals
+  local p clients=()
+  for p in ${STARTED_PIDS[@]+"${STARTED_PIDS[@]}"}; do
+    [[ " ${_LIB_SERVICES[*]-} " == *" $p "* ]] || clients+=("$p")
+  done
+  _lib_term "$LIB_STOP_WAIT_S" ${clients[@]+"${clients[@]}"}
+  _lib_term "$LIB_STOP_WAIT_S" ${_LIB_SERVICES[@]+"${_LIB_SERVICES[@]}"}
+  _lib_kill ${STARTED_PIDS[@]+"${STARTED_PIDS[@]}"}
+  STARTED_PIDS=() _LIB_SERVICES=()
+  release_signals
+}
+
+# The --time-limit timer, a background subshell: it sleeps, then sends USR1 to the script.
+# Stopped with TERM, it takes its sleep down with it: the trap is set before the sleep starts
+# and kills it once its pid is known, and the pid is checked after the trap may have run.
+_lib_timer() {
+  local seconds=$1 script=$2 cancelled="" sleep_pid=""
+  set +e
+  trap 'cancelled=1; if [ -n "$sleep_pid" ]; then kill "$sleep_pid" 2>/dev/null; fi' TERM
+  exec >/dev/null 2>&1 </dev/null
+  sleep "$seconds" &
+  sleep_pid=$!
+  if [ -n "$cancelled" ]; then kill "$sleep_pid" 2>/dev/null; fi
+  wait "$sleep_pid"
+  if [ -z "$cancelled" ]; then kill -USR1 "$script"; fi
+  kill "$sleep_pid" 2>/dev/null
+  wait "$sleep_pid"
+  exit 0
+}
+
+start_time_limit() {
+  _LIB_TIME_LIMIT=$1
+  hold_signals
+  _lib_timer "$1" "$$" &
+  STARTED_PIDS+=("$!")
+  release_signals
+}
+
+child_exit() {
+  case $1 in
+    0 | 1 | 2 | 3 | 4 | 130) echo "$1" ;;
+    $((128 + 2)) | $((128 + 15))) echo "$EXIT_INTERRUPTED" ;;
+    *) echo "$EXIT_FAILED" ;;
+  esac
+}
+
+check_child() {
+  local code what=$2 log=${3:-}
+  code=$(child_exit "$1")
+  [ "$code" = 0 ] && return 0
+  if [ "$code" = "$EXIT_ERRORS" ]; then
+    echo "$LIB_NAME: warning: $what had errors above --max-error-rate (its figures are in its outputs); exit code 3 at the end" >&2
+    LIB_EXIT=$EXIT_ERRORS
+    return 0
+  fi
+  echo "$LIB_NAME: $what exited $1 ($(exit_meaning "$code"))" >&2
+  if [ -n "$log" ] && [ -s "$log" ]; then tail -20 "$log" >&2; fi
+  exit "$code"
+}
+
+# http_request METHOD URL DATA MAX_S: curl in the background (a signal acts at once), the body
+# in a file, the status apart; the server's reason (the body of a non-2xx answer) on stderr.
+_lib_http() {
+  local method=$1 url=$2 data=$3 max_s=$4 code=0 path args
+  # The script's own directory, removed by its cleanup; in a subshell ($(...)) that directory
+  # would be the subshell's alone and outlive it, so then it is removed when the subshell exits.
+  if [ "$BASHPID" != "$$" ] && [ -z "${_LIB_HTTP_SUBSHELL:-}" ]; then
+    _LIB_HTTP_SUBSHELL=1 _LIB_HTTP_DIR=""
+    trap '[ -n "$_LIB_HTTP_DIR" ] && rm -rf "$_LIB_HTTP_DIR"' EXIT
+  fi
+  if [ -z "$_LIB_HTTP_DIR" ]; then
+    _LIB_HTTP_DIR=$(mktemp -d "${TMPDIR:-/tmp}/hitcost-http.XXXXXX")
+  fi
+  mkdir -p "$_LIB_HTTP_DIR"
+  HTTP_BODY_FILE=$_LIB_HTTP_DIR/body
+  args=(-sS --max-time "$max_s" -o "$HTTP_BODY_FILE" -w '%{http_code}')
+  [ "$method" = POST ] && args+=(-X POST --data "$data")
+  path=/${url#*://*/}
+  [ "$path" = "/$url" ] && path=/
+  run_bg curl "${args[@]}" "$url" >"$_LIB_HTTP_DIR/status" 2>"$_LIB_HTTP_DIR/curl-error" || code=$?
+  HTTP_STATUS=$(cat "$_LIB_HTTP_DIR/status" 2>/dev/null)
+  HTTP_BODY=$(cat "$HTTP_BODY_FILE" 2>/dev/null)
+  if [ "$code" != 0 ] || [ "${HTTP_STATUS:-000}" = 000 ]; then
+    echo "$LIB_NAME: $method $path: no answer from ${url%"${path#/}"} ($(tr '\n' ' ' <"$_LIB_HTTP_DIR/curl-error" | sed 's/ *$//'))" >&2
+    return "$EXIT_FAILED"
+  fi
+  if [[ $HTTP_STATUS != 2?? ]]; then
+    echo "$LIB_NAME: $method $path → $HTTP_STATUS: $(head -c 500 "$HTTP_BODY_FILE" | head -5)" >&2
+    [ "$HTTP_STATUS" = 400 ] && return "$EXIT_USAGE"
+    return "$EXIT_FAILED"
+  fi
+}
+
+http_use_dir() { _LIB_HTTP_DIR=$1; }
+
+http_get() { _lib_http GET "$1" "" "${2:-10}"; }
+http_post() { _lib_http POST "$1" "${2:-}" "${3:-10}"; }
+
+# _lib_cpus LIST: one CPU number a line ("0-3,6" → 0 1 2 3 6); fails on anything else.
+_lib_cpus() {
+  local part pieces cpu
+  IFS=, read -r -a pieces <<<"$1"
+  [ "${#pieces[@]}" -gt 0 ] || return 1
+  for part in "${pieces[@]}"; do
+    if [[ $part =~ ^([0-9]{1,4})-([0-9]{1,4})$ ]] && ((10#${BASH_REMATCH[1]} <= 10#${BASH_REMATCH[2]})); then
+      for ((cpu = 10#${BASH_REMATCH[1]}; cpu <= 10#${BASH_REMATCH[2]}; cpu++)); do echo "$cpu"; done
+    elif [[ $part =~ ^[0-9]{1,4}$ ]]; then
+      echo "$((10#$part))"
+    else
+      return 1
+    fi
+  done
+}
+
+check_cpus() {
+  local what=$1 list=$2 online allowed want cpu
+  if ! want=$(_lib_cpus "$list"); then
+    echo "$LIB_NAME: $what: '$list' is not a CPU list (e.g. 1 or 0,2 or 0-3)" >&2
+    return "$EXIT_USAGE"
+  fi
+  online=$(cat /sys/devices/system/cpu/online 2>/dev/null || echo "0-$(($(nproc --all) - 1))")
+  allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+  local -A is_online=() is_allowed=()
+  for cpu in $(_lib_cpus "$online"); do is_online[$cpu]=1; done
+  for cpu in $(_lib_cpus "${allowed:-$online}"); do is_allowed[$cpu]=1; done
+  for cpu in $want; do
+    if [ -z "${is_online[$cpu]:-}" ]; then
+      echo "$LIB_NAME: $what: CPU $cpu is not online (online: $online)" >&2
+      return "$EXIT_USAGE"
+    fi
+    if [ -z "${is_allowed[$cpu]:-}" ]; then
+      echo "$LIB_NAME: $what: CPU $cpu is online but not allowed to this process (Cpus_allowed_list: $allowed)" >&2
+      return "$EXIT_USAGE"
+    fi
+  done
 }
 
 tcp_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # memcached on a free loopback port (retries if another process wins the port).
 start_memcached() {
-  local cpu=$1 memory=${2:-1024} log=${3:-} user_args=() pin=() attempt
-  [ "$(id -u)" -eq 0 ] && user_args=(-u root)
-  [ -n "$cpu" ] && pin=(taskset -c "$cpu")
-  for attempt in 1 2 3 4 5; do
-    MC_PORT=$(./scripts/free-port.sh)
+  local cpu=$1 memory=${2:-1024} log=${3:-} cmd=()
+  [ -n "$cpu" ] && cmd=(taskset -c "$cpu")
+  cmd+=(memcached -l 127.0.0.1 -U 0 -m "$memory" -t 1)
+  [ "$(id -u)" -eq 0 ] && cmd+=(-u root)
+  for _ in 1 2 3 4 5; do
+    MC_PORT=$("$LIB_ROOT/scripts/free-port.sh")
     if [ -n "$log" ]; then
-      "${pin[@]}" memcached -l 127.0.0.1 -p "$MC_PORT" -U 0 -m "$memory" -t 1 "${user_args[@]}" >>"$log" 2>&1 &
+      start_service "${cmd[@]}" -p "$MC_PORT" >>"$log" 2>&1
     else
-      "${pin[@]}" memcached -l 127.0.0.1 -p "$MC_PORT" -U 0 -m "$memory" -t 1 "${user_args[@]}" &
+      start_service "${cmd[@]}" -p "$MC_PORT"
     fi
-    MC_PID=$!
+    MC_PID=$BG_PID
     for _ in $(seq 1 100); do
       tcp_open "$MC_PORT" && break
-      kill -0 "$MC_PID" 2>/dev/null || break
+      _lib_alive "$MC_PID" || break
       sleep 0.05
     done
-    if kill -0 "$MC_PID" 2>/dev/null && tcp_open "$MC_PORT"; then
-      STARTED_PIDS+=("$MC_PID")
-      return 0
-    fi
-    kill "$MC_PID" 2>/dev/null || true
-    wait "$MC_PID" 2>/dev/null || true
+    if _lib_alive "$MC_PID" && tcp_open "$MC_PORT"; then return 0; fi
+    stop_pid "$MC_PID"
   done
-  echo "could not start memcached" >&2
-  return 1
+  echo "$LIB_NAME: could not start memcached (5 tries)" >&2
+  return "$EXIT_FAILED"
 }
 
-# hitcost-server on a free port, one io thread pinned to CPU; it prints "listening on IP:PORT".
+# hitcost-server on a free port, pinned to CPU with one io thread unless ARGS name --threads;
+# it prints "listening on IP:PORT".
 start_server() {
-  local build=$1 cpu=$2 log=$3
+  local build=$1 cpu=$2 log=$3 pin=() threads=(--threads 1) a
   shift 3
-  "$build/server/hitcost-server" --port 0 --threads 1 --cpus "$cpu" "$@" >"$log" 2>&1 &
-  SERVER_PID=$!
-  STARTED_PIDS+=("$SERVER_PID")
+  for a in "$@"; do [ "$a" = --threads ] && threads=(); done
+  [ -n "$cpu" ] && pin=(--cpus "$cpu")
+  start_service "$build/server/hitcost-server" --port 0 ${threads[@]+"${threads[@]}"} ${pin[@]+"${pin[@]}"} "$@" \
+    >"$log" 2>&1
+  SERVER_PID=$BG_PID
   for _ in $(seq 1 200); do
     grep -q '^listening on ' "$log" 2>/dev/null && break
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-      echo "hitcost-server exited:" >&2
+    if ! _lib_alive "$SERVER_PID"; then
+      echo "$LIB_NAME: hitcost-server exited:" >&2
       cat "$log" >&2
-      return 1
+      return "$EXIT_FAILED"
     fi
     sleep 0.05
   done
-  grep -q '^listening on ' "$log" || { echo "hitcost-server did not start within 10 s" >&2; return 1; }
+  grep -q '^listening on ' "$log" ||
+    { echo "$LIB_NAME: hitcost-server did not start within 10 s" >&2; return "$EXIT_FAILED"; }
   SERVER_URL="http://$(sed -n 's/^listening on //p' "$log" | head -1)"
 }

@@ -23,8 +23,13 @@
 # sweep JSON), runs/ (every single run JSON and log), nodes.txt, server.log.
 # Environment: HITCOST_BUILD_DIR (default build/release), HITCOST_NO_BUILD=1 skips the
 # dependency check and the build (the binaries must exist).
+# Exit codes: 0 done, 1 failed (could not start or run), 2 usage error (also a strategy or value
+# the server rejects), 3 a client had errors above --max-error-rate (the report is still made),
+# 4 an output not written, 130 interrupted (Ctrl-C, SIGTERM) or --time-limit reached.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
+lib_init topology
 
 nodes=3; clients=2; strategies="html,html+zlib,struct:json,struct:json+zlib"
 duration=5s; warmup=1s; repeat=1; rows=50; hit_ratio=0.99; keys=1000; connections=8
@@ -45,19 +50,19 @@ while [ $# -gt 0 ]; do
     --server-threads) server_threads=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --time-limit) time_limit=$2; shift 2 ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "topology: unknown option $1 (see --help)" >&2; exit 2 ;;
+    -h|--help) usage; exit "$EXIT_OK" ;;
+    *) echo "topology: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
   esac
 done
 for v in nodes clients repeat rows keys connections server_threads time_limit; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "topology: --${v//_/-} must be a positive integer" >&2; exit 2; }
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "topology: --${v//_/-} must be a positive integer" >&2; exit "$EXIT_USAGE"; }
 done
 IFS=, read -r -a strategy_list <<<"$strategies"
-[ ${#strategy_list[@]} -gt 0 ] || { echo "topology: --strategies is empty" >&2; exit 2; }
+[ ${#strategy_list[@]} -gt 0 ] || { echo "topology: --strategies is empty" >&2; exit "$EXIT_USAGE"; }
 steps=$(( ${#strategy_list[@]} * repeat ))
 # Each client gets its own range of never-seen ids per step (forced misses must stay misses
 # for every client); all ranges stay below hitcost-server's default --max-id (1e12).
-[ $(( clients * steps )) -lt 900 ] || { echo "topology: too many clients x steps (max 899)" >&2; exit 2; }
+[ $(( clients * steps )) -lt 900 ] || { echo "topology: too many clients x steps (max 899)" >&2; exit "$EXIT_USAGE"; }
 
 build=${HITCOST_BUILD_DIR:-build/release}
 if [ -z "${HITCOST_NO_BUILD:-}" ]; then
@@ -68,37 +73,22 @@ fi
 server_bin=$build/server/hitcost-server
 load_bin=$build/client/hitcost-load
 for b in "$server_bin" "$load_bin"; do
-  [ -x "$b" ] || { echo "topology: $b is missing (build first, or unset HITCOST_NO_BUILD)" >&2; exit 1; }
+  [ -x "$b" ] || { echo "topology: $b is missing (build first, or unset HITCOST_NO_BUILD)" >&2; exit "$EXIT_FAILED"; }
 done
 for tool in memcached curl jq; do
-  command -v "$tool" >/dev/null || { echo "topology: needs $tool (apt-get install $tool)" >&2; exit 1; }
+  command -v "$tool" >/dev/null || { echo "topology: needs $tool (apt-get install $tool)" >&2; exit "$EXIT_FAILED"; }
 done
 if ! "$load_bin" merge --help >/dev/null 2>&1; then
-  echo "topology: $load_bin has no 'merge' subcommand; rebuild it" >&2; exit 1
+  echo "topology: $load_bin has no 'merge' subcommand; rebuild it" >&2; exit "$EXIT_FAILED"
 fi
 
-rm -rf "$out"
-mkdir -p "$out/runs"
+if ! rm -rf "$out" || ! mkdir -p "$out/runs"; then
+  echo "topology: cannot create --out $out" >&2; exit "$EXIT_OUTPUT"
+fi
 
-# Everything started is in STARTED_PIDS (scripts/lib.sh); cleanup stops it (TERM, then KILL
-# after 5 s), once.
-source scripts/lib.sh
-watchdog=""
-cleaned=""
-cleanup() {
-  [ -n "$cleaned" ] && return
-  cleaned=1
-  [ -n "$watchdog" ] && kill "$watchdog" 2>/dev/null
-  stop_started
-}
-trap cleanup EXIT
-trap 'echo "topology: interrupted, stopping everything it started" >&2; exit 130' INT
-trap 'echo "topology: stopped (SIGTERM or --time-limit ${time_limit}s reached)" >&2; exit 143' TERM
-# The whole run is bounded: after --time-limit seconds the watchdog sends this shell SIGTERM.
-# (Its output goes to /dev/null and it takes its sleep down with it: nothing is left holding
-# this script's stdout open after it exits.)
-( exec >/dev/null 2>&1; sleep "$time_limit" & sp=$!; trap 'kill $sp; wait $sp; exit 0' TERM; wait $sp; kill -TERM $$ ) &
-watchdog=$!
+# Everything started from here on is stopped on every exit path, the clients first (TERM,
+# then KILL after 5 s; scripts/lib.sh), and the whole run is bounded by --time-limit.
+start_time_limit "$time_limit"
 
 # align: tab-separated lines -> columns two spaces apart, indented (awk: no util-linux needed)
 align() {
@@ -125,25 +115,18 @@ memcached_stat() {
 # another process wins the port).
 mc_ports=()
 for i in $(seq 1 "$nodes"); do
-  start_memcached "" 256 "$out/memcached-$i.log" || { echo "topology: could not start memcached $i" >&2; exit 1; }
+  start_memcached "" 256 "$out/memcached-$i.log" || { echo "topology: could not start memcached $i" >&2; exit "$EXIT_FAILED"; }
   mc_ports+=("$MC_PORT")
   echo "== memcached $i on 127.0.0.1:$MC_PORT (pid $MC_PID)" >&2
 done
 store="memcached:$(printf '127.0.0.1:%s,' "${mc_ports[@]}")"
 store=${store%,}
 
-# 2. hitcost-server on a free port, pointed at every node.
-"$server_bin" --port 0 --threads "$server_threads" --store "$store" --strategy html >"$out/server.log" 2>&1 &
-server_pid=$!
-STARTED_PIDS+=("$server_pid")
-for _ in $(seq 1 200); do
-  grep -q '^listening on ' "$out/server.log" 2>/dev/null && break
-  kill -0 "$server_pid" 2>/dev/null || { echo "topology: hitcost-server exited:" >&2; cat "$out/server.log" >&2; exit 1; }
-  sleep 0.05
-done
-url="http://$(sed -n 's/^listening on //p' "$out/server.log" | head -1)"
-[ "$url" != "http://" ] || { echo "topology: hitcost-server did not start within 10 s" >&2; exit 1; }
-curl -fsS --max-time 5 "$url/healthz" >/dev/null
+# 2. hitcost-server on a free port, pointed at every node, not pinned.
+start_server "$build" "" "$out/server.log" --threads "$server_threads" --store "$store" --strategy html ||
+  exit "$EXIT_FAILED"
+url=$SERVER_URL server_pid=$SERVER_PID
+http_get "$url/healthz" 5 || exit "$EXIT_FAILED"
 echo "== hitcost-server at $url (pid $server_pid, $server_threads threads), store $store" >&2
 echo "== $clients clients x $connections connections, ${duration} per run after ${warmup} warm-up, $steps steps" >&2
 
@@ -154,12 +137,14 @@ for rep in $(seq 0 $((repeat - 1))); do
   for s in "${strategy_list[@]}"; do
     ns="topo-$(token "$s")-r$rows"
     body=$(jq -cn --arg s "$s" --arg ns "$ns" --argjson rows "$rows" '{strategy:$s, namespace:$ns, rows:$rows}')
-    curl -fsS --max-time 10 -X POST --data "$body" "$url/admin/config" >"$out/runs/config-$step.json" ||
-      { echo "topology: POST /admin/config $body failed" >&2; exit 1; }
+    # A 400 names the value the server rejects (a strategy typo): a usage error, exit 2.
+    http_post "$url/admin/config" "$body" 10 || { code=$?; echo "topology: the configuration was $body" >&2; exit "$code"; }
+    cp "$HTTP_BODY_FILE" "$out/runs/config-$step.json"
     # A warm can lose sets (store timeouts on a busy machine): warm again, up to 3 times, so
     # the hit ratio is the one asked for; warn if some ids are still missing.
     for attempt in 1 2 3; do
-      warm=$(curl -fsS --max-time 600 -X POST "$url/admin/warm?from=0&to=$keys&rows=$rows")
+      http_post "$url/admin/warm?from=0&to=$keys&rows=$rows" "" 600 || exit
+      warm=$HTTP_BODY
       [ "$(jq '.errors' <<<"$warm")" = 0 ] && break
       [ "$attempt" = 3 ] && echo "topology: warning: warming $s still had errors: $warm (hit ratio will be lower)" >&2
     done
@@ -168,16 +153,18 @@ for rep in $(seq 0 $((repeat - 1))); do
     for c in $(seq 1 "$clients"); do
       miss_start=$(( (1 + (c - 1) + clients * step) * 1000000000 ))
       name="c$c-step$step"
-      "$load_bin" --url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio" \
+      start_bg "$load_bin" --url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio" \
         --miss-start "$miss_start" --seed "$((c * 1000 + step))" -c "$connections" -t 1 \
         -d "$duration" --warmup "$warmup" --no-progress --json "$out/runs/$name.json" \
-        >"$out/runs/$name.log" 2>&1 &
-      client_pids+=("$!"); STARTED_PIDS+=("$!")
+        >"$out/runs/$name.log" 2>&1
+      client_pids+=("$BG_PID")
     done
+    # A client with errors above --max-error-rate (3) still wrote its JSON: the report is made
+    # and the script ends with 3. Any other failure ends it with that client's code.
     for c in $(seq 1 "$clients"); do
-      if ! wait "${client_pids[$((c - 1))]}"; then
-        echo "topology: client $c failed in step $((step + 1)):" >&2; cat "$out/runs/c$c-step$step.log" >&2; exit 1
-      fi
+      code=0
+      wait_bg "${client_pids[$((c - 1))]}" || code=$?
+      check_child "$code" "client $c in step $((step + 1))" "$out/runs/c$c-step$step.log"
     done
     # Label each run as a sweep run: (strategy, store, repeat) is what merge groups on.
     for c in $(seq 1 "$clients"); do
@@ -191,13 +178,15 @@ done
 # 4. One sweep JSON per client, then the merge.
 inputs=()
 for c in $(seq 1 "$clients"); do
-  jq -s '{runs: .}' $(for i in $(seq 0 $((steps - 1))); do echo "$out/runs/c$c-step$i.labelled.json"; done) \
-    >"$out/client-$c.json"
+  runs=()
+  for i in $(seq 0 $((steps - 1))); do runs+=("$out/runs/c$c-step$i.labelled.json"); done
+  jq -s '{runs: .}' "${runs[@]}" >"$out/client-$c.json"
   inputs+=("$out/client-$c.json")
 done
-"$load_bin" merge "${inputs[@]}" --json "$out/merged.json" --html "$out/merged.html" --csv "$out/merged.csv" \
-  --title "hitcost: $nodes memcached nodes, $clients clients" 2>"$out/merge.log" ||
-  { cat "$out/merge.log" >&2; exit 1; }
+code=0
+run_bg "$load_bin" merge "${inputs[@]}" --json "$out/merged.json" --html "$out/merged.html" --csv "$out/merged.csv" \
+  --title "hitcost: $nodes memcached nodes, $clients clients" 2>"$out/merge.log" || code=$?
+check_child "$code" "hitcost-load merge" "$out/merge.log"
 
 # 5. How the keys spread over the nodes (libmemcached ketama), then the report.
 {
@@ -244,3 +233,4 @@ jq -r '.verdicts[]? | "  " + .text' "$out/merged.json"
 [ -s "$out/merge.log" ] && sed 's/^/  /' "$out/merge.log"
 echo
 echo "files: $out/merged.json $out/merged.html $out/merged.csv (clients: $out/client-*.json, runs: $out/runs/)"
+exit "$LIB_EXIT"
