@@ -18,9 +18,13 @@
 # included. Server on CPU 0, memcached and the load on CPU 1; 99 % hits, 50-row pages.
 # Builds build/release unless HITCOST_NO_BUILD=1. Output: one run JSON per mode × strategy ×
 # round in --out, and a table of medians.
+# Exit codes: 0 done, 1 failed (not root, too few CPUs, could not start or measure), 2 usage
+# error (also a strategy the server rejects), 3 a run had errors above --max-error-rate (the
+# table is still made), 4 an output not written, 130 interrupted (Ctrl-C, SIGTERM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+lib_init attribution
 
 strategies=html,struct:php+zlib; rounds=3; duration=3s; out=out/attribution
 while [ $# -gt 0 ]; do
@@ -29,41 +33,46 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --duration) duration=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "attribution: unknown option $1" >&2; exit 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "$EXIT_OK" ;;
+    *) echo "attribution: unknown option $1" >&2; exit "$EXIT_USAGE" ;;
   esac
 done
-[ "$(id -u)" -eq 0 ] || { echo "attribution: needs root (it switches receive flow steering on lo)" >&2; exit 1; }
-[ "$(nproc)" -ge 2 ] || { echo "attribution: needs 2 CPUs (the server apart from its peers)" >&2; exit 1; }
-command -v jq >/dev/null || { echo "attribution: needs jq (apt-get install jq)" >&2; exit 1; }
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "attribution: --rounds wants a positive integer" >&2; exit "$EXIT_USAGE"; }
+[ "$(id -u)" -eq 0 ] || { echo "attribution: needs root (it switches receive flow steering on lo)" >&2; exit "$EXIT_FAILED"; }
+# The placement is fixed: the server on CPU 0, its peers on CPU 1.
+check_cpus "needs CPUs 0 and 1 (the server apart from its peers)" 0,1 || exit "$EXIT_FAILED"
+command -v jq >/dev/null || { echo "attribution: needs jq (apt-get install jq)" >&2; exit "$EXIT_FAILED"; }
 build=${HITCOST_BUILD_DIR:-build/release}
 if [ -z "${HITCOST_NO_BUILD:-}" ]; then
   HITCOST_DEPS=build ./scripts/install-deps.sh
   ./scripts/build.sh "$build" Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
 fi
-mkdir -p "$out"
-rm -f "$out"/*.json
+if ! mkdir -p "$out" || ! rm -f "$out"/*.json; then echo "attribution: cannot write to $out" >&2; exit "$EXIT_OUTPUT"; fi
 
 rps_cpus_file=/sys/class/net/lo/queues/rx-0/rps_cpus
 flow_cnt_file=/sys/class/net/lo/queues/rx-0/rps_flow_cnt
 entries_file=/proc/sys/net/core/rps_sock_flow_entries
 saved=("$(cat "$rps_cpus_file")" "$(cat "$flow_cnt_file")" "$(cat "$entries_file")")
 set_rps() { echo "$1" >"$rps_cpus_file"; echo "$2" >"$flow_cnt_file"; echo "$2" >"$entries_file"; }
+# shellcheck disable=SC2317  # run by the cleanup (at_cleanup)
 restore() {
-  stop_started
   echo "${saved[0]}" >"$rps_cpus_file"; echo "${saved[1]}" >"$flow_cnt_file"; echo "${saved[2]}" >"$entries_file"
   echo "== restored: rps_cpus ${saved[0]}, rps_flow_cnt ${saved[1]}, rps_sock_flow_entries ${saved[2]}" >&2
 }
-trap restore EXIT
-trap 'echo "interrupted" >&2; exit 130' INT TERM
+at_cleanup restore
 
-start_memcached 1 1024
-start_server "$build" 0 "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT"
+start_memcached 1 1024 || exit
+start_server "$build" 0 "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" || exit
 IFS=, read -r -a list <<<"$strategies"
+# configure STRATEGY: a 400 (a strategy typo) is a usage error, its reason on stderr.
+configure() {
+  local ns
+  ns="at-$(tr -c 'a-z0-9\n' '-' <<<"$1")"
+  http_post "$SERVER_URL/admin/config" "$(jq -cn --arg s "$1" --arg ns "$ns" '{strategy:$s, namespace:$ns}')"
+}
 for s in "${list[@]}"; do
-  ns="at-$(tr -c 'a-z0-9\n' '-' <<<"$s")"
-  curl -fsS -X POST --data "{\"strategy\":\"$s\",\"namespace\":\"$ns\"}" "$SERVER_URL/admin/config" >/dev/null
-  curl -fsS -X POST "$SERVER_URL/admin/warm?from=0&to=1000" >/dev/null
+  configure "$s" || exit
+  http_post "$SERVER_URL/admin/warm?from=0&to=1000" "" 600 || exit
 done
 all_cpus=$(printf '%x' $(( (1 << $(nproc)) - 1 )))
 for r in $(seq 1 "$rounds"); do
@@ -72,11 +81,12 @@ for r in $(seq 1 "$rounds"); do
   for mode in "${modes[@]}"; do
     if [ "$mode" = rps ]; then set_rps "$all_cpus" 32768; else set_rps 0 0; fi
     for s in "${list[@]}"; do
-      ns="at-$(tr -c 'a-z0-9\n' '-' <<<"$s")"
-      curl -fsS -X POST --data "{\"strategy\":\"$s\",\"namespace\":\"$ns\"}" "$SERVER_URL/admin/config" >/dev/null
+      configure "$s" || exit
       f="$out/$mode-$(tr -c 'a-z0-9\n' '-' <<<"$s")-r$r.json"
-      "$build/client/hitcost-load" --url "$SERVER_URL" --cpus 1 -d "$duration" --keys 1000 --hit-ratio 0.99 \
-        --no-progress -q --json "$f" >/dev/null
+      code=0
+      run_bg "$build/client/hitcost-load" --url "$SERVER_URL" --cpus 1 -d "$duration" --keys 1000 --hit-ratio 0.99 \
+        --no-progress -q --json "$f" >/dev/null || code=$?
+      check_child "$code" "the $mode run of $s in round $r"
       jq --arg m "$mode" --arg s "$s" '.attribution_mode = $m | .strategy = $s' "$f" >"$f.tmp" && mv "$f.tmp" "$f"
       echo "== round $r/$rounds $mode $s: $(jq -r '"\(.throughput_rps | floor) req/s, server \(.server_cpu_us_per_hit * 100 | round / 100) us/hit"' "$f")" >&2
     done
@@ -100,3 +110,4 @@ jq -rs '
 ' "$out"/*.json | column -t -s $'\t'
 echo
 echo "files: $out/*.json"
+exit "$LIB_EXIT"

@@ -21,13 +21,18 @@
 # strategy's PHP ÷ C++ ratio with its interval (or "inconclusive"): 5 kept runs of each are
 # the fewest for verdicts on 6 strategies, and 6 rounds leave room for one contaminated run.
 # Placement: on 2+ CPUs the server side (hitcost-server, or php-fpm and nginx) on CPU 0,
-# memcached and the load on CPU 1 (HITCOST_SERVER_CPU / HITCOST_OTHER_CPU change it).
+# memcached and the load on CPU 1 (HITCOST_SERVER_CPU / HITCOST_OTHER_CPU change it; a CPU
+# not online is a usage error).
 # Output: out/php-compare/ (HITCOST_OUT): each sweep's JSON, compare.{json,csv,html}.
 # Environment: HITCOST_BUILD_DIR (default build/release), HITCOST_NO_BUILD=1 uses it as built.
+# Exit codes: 0 done, 1 failed (could not start or measure), 2 usage error, 3 a sweep had
+# errors above --max-error-rate (the comparison is still made), 4 an output not written (these
+# three from hitcost-load, passed on), 130 interrupted (Ctrl-C, SIGTERM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 source scripts/php-lib.sh
+lib_init php-compare
 
 strategies=""
 rounds=6 duration=3s rows=50 keys=500 workers=1 extension=memcached
@@ -42,18 +47,23 @@ while [ $# -gt 0 ]; do
     --workers) workers=$2; shift 2 ;;
     --extension) extension=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
-    *) echo "php-compare: unknown option $1 (see --help)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "$EXIT_OK" ;;
+    *) echo "php-compare: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
   esac
 done
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "php-compare: --rounds wants a positive number" >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "php-compare: --rounds wants a positive number" >&2; exit "$EXIT_USAGE"; }
 case $extension in
   memcached) flags=php-memcached
     : "${strategies:=struct:php+zlib,struct:php,html+zlib,html,php-default,struct:igbinary+fastlz}" ;;
   memcache) flags=php-memcache
     : "${strategies:=struct:php+zlib,struct:php,html+zlib,html,php-memcache-default}" ;;
-  *) echo "php-compare: --extension is memcached or memcache" >&2; exit 2 ;;
+  *) echo "php-compare: --extension is memcached or memcache" >&2; exit "$EXIT_USAGE" ;;
 esac
+ncpu=$(nproc)
+server_cpu=${HITCOST_SERVER_CPU:-0}
+other_cpu=${HITCOST_OTHER_CPU:-$(( ncpu > 1 ? 1 : 0 ))}
+check_cpus HITCOST_SERVER_CPU "$server_cpu" || exit
+check_cpus HITCOST_OTHER_CPU "$other_cpu" || exit
 
 build=${HITCOST_BUILD_DIR:-build/release}
 if [ -z "${HITCOST_NO_BUILD:-}" ]; then
@@ -63,43 +73,43 @@ if [ -z "${HITCOST_NO_BUILD:-}" ]; then
 fi
 load=$build/client/hitcost-load
 for b in "$build/server/hitcost-server" "$load"; do
-  [ -x "$b" ] || { echo "php-compare: $b is missing (build first, or unset HITCOST_NO_BUILD)" >&2; exit 1; }
+  [ -x "$b" ] || { echo "php-compare: $b is missing (build first, or unset HITCOST_NO_BUILD)" >&2; exit "$EXIT_FAILED"; }
 done
 
 out=${HITCOST_OUT:-out}/php-compare
-mkdir -p "$out"
-rm -f "$out"/cpp-*.json "$out"/php-*.json
-ncpu=$(nproc)
-server_cpu=${HITCOST_SERVER_CPU:-0}
-other_cpu=${HITCOST_OTHER_CPU:-$(( ncpu > 1 ? 1 : 0 ))}
+if ! mkdir -p "$out" || ! rm -f "$out"/cpp-*.json "$out"/php-*.json; then
+  echo "php-compare: cannot write to $out" >&2; exit "$EXIT_OUTPUT"
+fi
 
-cleanup() {
-  stop_php_stack
-  stop_started
-}
-trap cleanup EXIT
-trap 'echo "php-compare: interrupted" >&2; exit 130' INT TERM
+at_cleanup stop_php_stack  # the PHP stack first, then memcached and hitcost-server
 
-start_memcached "$other_cpu" 1024
+start_memcached "$other_cpu" 1024 || exit
 echo "== memcached on 127.0.0.1:$MC_PORT (pid $MC_PID, CPU $other_cpu)" >&2
 start_server "$build" "$server_cpu" "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" \
-  --flags "$flags" --strategy html
+  --flags "$flags" --strategy html || exit
 echo "== hitcost-server at $SERVER_URL (pid $SERVER_PID, CPU $server_cpu)" >&2
 start_php_stack --memcached "127.0.0.1:$MC_PORT" --origin "$SERVER_URL" --workers "$workers" \
-  --cpus "$server_cpu" --rows "$rows" --extension "$extension"
+  --cpus "$server_cpu" --rows "$rows" --extension "$extension" || exit
 echo "== PHP at $PHP_STACK_URL (php-fpm $PHP_STACK_FPM_PID: workers $PHP_STACK_FPM_WORKERS;" \
   "nginx $PHP_STACK_NGINX_PID: workers $PHP_STACK_NGINX_WORKERS; CPU $server_cpu)" >&2
 
 common=(--strategies "$strategies" --repeat 1 --latency-rate 0 --duration "$duration" --rows "$rows"
         --keys "$keys" --hit-ratio 1 --cpus "$other_cpu" --flags "$flags")
+# In the background and waited for: a signal acts at once. A sweep with errors above
+# --max-error-rate (3) still wrote its JSON: the comparison is made and the script ends with 3.
 sweep_cpp() {
-  "$load" sweep --url "$SERVER_URL" "${common[@]}" --order-seed "$1" --json "$out/cpp-$1.json" \
-    ${extra[@]+"${extra[@]}"} >"$out/cpp-$1.log"
+  local code=0
+  run_bg "$load" sweep --url "$SERVER_URL" "${common[@]}" --order-seed "$1" --json "$out/cpp-$1.json" \
+    ${extra[@]+"${extra[@]}"} >"$out/cpp-$1.log" || code=$?
+  check_child "$code" "the C++ sweep of round $1" "$out/cpp-$1.log"
 }
 sweep_php() {
-  "$load" sweep --url "$PHP_STACK_URL" --admin-url "$SERVER_URL" \
+  local code=0
+  run_bg "$load" sweep --url "$PHP_STACK_URL" --admin-url "$SERVER_URL" \
     --server-tree "$PHP_STACK_FPM_PID,$PHP_STACK_NGINX_PID" --cache-pids "$MC_PID" \
-    "${common[@]}" --order-seed "$1" --json "$out/php-$1.json" ${extra[@]+"${extra[@]}"} >"$out/php-$1.log"
+    "${common[@]}" --order-seed "$1" --json "$out/php-$1.json" ${extra[@]+"${extra[@]}"} >"$out/php-$1.log" ||
+    code=$?
+  check_child "$code" "the PHP sweep of round $1" "$out/php-$1.log"
 }
 inputs=()
 for r in $(seq 1 "$rounds"); do
@@ -110,6 +120,9 @@ done
 
 echo
 echo "CPU per hit, hitcost-server (C++) and PHP (php-fpm + nginx) on the same values; rows: backends, grouped by strategy"
-"$load" compare "${inputs[@]}" --baseline c++ --json "$out/compare.json" --csv "$out/compare.csv" \
-  --html "$out/compare.html"
+code=0
+run_bg "$load" compare "${inputs[@]}" --baseline c++ --json "$out/compare.json" --csv "$out/compare.csv" \
+  --html "$out/compare.html" || code=$?
+check_child "$code" "hitcost-load compare"
 echo "== results: $out/compare.html, $out/compare.json, $out/compare.csv; each sweep's log and JSON in $out" >&2
+exit "$LIB_EXIT"

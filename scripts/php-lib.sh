@@ -10,9 +10,11 @@
 #                                run directory (kept with PHP_STACK_KEEP=1)
 #   php_stack_usage              the options, for --help
 #
-# The caller owns the exit path: trap stop_php_stack on EXIT (php-stack.sh does).
+# The caller owns the exit path: at_cleanup stop_php_stack (scripts/lib.sh, which this file
+# sources when the caller has not) stops it on every exit, signals included.
 
 PHP_STACK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+declare -F hold_signals >/dev/null || source "$PHP_STACK_ROOT/scripts/lib.sh"
 
 php_stack_usage() {
   cat <<'EOF'
@@ -30,7 +32,7 @@ php_stack_usage() {
   --compression-type fastlz|zlib   php-memcached's compressor (default fastlz)
   --threshold BYTES, --factor F, --min-savings S   the extension's compression rule
   --workers N                php-fpm pm.max_children, pm = static (default 1)
-  --cpus LIST                pin php-fpm and nginx with taskset -c LIST
+  --cpus LIST                pin php-fpm and nginx with taskset -c LIST (CPUs online)
   --fpm-cpus LIST, --nginx-cpus LIST   pin each one on its own (overrides --cpus)
   --fpm-listen unix|tcp      php-fpm on a unix socket (default) or a free loopback port
   --port PORT                nginx port (default: a free one)
@@ -102,6 +104,10 @@ start_php_stack() {
   [ -n "$memcached" ] && [ -n "$origin" ] || { echo "php stack: --memcached and --origin are required" >&2; return 2; }
   [[ $workers =~ ^[1-9][0-9]*$ ]] || { echo "php stack: --workers wants a positive integer" >&2; return 2; }
   [[ $listen == unix || $listen == tcp ]] || { echo "php stack: --fpm-listen unix|tcp" >&2; return 2; }
+  local opt_name
+  for opt_name in cpus fpm_cpus nginx_cpus; do
+    if [ -n "${!opt_name}" ]; then check_cpus "--${opt_name//_/-}" "${!opt_name}" || return; fi
+  done
   fpm_cpus=${fpm_cpus:-$cpus}
   nginx_cpus=${nginx_cpus:-$cpus}
 
@@ -141,16 +147,21 @@ start_php_stack() {
     } >"$dir/php-fpm.conf"
     local fpm_args=(-F -y "$dir/php-fpm.conf")
     [ "$root" = 1 ] && fpm_args+=(-R)  # php-fpm refuses to run pools as root without it
+    hold_signals  # no signal between the start and the pid the stop needs
     "${fpm_pin[@]}" "$fpm_bin" "${fpm_args[@]}" >>"$dir/php-fpm.out" 2>&1 &
     PHP_STACK_FPM_PID=$!
+    release_signals
     for _ in $(seq 1 100); do
       grep -q 'ready to handle connections' "$dir/php-fpm.log" 2>/dev/null && break
       _php_stack_alive "$PHP_STACK_FPM_PID" || break
       sleep 0.05
     done
     grep -q 'ready to handle connections' "$dir/php-fpm.log" 2>/dev/null && break
+    hold_signals
+    kill -TERM "$PHP_STACK_FPM_PID" 2>/dev/null || true
     wait "$PHP_STACK_FPM_PID" 2>/dev/null || true
     PHP_STACK_FPM_PID=""
+    release_signals
     # Only a lost port race is worth another try.
     grep -q 'Address already in use' "$dir/php-fpm.log" 2>/dev/null || break
   done
@@ -193,17 +204,21 @@ start_php_stack() {
       echo "}"
     } >"$dir/nginx.conf"
     : >"$dir/nginx-error.log"
+    hold_signals
     "${nginx_pin[@]}" nginx -p "$dir" -e "$dir/nginx-error.log" -c "$dir/nginx.conf" -g 'daemon off;' \
       >>"$dir/nginx.out" 2>&1 &
     PHP_STACK_NGINX_PID=$!
+    release_signals
     for _ in $(seq 1 100); do
       (exec 3<>"/dev/tcp/127.0.0.1/$PHP_STACK_PORT") 2>/dev/null && break
       _php_stack_alive "$PHP_STACK_NGINX_PID" || break
       sleep 0.05
     done
     _php_stack_alive "$PHP_STACK_NGINX_PID" && break
+    hold_signals
     wait "$PHP_STACK_NGINX_PID" 2>/dev/null || true
     PHP_STACK_NGINX_PID=""
+    release_signals
     [ -z "$port" ] && grep -q 'Address already in use' "$dir/nginx-error.log" "$dir/nginx.out" 2>/dev/null || break
   done
   [ -n "$PHP_STACK_NGINX_PID" ] || { _php_stack_fail "nginx did not start"; return 1; }
@@ -229,6 +244,7 @@ start_php_stack() {
 
 stop_php_stack() {
   [ -n "${PHP_STACK_DIR:-}" ] || return 0
+  hold_signals  # a signal meanwhile acts once the stack is down
   local masters=() all=() p c
   for p in ${PHP_STACK_NGINX_PID:-} ${PHP_STACK_FPM_PID:-}; do
     masters+=("$p")
@@ -245,7 +261,7 @@ stop_php_stack() {
     [ "$alive" = 0 ] && break
     sleep 0.1
   done
-  for p in "${all[@]}"; do _php_stack_alive "$p" && kill -KILL "$p" 2>/dev/null; done
+  for p in "${all[@]}"; do if _php_stack_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi; done
   for p in "${masters[@]}"; do wait "$p" 2>/dev/null || true; done
   if [ "${PHP_STACK_KEEP:-0}" = 1 ]; then
     echo "php stack: run directory kept: $PHP_STACK_DIR" >&2
@@ -254,4 +270,5 @@ stop_php_stack() {
   fi
   PHP_STACK_DIR="" PHP_STACK_NGINX_PID="" PHP_STACK_FPM_PID="" PHP_STACK_FPM_WORKERS="" PHP_STACK_NGINX_WORKERS=""
   PHP_STACK_URL="" PHP_STACK_PORT=""
+  release_signals
 }

@@ -10,54 +10,49 @@
 # Other scripts source scripts/php-lib.sh and call start_php_stack / stop_php_stack.
 set -euo pipefail
 
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/php-lib.sh
 source "$(dirname "$0")/php-lib.sh"
+lib_init "php stack"
 
 usage() {
   echo "usage: $0 --memcached HOST:PORT --origin URL [options]"
   php_stack_usage
   echo "  --time-limit S             stop after S seconds (default: run until INT/TERM)"
   echo "  PHP_STACK_KEEP=1 keeps the run directory (configs, logs) after the stop"
+  echo "Exit codes: 0 --help, 1 failed (did not start, or a process exited on its own), 2 usage error"
+  echo "  (also a CPU not online), 130 interrupted (Ctrl-C, SIGTERM) or --time-limit reached:"
+  echo "  its normal end."
 }
 
 time_limit=0
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
-    -h|--help) usage; exit 0 ;;
+    -h|--help) usage; exit "$EXIT_OK" ;;
     --time-limit)
-      [[ ${2-} =~ ^[0-9]+$ ]] || { echo "php stack: --time-limit wants seconds" >&2; exit 2; }
+      [[ ${2-} =~ ^[0-9]+$ ]] || { echo "php stack: --time-limit wants seconds" >&2; exit "$EXIT_USAGE"; }
       time_limit=$2
       shift 2 ;;
     *) args+=("$1"); shift ;;
   esac
 done
 
-ticker=""
-cleanup() {
-  [ -n "$ticker" ] && kill "$ticker" 2>/dev/null || true
-  stop_php_stack
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-start_php_stack "${args[@]}"
+at_cleanup stop_php_stack
+[ "$time_limit" = 0 ] || start_time_limit "$time_limit"
+start_php_stack ${args[@]+"${args[@]}"} || exit
 echo "php stack: $PHP_STACK_URL nginx_pid=$PHP_STACK_NGINX_PID fpm_pid=$PHP_STACK_FPM_PID"
 echo "php stack workers: fpm=${PHP_STACK_FPM_WORKERS// /,} nginx=${PHP_STACK_NGINX_WORKERS// /,}"
 
-# Sleep in the background and `wait` for it: a signal interrupts `wait` at once, while a
-# foreground sleep would delay the trap until it ends.
-start=$SECONDS
-while [ "$time_limit" = 0 ] || [ $((SECONDS - start)) -lt "$time_limit" ]; do
+# Each second: are both masters still there? The sleep is waited for in the background, so a
+# signal (or the time limit) acts at once.
+while :; do
   for p in "$PHP_STACK_NGINX_PID" "$PHP_STACK_FPM_PID"; do
     if ! _php_stack_alive "$p"; then
       echo "php stack: process $p exited on its own" >&2
-      exit 1
+      exit "$EXIT_FAILED"
     fi
   done
-  sleep 1 &
-  ticker=$!
-  wait "$ticker" || true
-  ticker=""
+  run_bg sleep 1
 done
-echo "php stack: time limit of ${time_limit} s reached" >&2

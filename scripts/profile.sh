@@ -38,8 +38,14 @@
 # The server is built with debug info (RelWithDebInfo) into build/profile; HITCOST_BUILD_DIR
 # picks another tree (e.g. build/test) and HITCOST_NO_BUILD=1 skips the build.
 # Everything it starts is stopped on exit, also on Ctrl-C.
+# Exit codes: 0 done, 1 failed (a tool missing, could not start or profile), 2 usage error
+# (also a strategy the server rejects), 3 the load had errors above --max-error-rate (the
+# profile is still made), 4 an output not written, 130 interrupted (Ctrl-C, SIGTERM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
+lib_init profile
+LIB_STOP_WAIT_S=10  # valgrind writes its profile at exit
 
 strategy=""; store=memcached; tool=callgrind; duration=10s; rate=20; requests=0; conns=2
 rows=50; keys=200; hit_ratio=0.99; flags=""; idle=1; out=out/profile
@@ -59,20 +65,20 @@ while [ $# -gt 0 ]; do
     --flags) flags=$2; shift 2 ;;
     --idle) idle=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "profile: unknown option $1 (see --help)" >&2; exit 2 ;;
+    -h|--help) usage; exit "$EXIT_OK" ;;
+    *) echo "profile: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
   esac
 done
-[ -n "$strategy" ] || { echo "profile: --strategy is required, e.g. --strategy struct:json+zlib" >&2; exit 2; }
-[[ $idle =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "profile: --idle takes seconds, e.g. 1 or 2.5 (0 = no idle window)" >&2; exit 2; }
+[ -n "$strategy" ] || { echo "profile: --strategy is required, e.g. --strategy struct:json+zlib" >&2; exit "$EXIT_USAGE"; }
+[[ $idle =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "profile: --idle takes seconds, e.g. 1 or 2.5 (0 = no idle window)" >&2; exit "$EXIT_USAGE"; }
 idle_on=$(awk -v x="$idle" 'BEGIN {print (x > 0) ? 1 : 0}')
 case $tool in
   callgrind) need=(valgrind callgrind_annotate callgrind_control) ;;
   perf) need=(perf) ;;
-  *) echo "profile: --tool is callgrind or perf" >&2; exit 2 ;;
+  *) echo "profile: --tool is callgrind or perf" >&2; exit "$EXIT_USAGE" ;;
 esac
 for t in "${need[@]}" curl jq memcached; do
-  command -v "$t" >/dev/null || { echo "profile: needs $t (Debian: valgrind, linux-perf, curl, jq, memcached)" >&2; exit 1; }
+  command -v "$t" >/dev/null || { echo "profile: needs $t (Debian: valgrind, linux-perf, curl, jq, memcached)" >&2; exit "$EXIT_FAILED"; }
 done
 
 build=${HITCOST_BUILD_DIR:-build/profile}
@@ -83,42 +89,18 @@ if [ -z "${HITCOST_NO_BUILD:-}" ]; then
 fi
 server_bin=$build/server/hitcost-server
 load_bin=$build/client/hitcost-load
-for b in "$server_bin" "$load_bin"; do [ -x "$b" ] || { echo "profile: $b is missing" >&2; exit 1; }; done
+for b in "$server_bin" "$load_bin"; do [ -x "$b" ] || { echo "profile: $b is missing" >&2; exit "$EXIT_FAILED"; }; done
 
-mkdir -p "$out"
-rm -f "$out/callgrind.out" "$out/callgrind-idle.out" "$out"/callgrind.part* "$out/perf.data" \
-  "$out/top-inclusive.txt" "$out/top-self.txt"
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for _ in $(seq 1 100); do  # valgrind writes its profile at exit: give it up to 10 s
-    local alive=0
-    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-    [ "$alive" = 0 ] && break
-    sleep 0.1
-  done
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-trap 'echo "profile: interrupted" >&2; exit 130' INT TERM
-tcp_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+if ! mkdir -p "$out" || ! rm -f "$out/callgrind.out" "$out/callgrind-idle.out" "$out"/callgrind.part* \
+     "$out/perf.data" "$out/top-inclusive.txt" "$out/top-self.txt"; then
+  echo "profile: cannot write to $out" >&2; exit "$EXIT_OUTPUT"
+fi
 
 # 1. The store: a private memcached unless a full spec was given.
 if [ "$store" = memcached ]; then
-  user_args=()
-  [ "$(id -u)" -eq 0 ] && user_args=(-u root)
-  for attempt in 1 2 3 4 5; do
-    mc_port=$(./scripts/free-port.sh)
-    memcached -l 127.0.0.1 -p "$mc_port" -U 0 -m 256 -t 1 "${user_args[@]}" >"$out/memcached.log" 2>&1 &
-    mc_pid=$!
-    for _ in $(seq 1 100); do tcp_open "$mc_port" && break; kill -0 "$mc_pid" 2>/dev/null || break; sleep 0.05; done
-    if kill -0 "$mc_pid" 2>/dev/null && tcp_open "$mc_port"; then pids+=("$mc_pid"); break; fi
-    kill "$mc_pid" 2>/dev/null || true; wait "$mc_pid" 2>/dev/null || true
-    [ "$attempt" -eq 5 ] && { echo "profile: could not start memcached" >&2; exit 1; }
-  done
-  store="memcached:127.0.0.1:$mc_port"
+  : >"$out/memcached.log"
+  start_memcached "" 256 "$out/memcached.log" || exit
+  store="memcached:127.0.0.1:$MC_PORT"
 fi
 
 # 2. The server, one io thread; under callgrind with instrumentation off until the window.
@@ -127,34 +109,45 @@ server_args=(--port 0 --threads 1 --store "$store" --strategy "$strategy")
 if [ "$tool" = callgrind ]; then
   # Each `callgrind_control --dump` writes OUT/callgrind.part.N (N = 1, 2, ...); the dump at
   # exit goes to OUT/callgrind.part (instrumentation is off by then: next to nothing).
-  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/callgrind.part" \
-    "$server_bin" "${server_args[@]}" >"$out/server.log" 2>"$out/valgrind.log" &
+  start_service valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/callgrind.part" \
+    "$server_bin" "${server_args[@]}" >"$out/server.log" 2>"$out/valgrind.log"
 else
-  "$server_bin" "${server_args[@]}" >"$out/server.log" 2>&1 &
+  start_service "$server_bin" "${server_args[@]}" >"$out/server.log" 2>&1
 fi
-server_pid=$!
-pids+=("$server_pid")
+server_pid=$BG_PID
 for _ in $(seq 1 600); do  # up to 60 s: valgrind starts slowly
   grep -q '^listening on ' "$out/server.log" 2>/dev/null && break
-  kill -0 "$server_pid" 2>/dev/null || { echo "profile: server exited" >&2; cat "$out/server.log" "$out/valgrind.log" >&2 2>/dev/null; exit 1; }
+  kill -0 "$server_pid" 2>/dev/null ||
+    { echo "profile: server exited" >&2; cat "$out/server.log" "$out/valgrind.log" >&2 2>/dev/null; exit "$EXIT_FAILED"; }
   sleep 0.1
 done
 url="http://$(sed -n 's/^listening on //p' "$out/server.log" | head -1)"
-[ "$url" != "http://" ] || { echo "profile: hitcost-server did not start within 60 s" >&2; exit 1; }
+[ "$url" != "http://" ] || { echo "profile: hitcost-server did not start within 60 s" >&2; exit "$EXIT_FAILED"; }
 echo "== hitcost-server ($tool) at $url, store $store, strategy $strategy" >&2
 
 # 3. Configure and warm (not profiled): every timed request for ids < keys is a hit.
 ns="prof-$(tr -c 'a-z0-9\n' '-' <<<"$strategy" | tr -s '-')-r$rows"
-curl -fsS --max-time 60 -X POST --data "$(jq -cn --arg s "$strategy" --arg ns "$ns" --argjson r "$rows" \
-  '{strategy:$s, namespace:$ns, rows:$r}')" "$url/admin/config" >/dev/null
-echo "== warmed: $(curl -fsS --max-time 600 -X POST "$url/admin/warm?from=0&to=$keys&rows=$rows")" >&2
+# A 400 names the value the server rejects (a strategy typo): a usage error, exit 2.
+http_post "$url/admin/config" "$(jq -cn --arg s "$strategy" --arg ns "$ns" --argjson r "$rows" \
+  '{strategy:$s, namespace:$ns, rows:$r}')" 60 || exit
+http_post "$url/admin/warm?from=0&to=$keys&rows=$rows" "" 600 || exit
+echo "== warmed: $HTTP_BODY" >&2
 
 # 4. The measured window, collected, and the server's own page count over it.
 load_args=(--url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio" -c "$conns" -t 1
            --rate "$rate" -d "$duration" --warmup 0 --timeout 10s --no-progress --json "$out/load.json")
 [ "$requests" != 0 ] && load_args+=(--requests "$requests")
 now() { date +%s.%N; }
-stats() { curl -fsS --max-time 60 "$url/stats"; }
+# stats: GET /stats into STATS (not through $(...): the request must run in this shell, where
+# a signal stops it at once).
+stats() { http_get "$url/stats" 60 || exit; STATS=$HTTP_BODY; }
+# run_load: the load in the background, waited for; its output shown when it ends.
+run_load() {
+  local code=0
+  run_bg "$load_bin" "${load_args[@]}" >"$out/load.txt" || code=$?
+  cat "$out/load.txt"
+  check_child "$code" "hitcost-load"
+}
 # pages and requests the server counted between two GET /stats answers (S1 S2 as JSON).
 stats_delta() {
   jq -rn --argjson a "$1" --argjson b "$2" \
@@ -168,7 +161,7 @@ if [ "$tool" = callgrind ]; then
   # `summary:` line (callgrind_annotate's PROGRAM TOTALS) negative, i.e. near 2^64.
   # Our GET /stats come before `-i on` and after the load's dump: not in its Ir. The server
   # counts no pages while idle, so the pages delta is the load window's.
-  s0=$(stats)
+  stats; s0=$STATS
   parts=0
   cg -i on; t0=$(now)
   if [ "$idle_on" = 1 ]; then  # 4a. idle: instrumentation on, no load, its own part
@@ -177,14 +170,13 @@ if [ "$tool" = callgrind ]; then
     sleep "$idle"
     cg --dump=idle; i1=$(now); t0=$i1; parts=$((parts + 1)); idle_part=$parts
   fi
-  "$load_bin" "${load_args[@]}" | tee "$out/load.txt"  # 4b. the load window
+  run_load  # 4b. the load window
   cg --dump=load; t1=$(now); parts=$((parts + 1)); load_part=$parts
   cg -i off
-  s1=$(stats)
-  kill -TERM "$server_pid"
-  for _ in $(seq 1 300); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done  # exit dump
-  wait "$server_pid" 2>/dev/null || true
-  [ -s "$out/callgrind.part.$load_part" ] || { echo "profile: no callgrind dump of the load window" >&2; cat "$out/valgrind.log" >&2; exit 1; }
+  stats; s1=$STATS
+  stop_pid "$server_pid" 30  # valgrind's exit dump
+  [ -s "$out/callgrind.part.$load_part" ] ||
+    { echo "profile: no callgrind dump of the load window" >&2; cat "$out/valgrind.log" >&2; exit "$EXIT_FAILED"; }
   mv "$out/callgrind.part.$load_part" "$out/callgrind.out"
   [ "$idle_on" = 1 ] && mv "$out/callgrind.part.$idle_part" "$out/callgrind-idle.out"
   rm -f "$out/callgrind.part"  # the exit dump: instrumentation was off
@@ -206,7 +198,7 @@ if [ "$tool" = callgrind ]; then
     t=$(callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ && !t {gsub(",", "", $1); t = $1} END {print t + 0}')
     sum=$(awk '/^totals:/ {print $2; exit}' "$1")
     awk -v t="$t" -v s="${sum:-0}" 'BEGIN { exit !(t > 0 && s > 0 && t < 1.05 * s && s < 1.05 * t) }' ||
-      { echo "profile: $1: PROGRAM TOTALS $t disagrees with the sum of its costs ${sum:-?}" >&2; exit 1; }
+      { echo "profile: $1: PROGRAM TOTALS $t disagrees with the sum of its costs ${sum:-?}" >&2; exit "$EXIT_FAILED"; }
     echo "$t"
   }
   total=$(total_ir "$out/callgrind.out")
@@ -236,7 +228,7 @@ else
   # the ")" that ends the command name, which may itself hold spaces or parentheses), and
   # time on CPU in ns summed over its threads (schedstat): the ticks are 10 ms coarse.
   cpu_ticks() { sed 's/.*) //' "/proc/$server_pid/stat" | awk '{print $12 + $13}'; }
-  cpu_ns() { cat "/proc/$server_pid"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+  cpu_ns() { cat "/proc/$server_pid"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }  # %.0f: mawk prints big sums as 2.9e+09
   tck=$(getconf CLK_TCK)
   idle_ns_per_s=0
   if [ "$idle_on" = 1 ]; then
@@ -246,14 +238,13 @@ else
       printf "server idle CPU over %.1f s with no load: %.0f ms utime+stime (/proc/PID/stat, %.0f ms steps), %.2f ms on CPU (/proc/PID/task/*/schedstat)\n", b - a, 1000 * k / t, 1000 / t, n / 1e6 }' |
       tee "$out/idle.txt"
   fi
-  s0=$(stats); k0=$(cpu_ticks); n0=$(cpu_ns); t0=$(now)
-  perf record -e cpu-clock -F 999 -g -p "$server_pid" -o "$out/perf.data" >"$out/perf-record.log" 2>&1 &
-  perf_pid=$!
-  pids+=("$perf_pid")
+  stats; s0=$STATS; k0=$(cpu_ticks); n0=$(cpu_ns); t0=$(now)
+  start_bg perf record -e cpu-clock -F 999 -g -p "$server_pid" -o "$out/perf.data" >"$out/perf-record.log" 2>&1
+  perf_pid=$BG_PID
   sleep 0.5
-  "$load_bin" "${load_args[@]}" | tee "$out/load.txt"
-  kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
-  k1=$(cpu_ticks); n1=$(cpu_ns); t1=$(now); s1=$(stats)
+  run_load
+  kill -INT "$perf_pid"; wait_bg "$perf_pid" || true  # perf writes perf.data on SIGINT
+  k1=$(cpu_ticks); n1=$(cpu_ns); t1=$(now); stats; s1=$STATS
   delta=$(stats_delta "$s0" "$s1")
   echo
   if [ "$delta" = reset ]; then
@@ -282,3 +273,4 @@ files="top-inclusive.txt, top-self.txt, load.json"
 if [ "$tool" = callgrind ]; then files+=", callgrind.out"; [ "$idle_on" = 1 ] && files+=", callgrind-idle.out"
 else files+=", perf.data"; [ "$idle_on" = 1 ] && files+=", idle.txt"; fi
 echo "files: $out/ ($files)"
+exit "$LIB_EXIT"

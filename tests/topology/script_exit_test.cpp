@@ -1,5 +1,6 @@
 // How the scripts end (scripts/lib.sh): --time-limit stops everything they started, whenever it
-// lands, with exit code 130; the server's reason for a 400 reaches the user with exit code 2.
+// lands, with exit code 130; the server's reason for a 400 reaches the user with exit code 2;
+// a CPU that is not online is a usage error; every --help names the exit codes.
 // Each script runs in a session of its own (setsid), so every process it started, re-parented
 // or not, is found afterwards by its session id in /proc/*/stat.
 #include <fcntl.h>
@@ -208,6 +209,62 @@ TEST(TopologyScript, ServerReasonForARejectedStrategyReachesStderrWithExit2) {
   EXPECT_NE(r.err.find("unknown serializer 'jsn'"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("curl: (22)"), std::string::npos) << r.err;
   EXPECT_TRUE(r.left.empty()) << "alive after the script exited:" << describe(r.left);
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
+// CPU 4000 is online on no machine this runs on: a usage error before anything starts.
+TEST(Scripts, CpuThatIsNotOnlineIsAUsageError) {
+  const fs::path dir = fresh_dir("cpus");
+  struct Case {
+    std::vector<std::string> argv, env;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{kSource + "/scripts/php-stack.sh", "--memcached", "127.0.0.1:1", "--origin", "http://127.0.0.1:1", "--cpus",
+        "4000"},
+       {},
+       "php stack: --cpus: CPU 4000 is not online"},
+      {{kSource + "/scripts/php-stack.sh", "--memcached", "127.0.0.1:1", "--origin", "http://127.0.0.1:1",
+        "--fpm-cpus", "0,4000"},
+       {},
+       "php stack: --fpm-cpus: CPU 4000 is not online"},
+      {{kSource + "/scripts/php-stack.sh", "--memcached", "127.0.0.1:1", "--origin", "http://127.0.0.1:1", "--cpus",
+        "one"},
+       {},
+       "php stack: --cpus: 'one' is not a CPU list"},
+      {{kSource + "/scripts/php-compare.sh", "--rounds", "1"},
+       {"HITCOST_NO_BUILD=1", "HITCOST_BUILD_DIR=" + kBinary, "HITCOST_OUT=" + (dir / "out").string(),
+        "HITCOST_SERVER_CPU=4000"},
+       "php-compare: HITCOST_SERVER_CPU: CPU 4000 is not online"},
+  };
+  int checked = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.says);
+    const SessionRun r = run_in_own_session(c.argv, c.env, dir, 30);
+    ASSERT_TRUE(r.exited) << r.err;
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_TRUE(r.left.empty()) << describe(r.left);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
+TEST(Scripts, EveryHelpNamesTheExitCodes) {
+  const fs::path dir = fresh_dir("help");
+  int checked = 0;
+  for (const char* script : {"run.sh", "scripts/topology.sh", "scripts/profile.sh", "scripts/attribution.sh",
+                             "scripts/php-compare.sh", "scripts/php-stack.sh"}) {
+    SCOPED_TRACE(script);
+    const SessionRun r = run_in_own_session({kSource + "/" + script, "--help"}, {}, dir, 30);
+    ASSERT_TRUE(r.exited) << r.err;
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("Exit codes: 0 "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("130 interrupted"), std::string::npos) << r.out;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6);
   if (!HasFailure()) fs::remove_all(dir);
 }
 
