@@ -230,11 +230,11 @@ stop_pid() {
 # then the services; each group within LIB_STOP_WAIT_S.
 stop_started() {
   hold_signals
-  local p clients=()
+  local p first=()
   for p in ${STARTED_PIDS[@]+"${STARTED_PIDS[@]}"}; do
-    [[ " ${_LIB_SERVICES[*]-} " == *" $p "* ]] || clients+=("$p")
+    [[ " ${_LIB_SERVICES[*]-} " == *" $p "* ]] || first+=("$p")
   done
-  _lib_term "$LIB_STOP_WAIT_S" ${clients[@]+"${clients[@]}"}
+  _lib_term "$LIB_STOP_WAIT_S" ${first[@]+"${first[@]}"}
   _lib_term "$LIB_STOP_WAIT_S" ${_LIB_SERVICES[@]+"${_LIB_SERVICES[@]}"}
   _lib_kill ${STARTED_PIDS[@]+"${STARTED_PIDS[@]}"}
   STARTED_PIDS=() _LIB_SERVICES=()
