@@ -22,12 +22,14 @@ done
 HITCOST_DEPS="build bench" ./scripts/install-deps.sh
 [ -n "${HITCOST_NO_BUILD:-}" ] || ./scripts/build.sh build/release Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
 . bench/proc_cpu.sh
+source scripts/lib.sh  # http_get: a failed request says the server's status and reason
 
 ncpu=$(nproc)
 server_cpu=0
 load_cpu=$(( ncpu > 1 ? 1 : 0 ))
 tmp=$(mktemp -d)
 chmod 755 "$tmp"  # the nginx worker runs as an unprivileged user
+http_use_dir "$tmp/http"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -50,12 +52,13 @@ start_hitcost() {  # start_hitcost LOGFILE [extra args] -> sets hc_pid, hc_port
 start_hitcost "$tmp/probe.log"
 rows=1
 while :; do
-  size=$(curl -s "http://127.0.0.1:$hc_port/page/1?rows=$rows" | wc -c)
+  http_get "http://127.0.0.1:$hc_port/page/1?rows=$rows" || exit
+  size=$(wc -c <"$HTTP_BODY_FILE")
   [ "$size" -ge 10240 ] && break
   rows=$((rows + 1))
 done
 mkdir -p "$tmp/www"
-curl -s "http://127.0.0.1:$hc_port/page/1?rows=$rows" >"$tmp/www/page.html"
+cp "$HTTP_BODY_FILE" "$tmp/www/page.html"
 kill "$hc_pid"; wait "$hc_pid" 2>/dev/null || true
 echo "page: $rows rows, $size bytes; server on CPU $server_cpu, wrk on CPU $load_cpu, $conns connections, ${duration}s x $repeat"
 
@@ -94,9 +97,10 @@ start_hitcost "$tmp/hc.log"
 hc_on_pid=$hc_pid; hc_on_port=$hc_port
 start_hitcost "$tmp/hc_off.log" --no-metrics
 hc_off_pid=$hc_pid; hc_off_port=$hc_port
-curl -s "http://127.0.0.1:$hc_on_port/page/1?rows=$rows" >/dev/null     # warm: every timed request hits
-curl -s "http://127.0.0.1:$hc_off_port/page/1?rows=$rows" >/dev/null
-cmp -s <(curl -s "http://127.0.0.1:$ng_port/page.html") <(curl -s "http://127.0.0.1:$hc_on_port/page/1?rows=$rows") ||
+http_get "http://127.0.0.1:$hc_on_port/page/1?rows=$rows" || exit     # warm: every timed request hits
+http_get "http://127.0.0.1:$hc_off_port/page/1?rows=$rows" || exit
+http_get "http://127.0.0.1:$hc_on_port/page/1?rows=$rows" || exit
+cmp -s <(curl -s "http://127.0.0.1:$ng_port/page.html") "$HTTP_BODY_FILE" ||
   { echo "nginx and hitcost do not serve the same bytes" >&2; curl -si "http://127.0.0.1:$ng_port/page.html" | head -5 >&2; cat "$tmp/nginx.error.log" >&2; exit 1; }
 
 run_one() {  # run_one NAME URL PIDS... -> appends "rps cpu_us_per_req p50 p99" to $tmp/NAME

@@ -30,11 +30,13 @@ build=${HITCOST_BUILD_DIR:-build/release}
 HITCOST_DEPS="build bench" ./scripts/install-deps.sh
 [ -n "${HITCOST_NO_BUILD:-}" ] || ./scripts/build.sh "$build" Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
 . bench/proc_cpu.sh  # median()
+source scripts/lib.sh  # http_get: a failed request says the server's status and reason
 
 ncpu=$(nproc)
 server_cpu=0
 load_cpu=$(( ncpu > 1 ? 1 : 0 ))
 tmp=$(mktemp -d)
+http_use_dir "$tmp/http"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -52,7 +54,8 @@ port=$(sed -n 's/^listening on 127.0.0.1://p' "$tmp/server.log")
 [ -n "$port" ] || { echo "hitcost-server did not start:" >&2; cat "$tmp/server.log" >&2; exit 1; }
 url="http://127.0.0.1:$port"
 path="/page/1?rows=$rows"
-size=$(curl -s "$url$path" | wc -c)   # also warms the page: every timed request is a hit
+http_get "$url$path" || exit   # also warms the page: every timed request is a hit
+size=$(wc -c <"$HTTP_BODY_FILE")
 curl -s -D - -o /dev/null "$url$path" | grep -qi '^x-cache: hit' || { echo "page is not a hit after warming" >&2; exit 1; }
 echo "page $path: $size bytes; server on CPU $server_cpu, load on CPU $load_cpu, $conns connections, 1 load thread, ${duration}s x $repeat, interleaved"
 
