@@ -8,8 +8,14 @@
 # Every stage runs even when an earlier one failed; the last line sums them up.
 # Extra ctest arguments pass through to the main suite, e.g. ./test.sh -R Routes
 # HITCOST_TEST_STAGES="main sanitizers fuzz" picks stages (default: all three).
+# Exit codes: 0 every stage passed, 1 a stage failed, 2 usage error (an unknown stage).
+# ./test.sh --help prints this and does nothing else.
 set -uo pipefail
 cd "$(dirname "$0")"
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+  sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
 start=$(date +%s)
 
 HITCOST_DEPS=${HITCOST_DEPS:-"build test fuzz"} ./scripts/install-deps.sh || exit 1
