@@ -427,6 +427,11 @@ std::string header_section(const std::vector<json>& runs, const std::vector<json
   row("connections / threads", esc(uniq(runs, "/connections")) + " / " + esc(uniq(runs, "/threads")));
   row("runs", std::to_string(runs.size()) + ", window " + esc(uniq(runs, "/duration_s")) + " s after " +
                   esc(uniq(runs, "/warmup_s")) + " s warmup");
+  size_t interrupted = 0;
+  for (const json& r : runs) interrupted += r.value("interrupted", false);
+  if (interrupted)
+    row("INTERRUPTED", std::to_string(interrupted) + " run(s) stopped by a signal before their planned " +
+                           esc(uniq(runs, "/planned_duration_s")) + " s: their figures cover the window that ran");
   row("keys", esc(uniq(runs, "/keys")) + " " + esc(uniq(runs, "/key_dist")) + ", target hit ratio " +
                   esc(uniq(runs, "/target_hit_ratio")) + ", rows " + esc(uniq(runs, "/rows")) +
                   (runs.empty() || !runs[0].contains("rows_mix") ? "" : ", rows mix " + esc(uniq(runs, "/rows_mix"))));

@@ -138,7 +138,8 @@ TEST(LoadCli, InterruptedRunReportsTheWindowThatRan) {
   o.signal_after_ms = 2000;  // 100 ms warmup + ~1.9 s of the window
   const CommandResult r = hitcost::testing::run_command(
       {hitcost::testing::load_binary(), "--url", url(server), "-d", "10s", "--warmup", "100ms", "--idle", "0", "-c",
-       "4", "--keys", "100", "--json", (dir / "r.json").string(), "--csv", (dir / "r.csv").string()},
+       "4", "--keys", "100", "--json", (dir / "r.json").string(), "--csv", (dir / "r.csv").string(), "--html",
+       (dir / "r.html").string()},
       o);
   EXPECT_EQ(r.exit_code, 130) << show(r);
   EXPECT_NE(r.out.find("INTERRUPTED"), std::string::npos) << show(r);
@@ -161,6 +162,9 @@ TEST(LoadCli, InterruptedRunReportsTheWindowThatRan) {
   std::getline(csv, row);
   EXPECT_EQ(header.substr(header.rfind(',') + 1), "interrupted");
   EXPECT_EQ(row.substr(row.rfind(',') + 1), "1");
+  std::ifstream html(dir / "r.html");
+  const std::string page{std::istreambuf_iterator<char>(html), {}};
+  EXPECT_NE(page.find("INTERRUPTED"), std::string::npos);
 }
 
 TEST(LoadCli, InterruptedDuringWarmupMeasuresNothingAndSaysSo) {
