@@ -31,6 +31,7 @@
 #                             for 400 (the server rejected a value) or 1
 #   http_use_dir DIR          keep those files in DIR, not in a temporary directory of their own
 #                             (the cleanup removes DIR; a script without lib_init removes it)
+#   pid_alive PID             the process runs and is not a zombie (builtins only: cheap in loops)
 #   check_cpus WHAT LIST      returns 2 with a message when a CPU of LIST is not online or
 #                             not allowed to this process
 #   start_memcached CPU [MEMORY_MB] [LOG]    sets MC_PORT, MC_PID (CPU "" = not pinned)
@@ -136,8 +137,9 @@ _lib_cleanup_once() {
   return 0
 }
 
-# Alive and not a zombie (a dead child stays in the table until it is reaped).
-_lib_alive() {
+# Alive and not a zombie (a dead child stays in the table until it is reaped). Builtins only:
+# the PHP stack's foreground loop calls it every second on a machine that is measuring.
+pid_alive() {
   local st
   read -r st 2>/dev/null <"/proc/$1/stat" || return 1
   st=${st##*) }  # the state follows the command name's closing parenthesis
@@ -201,7 +203,7 @@ _lib_term() {
   while [ "${EPOCHREALTIME//[!0-9]/}" -lt "$deadline" ]; do
     alive=0
     for p in "$@"; do
-      if _lib_alive "$p"; then alive=1; break; fi
+      if pid_alive "$p"; then alive=1; break; fi
     done
     [ "$alive" = 1 ] || break
     sleep 0.02
@@ -213,7 +215,7 @@ _lib_term() {
 _lib_kill() {
   local p
   for p in "$@"; do
-    if _lib_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi
+    if pid_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi
   done
   for p in "$@"; do wait "$p" 2>/dev/null || true; done
 }
@@ -384,10 +386,10 @@ start_memcached() {
     MC_PID=$BG_PID
     for _ in $(seq 1 100); do
       tcp_open "$MC_PORT" && break
-      _lib_alive "$MC_PID" || break
+      pid_alive "$MC_PID" || break
       sleep 0.05
     done
-    if _lib_alive "$MC_PID" && tcp_open "$MC_PORT"; then return 0; fi
+    if pid_alive "$MC_PID" && tcp_open "$MC_PORT"; then return 0; fi
     stop_pid "$MC_PID"
   done
   echo "$LIB_NAME: could not start memcached (5 tries)" >&2
@@ -406,7 +408,7 @@ start_server() {
   SERVER_PID=$BG_PID
   for _ in $(seq 1 200); do
     grep -q '^listening on ' "$log" 2>/dev/null && break
-    if ! _lib_alive "$SERVER_PID"; then
+    if ! pid_alive "$SERVER_PID"; then
       echo "$LIB_NAME: hitcost-server exited:" >&2
       cat "$log" >&2
       return "$EXIT_FAILED"

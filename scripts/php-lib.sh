@@ -47,15 +47,6 @@ _php_stack_plain() {
   fi
 }
 
-# Alive and not a zombie (a dead child stays in the table until it is reaped). Builtins
-# only: the foreground loop calls it every second on a machine that is measuring.
-_php_stack_alive() {
-  local st
-  read -r st 2>/dev/null <"/proc/$1/stat" || return 1
-  st=${st##*) }  # the state follows the command name's closing parenthesis
-  [[ $st != Z* ]]
-}
-
 _php_stack_children() { pgrep -P "$1" 2>/dev/null | tr '\n' ' ' | sed 's/ $//' || true; }
 
 _php_stack_fail() {
@@ -153,7 +144,7 @@ start_php_stack() {
     release_signals
     for _ in $(seq 1 100); do
       grep -q 'ready to handle connections' "$dir/php-fpm.log" 2>/dev/null && break
-      _php_stack_alive "$PHP_STACK_FPM_PID" || break
+      pid_alive "$PHP_STACK_FPM_PID" || break
       sleep 0.05
     done
     grep -q 'ready to handle connections' "$dir/php-fpm.log" 2>/dev/null && break
@@ -211,10 +202,10 @@ start_php_stack() {
     release_signals
     for _ in $(seq 1 100); do
       (exec 3<>"/dev/tcp/127.0.0.1/$PHP_STACK_PORT") 2>/dev/null && break
-      _php_stack_alive "$PHP_STACK_NGINX_PID" || break
+      pid_alive "$PHP_STACK_NGINX_PID" || break
       sleep 0.05
     done
-    _php_stack_alive "$PHP_STACK_NGINX_PID" && break
+    pid_alive "$PHP_STACK_NGINX_PID" && break
     hold_signals
     wait "$PHP_STACK_NGINX_PID" 2>/dev/null || true
     PHP_STACK_NGINX_PID=""
@@ -229,7 +220,7 @@ start_php_stack() {
   for _ in $(seq 1 100); do
     health=$(curl -s --max-time 2 "$PHP_STACK_URL/healthz" 2>/dev/null || true)
     [ "$health" = ok ] && break
-    _php_stack_alive "$PHP_STACK_FPM_PID" && _php_stack_alive "$PHP_STACK_NGINX_PID" || break
+    pid_alive "$PHP_STACK_FPM_PID" && pid_alive "$PHP_STACK_NGINX_PID" || break
     sleep 0.1
   done
   [ "$health" = ok ] || { _php_stack_fail "GET /healthz answered '${health:-nothing}'"; return 1; }
@@ -257,11 +248,11 @@ stop_php_stack() {
   for p in "${masters[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   for _ in $(seq 1 50); do
     local alive=0
-    for p in "${all[@]}"; do _php_stack_alive "$p" && alive=1; done
+    for p in "${all[@]}"; do pid_alive "$p" && alive=1; done
     [ "$alive" = 0 ] && break
     sleep 0.1
   done
-  for p in "${all[@]}"; do if _php_stack_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi; done
+  for p in "${all[@]}"; do if pid_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi; done
   for p in "${masters[@]}"; do wait "$p" 2>/dev/null || true; done
   if [ "${PHP_STACK_KEEP:-0}" = 1 ]; then
     echo "php stack: run directory kept: $PHP_STACK_DIR" >&2

@@ -49,7 +49,7 @@ echo "php stack workers: fpm=${PHP_STACK_FPM_WORKERS// /,} nginx=${PHP_STACK_NGI
 # signal (or the time limit) acts at once.
 while :; do
   for p in "$PHP_STACK_NGINX_PID" "$PHP_STACK_FPM_PID"; do
-    if ! _php_stack_alive "$p"; then
+    if ! pid_alive "$p"; then
       echo "php stack: process $p exited on its own" >&2
       exit "$EXIT_FAILED"
     fi

@@ -24,20 +24,6 @@ using hitcost::testing::MemcachedProcess;
 using hitcost::testing::make_value;
 using hitcost::testing::value_matches;
 
-// SIGSTOP is asynchronous: wait until the process is really stopped.
-void wait_stopped(pid_t pid) {
-  for (int i = 0; i < 1000; ++i) {
-    std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
-    char state = '?';
-    if (f) {
-      (void)std::fscanf(f, "%*d %*s %c", &state);
-      std::fclose(f);
-    }
-    if (state == 'T' || state == 't') return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
-
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
@@ -262,7 +248,6 @@ TEST(MemcachedStore, FrozenNodeCallsReturnWithinTheTimeout) {
   uint32_t f;
   ASSERT_TRUE(s->get("k", v, f));
   a.pause();
-  wait_stopped(a.pid());
   double worst = 0, total = 0;
   std::vector<std::string> kinds;
   for (int i = 0; i < 6; ++i) {

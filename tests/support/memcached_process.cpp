@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
@@ -121,8 +122,22 @@ void MemcachedProcess::start_again() {
   spawn();
 }
 
+// SIGSTOP is asynchronous: returns once /proc says the process is stopped, so that what a
+// test measures next is against a frozen memcached, not one finishing its last request.
 void MemcachedProcess::pause() {
-  if (pid_ > 0) ::kill(pid_, SIGSTOP);
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGSTOP);
+  for (int i = 0; i < 1000; ++i) {
+    std::FILE* f = std::fopen(("/proc/" + std::to_string(pid_) + "/stat").c_str(), "r");
+    char state = '?';
+    if (f) {
+      (void)std::fscanf(f, "%*d %*s %c", &state);
+      std::fclose(f);
+    }
+    if (state == 'T' || state == 't') return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  throw std::runtime_error("memcached did not stop within 1 s of SIGSTOP");
 }
 
 void MemcachedProcess::resume() {

@@ -26,7 +26,7 @@ class MemcachedProcess {
 
   void kill_now();          // SIGKILL and reap
   void start_again();       // restart on the same port (after kill_now)
-  void pause();             // SIGSTOP: a frozen memcached
+  void pause();             // SIGSTOP: a frozen memcached (returns once it is stopped)
   void resume();            // SIGCONT
 
  private:
