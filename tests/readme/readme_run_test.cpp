@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "tests/readme/readme_check.h"
-#include "tests/readme/session.h"
+#include "tests/support/command.h"
 #include "tests/support/memcached_process.h"
 
 namespace hitcost::readme {
@@ -31,15 +31,15 @@ TEST(ReadmeRun, MarkedBlocksRunAndExitZero) {
   for (size_t i = 0; i < count; ++i) {
     // A fresh port per block: a previous block's server may still hold its own.
     const auto block = runnable_blocks(readme, HITCOST_BINARY_DIR, hitcost::testing::free_loopback_port())[i];
-    const auto r = run_in_session({"bash", "-euo", "pipefail", "-c", block.script}, HITCOST_SOURCE_DIR,
-                                  60'000, 10'000);
+    const auto r = hitcost::testing::run_command(
+        {"bash", "-euo", "pipefail", "-c", block.script},
+        {.timeout_ms = 60'000, .cwd = HITCOST_SOURCE_DIR, .own_session = true, .grace_ms = 10'000});
     const std::string what = "README.md:" + std::to_string(block.fence_line) + ": the block run as\n" +
                              block.script + "--- stdout:\n" + tail(r.out) + "\n--- stderr:\n" + tail(r.err);
     EXPECT_FALSE(r.timed_out) << "still running after 60 s (killed): " << what;
     EXPECT_EQ(r.exit_code, 0) << "exit status " << r.exit_code << " (signal " << r.term_signal << "): " << what;
-    std::string left;
-    for (const auto& p : r.left_running) left += "  " + p + "\n";
-    EXPECT_TRUE(r.left_running.empty()) << "left running 10 s after it ended (now killed):\n" << left << what;
+    EXPECT_TRUE(r.left_running.empty()) << "left running 10 s after it ended (now killed):\n"
+                                        << hitcost::testing::describe(r.left_running) << what;
   }
 }
 

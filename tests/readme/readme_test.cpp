@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "tests/readme/readme_check.h"
-#include "tests/readme/session.h"
 #include "tests/support/command.h"
 #include "tests/support/server_process.h"
 
@@ -245,17 +244,19 @@ TEST(ReadmeChecker, HelpParsersTakeOptionNamesNotFlagsNamedInDescriptions) {
             (std::set<std::string>{"--nodes", "--out-dir", "-R", "--tests-regex"}));
 }
 
-// What the runnable blocks and the scripts' --help are judged by: the exit status, a
-// deadline, and the processes left in the session.
+// What the runnable blocks and the scripts' --help are judged by (run_command in a session of
+// its own): the exit status, a deadline, and the processes left in the session.
 TEST(ReadmeSession, ReportsExitStatusOutputAndWhatWasLeftRunningThenKillsIt) {
-  const auto r = run_in_session({"bash", "-c", "pwd; echo oops >&2; sleep 30 & exit 3"}, "/tmp", 10'000, 300);
+  const auto r = hitcost::testing::run_command(
+      {"bash", "-c", "pwd; echo oops >&2; sleep 30 & exit 3"},
+      {.timeout_ms = 10'000, .cwd = "/tmp", .own_session = true, .grace_ms = 300});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.out, "/tmp\n");
   EXPECT_EQ(r.err, "oops\n");
   ASSERT_EQ(r.left_running.size(), 1u);
-  EXPECT_NE(r.left_running[0].find("sleep 30"), std::string::npos) << r.left_running[0];
-  const pid_t left = std::stoi(r.left_running[0]);
+  EXPECT_NE(r.left_running[0].cmdline.find("sleep 30"), std::string::npos) << r.left_running[0].cmdline;
+  const pid_t left = r.left_running[0].pid;
   for (int i = 0; i < 100 && ::kill(left, 0) == 0 && slurp("/proc/" + std::to_string(left) + "/stat").find(") Z") == std::string::npos; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   const std::string stat = slurp("/proc/" + std::to_string(left) + "/stat");
@@ -263,14 +264,33 @@ TEST(ReadmeSession, ReportsExitStatusOutputAndWhatWasLeftRunningThenKillsIt) {
 }
 
 TEST(ReadmeSession, AProcessThatEndsWithinTheGraceIsNotLeftRunningAndADeadlineKillsTheGroup) {
-  const auto quick = run_in_session({"bash", "-c", "sleep 0.2 & exit 0"}, "/", 10'000, 2'000);
+  const auto quick = hitcost::testing::run_command(
+      {"bash", "-c", "sleep 0.2 & exit 0"}, {.timeout_ms = 10'000, .cwd = "/", .own_session = true, .grace_ms = 2'000});
   EXPECT_EQ(quick.exit_code, 0);
   EXPECT_TRUE(quick.left_running.empty());
   const auto start = std::chrono::steady_clock::now();
-  const auto slow = run_in_session({"bash", "-c", "sleep 30"}, "/", 300, 300);
+  const auto slow = hitcost::testing::run_command(
+      {"bash", "-c", "sleep 30"}, {.timeout_ms = 300, .cwd = "/", .own_session = true, .grace_ms = 300});
   EXPECT_TRUE(slow.timed_out);
   EXPECT_EQ(slow.term_signal, SIGKILL);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// signal_group: Ctrl-C in a terminal reaches the whole foreground group, not only the shell;
+// had only bash been sent SIGTERM, its `sleep 30` would be left running.
+TEST(ReadmeSession, AddedVariablesReachItAndASignalToItsGroupReachesWhatItStarted) {
+  const auto r = hitcost::testing::run_command({"bash", "-c", "echo \"$HITCOST_PROBE\"; sleep 30 & wait"},
+                                               {.timeout_ms = 10'000,
+                                                .signal = SIGTERM,
+                                                .signal_after_ms = 300,
+                                                .signal_group = true,
+                                                .env = {"HITCOST_PROBE=seen"},
+                                                .own_session = true,
+                                                .grace_ms = 2'000});
+  EXPECT_EQ(r.out, "seen\n");
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.term_signal, SIGTERM);
+  EXPECT_TRUE(r.left_running.empty()) << hitcost::testing::describe(r.left_running);
 }
 
 // --- the real README and programs ---------------------------------------------------------
@@ -306,7 +326,8 @@ Help script_help(const std::string& script) {
                 "prints its usage and exits 0";
     return h;
   }
-  const auto r = run_in_session({"bash", path, "--help"}, kSource, 15'000, 2'000);
+  const auto r = hitcost::testing::run_command(
+      {"bash", path, "--help"}, {.timeout_ms = 15'000, .cwd = kSource, .own_session = true, .grace_ms = 2'000});
   const std::string said = r.out + r.err;
   std::string lowered = said;
   for (char& c : lowered) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -315,7 +336,7 @@ Help script_help(const std::string& script) {
   } else if (r.exit_code != 0) {
     h.problem = "exit status " + std::to_string(r.exit_code) + ": " + first_line(r.err);
   } else if (!r.left_running.empty()) {
-    h.problem = "left processes running: " + r.left_running.front();
+    h.problem = "left processes running: " + hitcost::testing::describe(r.left_running.front());
   } else if (lowered.find("usage") == std::string::npos && said.find(script) == std::string::npos) {
     h.problem = "printed no usage (neither \"usage\" nor its name)";
   } else {
