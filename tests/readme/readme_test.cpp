@@ -3,15 +3,17 @@
 // documented, and its exit-code table is client/exit_code.h's. The checker's rules are
 // first shown to fail on small made-up READMEs (ReadmeChecker.*), then applied to the real
 // one (Readme.*); each failure prints README.md:LINE and what to fix.
-#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "tests/readme/readme_check.h"
 #include "tests/support/command.h"
@@ -394,6 +396,8 @@ TEST(Readme, EveryCommandAndFlagItShowsExistsInTheProgramsHelp) {
   const auto f = check_commands(readme_text(), real_source());
   EXPECT_GE(f.checked, 40) << "commands + flags checked: too few, the README parse found almost nothing";
   EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
+  std::printf("README: %d commands and flags checked against the programs' --help, %zu problems\n", f.checked,
+              f.problems.size());  // the summary a CI log shows; the assertions above decide
 }
 
 TEST(Readme, EveryFlagInItsSectionsAndProseExistsInTheProgramsHelp) {
@@ -407,6 +411,8 @@ TEST(Readme, EveryFlagInItsSectionsAndProseExistsInTheProgramsHelp) {
   EXPECT_GE(count("hitcost-load"), 25)
       << "flags checked under a heading naming hitcost-load: its option tables were not found";
   EXPECT_TRUE(s.findings.problems.empty()) << listing(s.findings.problems);
+  std::printf("README: inline flags checked: %d under hitcost-server, %d under hitcost-load, %zu problems\n",
+              count("hitcost-server"), count("hitcost-load"), s.findings.problems.size());
 }
 
 TEST(Readme, EveryOptionOfBothProgramsIsDocumented) {
@@ -416,6 +422,8 @@ TEST(Readme, EveryOptionOfBothProgramsIsDocumented) {
   const auto f = check_help_flags_documented(readme_text(), source, targets, kUndocumentedOnPurpose);
   EXPECT_GE(f.checked, 80) << "options read from the programs' --help: too few";
   EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
+  std::printf("README: %d options of the programs' --help looked up in it, %zu undocumented\n", f.checked,
+              f.problems.size());
 }
 
 TEST(Readme, ExitCodeTableIsExitCodeHeaders) {
@@ -423,6 +431,8 @@ TEST(Readme, ExitCodeTableIsExitCodeHeaders) {
   const auto f = check_exit_codes(readme_text(), header);
   EXPECT_GE(f.checked, 12) << "table rows + codes of client/exit_code.h (6 each)";
   EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
+  std::printf("README: exit-code table against client/exit_code.h: %d items, %zu problems\n", f.checked,
+              f.problems.size());
 }
 
 }  // namespace
