@@ -392,7 +392,8 @@ start_memcached() {
     if pid_alive "$MC_PID" && tcp_open "$MC_PORT"; then return 0; fi
     stop_pid "$MC_PID"
   done
-  echo "$LIB_NAME: could not start memcached (5 tries)" >&2
+  echo "$LIB_NAME: could not start memcached (5 tries)${log:+; the last lines of $log:}" >&2
+  [ -z "$log" ] || tail -n 3 "$log" >&2
   return "$EXIT_FAILED"
 }
 
