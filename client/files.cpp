@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -59,6 +60,13 @@ bool write_output(const std::string& path, std::string_view text, std::string* e
     return fail("rename: ");
   }
   return true;
+}
+
+void OutputWriter::write(const std::string& path, std::string_view text) {
+  std::string error;
+  if (path.empty() || write_output(path, text, &error)) return;
+  std::fprintf(stderr, "%s: %s\n", who_.c_str(), error.c_str());
+  all_written_ = false;
 }
 
 }  // namespace hitcost::client

@@ -18,4 +18,19 @@ std::optional<nlohmann::json> load_json_file(const std::string& path, std::strin
 // ("cannot write PATH: No space left on device").
 bool write_output(const std::string& path, std::string_view text, std::string* error);
 
+// The outputs one command was asked for (--json, --csv, --hdr-out, --html): each written with
+// write_output; an empty path is an output not asked for. A failure is printed on stderr
+// ("WHO: cannot write PATH: REASON") and remembered, so that the command still writes every
+// other output and then exits kExitOutput (client/exit_code.h).
+class OutputWriter {
+ public:
+  explicit OutputWriter(std::string who) : who_(std::move(who)) {}
+  void write(const std::string& path, std::string_view text);
+  bool all_written() const { return all_written_; }
+
+ private:
+  std::string who_;
+  bool all_written_ = true;
+};
+
 }  // namespace hitcost::client

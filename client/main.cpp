@@ -5,7 +5,6 @@
 
 #include <csignal>
 #include <cstdio>
-#include <fstream>
 
 #include <CLI/CLI.hpp>
 
@@ -23,14 +22,6 @@
 namespace {
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) { g_stop.store(true); }
-
-// false after printing "hitcost-load: cannot write PATH: REASON".
-bool write_file(const std::string& path, const std::string& text) {
-  std::string err;
-  if (hitcost::client::write_output(path, text, &err)) return true;
-  std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
-  return false;
-}
 
 std::vector<nlohmann::json> load_all(const std::vector<std::string>& paths, bool* ok) {
   std::vector<nlohmann::json> docs;
@@ -52,8 +43,9 @@ int run_report(const hitcost::client::FilesOptions& o) {
   bool ok = true;
   const auto docs = load_all(o.inputs, &ok);
   if (!ok) return kExitUsage;
-  return write_file(o.html_out, html_report(docs, o.title.empty() ? "hitcost report" : o.title)) ? kExitOk
-                                                                                               : kExitOutput;
+  OutputWriter out("hitcost-load report");
+  out.write(o.html_out, html_report(docs, o.title.empty() ? "hitcost report" : o.title));
+  return out.all_written() ? kExitOk : kExitOutput;
 }
 
 int run_merge(const hitcost::client::FilesOptions& o) {
@@ -69,19 +61,18 @@ int run_merge(const hitcost::client::FilesOptions& o) {
     return kExitUsage;
   }
   for (const auto& w : warnings) std::fprintf(stderr, "hitcost-load merge: warning: %s\n", w.c_str());
-  bool written = true;
+  OutputWriter out("hitcost-load merge");
   if (o.json_out.empty()) std::printf("%s\n", merged->dump(2).c_str());
-  else written = write_file(o.json_out, merged->dump(2) + "\n");
+  else out.write(o.json_out, merged->dump(2) + "\n");
   if (!o.csv_out.empty()) {
     std::string csv = csv_run_header();
     if (merged->contains("runs")) for (const auto& r : (*merged)["runs"]) csv += csv_run_row(r);
     else csv += csv_run_row(*merged);
-    written = write_file(o.csv_out, csv) && written;
+    out.write(o.csv_out, csv);
   }
   if (!o.html_out.empty())
-    written = write_file(o.html_out, html_report({*merged}, o.title.empty() ? "hitcost merged report" : o.title)) &&
-              written;
-  return written ? kExitOk : kExitOutput;
+    out.write(o.html_out, html_report({*merged}, o.title.empty() ? "hitcost merged report" : o.title));
+  return out.all_written() ? kExitOk : kExitOutput;
 }
 }  // namespace
 
@@ -123,11 +114,11 @@ int run_compare(const hitcost::client::CompareOptions& o) {
   nlohmann::json doc = summary_json(summary);
   doc["runs"] = *runs;
   doc["compare"] = {{"labels", labels}, {"baseline", baseline}, {"inputs", o.inputs}};
-  bool ok = true;
-  if (!o.json_out.empty()) ok = write_file(o.json_out, doc.dump(2) + "\n") && ok;
-  if (!o.csv_out.empty()) ok = write_file(o.csv_out, csv_summary(summary)) && ok;
-  if (!o.html_out.empty()) ok = write_file(o.html_out, html_report({doc}, "hitcost: backends compared")) && ok;
-  return ok ? kExitOk : kExitOutput;
+  OutputWriter out("hitcost-load compare");
+  out.write(o.json_out, doc.dump(2) + "\n");
+  out.write(o.csv_out, csv_summary(summary));
+  if (!o.html_out.empty()) out.write(o.html_out, html_report({doc}, "hitcost: backends compared"));
+  return out.all_written() ? kExitOk : kExitOutput;
 }
 
 // A plain run: measure, print, write every output asked for, then say how it went.
@@ -151,11 +142,11 @@ int run_once(const hitcost::client::RunOptions& run) {
   if (run.quiet) std::fputs(format_error_lines(report).c_str(), stdout);
   if (run.series) std::printf("\n  per second\n%s", format_series(report.load.series, report.load.window_s).c_str());
   const nlohmann::json j = to_json(report);
-  bool written = true;
-  if (!run.json_out.empty()) written = write_file(run.json_out, j.dump(2) + "\n") && written;
-  if (!run.csv_out.empty()) written = write_file(run.csv_out, csv_run_header() + csv_run_row(j)) && written;
-  if (!run.hdr_out.empty()) written = write_file(run.hdr_out, report.load.latency.percentiles_text(1000.0)) && written;
-  if (!run.html_out.empty()) written = write_file(run.html_out, html_report({j}, "hitcost run")) && written;
+  OutputWriter out("hitcost-load");
+  out.write(run.json_out, j.dump(2) + "\n");
+  out.write(run.csv_out, csv_run_header() + csv_run_row(j));
+  if (!run.hdr_out.empty()) out.write(run.hdr_out, report.load.latency.percentiles_text(1000.0));
+  if (!run.html_out.empty()) out.write(run.html_out, html_report({j}, "hitcost run"));
 
   int code = kExitOk;
   if (report.interrupted()) code = kExitInterrupted;
@@ -165,7 +156,7 @@ int run_once(const hitcost::client::RunOptions& run) {
   } else if (report.over_error_limit()) {
     code = kExitErrors;  // the report's ERRORS line says which limit and by how much
   }
-  return worse_exit(code, written ? kExitOk : kExitOutput);
+  return worse_exit(code, out.all_written() ? kExitOk : kExitOutput);
 }
 
 int main(int argc, char** argv) {

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <random>
 
 #include "client/exit_code.h"
@@ -290,16 +289,11 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   doc["runs"] = sw.runs;
   doc["order"] = {{"seed", seed}, {"rounds", o.repeat}, {"rule", "strategies shuffled anew in each round"}};
   doc["interrupted"] = interrupted;
-  bool written = true;
-  auto write = [&](const std::string& path, const std::string& text) {
-    std::string error;
-    if (path.empty() || write_output(path, text, &error)) return;
-    std::fprintf(stderr, "hitcost-load sweep: %s\n", error.c_str());
-    written = false;
-  };
-  write(o.json_out, doc.dump(2) + "\n");
-  if (!o.html_out.empty()) write(o.html_out, html_report({doc}, interrupted ? "hitcost sweep (interrupted)" : "hitcost sweep"));
-  write(o.csv_out, csv_summary(summary));
+  OutputWriter out("hitcost-load sweep");
+  out.write(o.json_out, doc.dump(2) + "\n");
+  if (!o.html_out.empty())
+    out.write(o.html_out, html_report({doc}, interrupted ? "hitcost sweep (interrupted)" : "hitcost sweep"));
+  out.write(o.csv_out, csv_summary(summary));
 
   int code = kExitOk;
   if (interrupted) code = kExitInterrupted;
@@ -310,7 +304,7 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
                  sw.over_limit == 1 ? "" : "s");
     code = kExitErrors;
   }
-  return worse_exit(code, written ? kExitOk : kExitOutput);
+  return worse_exit(code, out.all_written() ? kExitOk : kExitOutput);
 }
 
 }  // namespace hitcost::client
