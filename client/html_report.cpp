@@ -9,7 +9,6 @@
 #include <set>
 #include <sstream>
 
-#include "client/files.h"
 #include "client/histogram.h"
 #include "client/log2_histogram.h"
 #include "client/report.h"
@@ -591,11 +590,6 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
     }
   h << "</div></body></html>\n";
   return h.str();
-}
-
-bool write_html_report(const std::string& path, const std::vector<json>& docs, const std::string& title,
-                       std::string* error) {
-  return write_output(path, html_report(docs, title), error);
 }
 
 }  // namespace hitcost::client

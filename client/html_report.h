@@ -23,8 +23,5 @@
 namespace hitcost::client {
 
 std::string html_report(const std::vector<nlohmann::json>& docs, const std::string& title);
-// html_report() written with write_output (client/files.h): *error names the path and the reason.
-bool write_html_report(const std::string& path, const std::vector<nlohmann::json>& docs, const std::string& title,
-                       std::string* error);
 
 }  // namespace hitcost::client

@@ -11,6 +11,7 @@
 #include <random>
 #include <regex>
 
+#include "client/files.h"
 #include "client/report.h"
 #include "client/summary.h"
 #include "proc/proc.h"
@@ -134,7 +135,7 @@ TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {
   ASSERT_NE(::mkdtemp(dir), nullptr);
   const std::string page = std::string(dir) + "/report.html";
   std::string err;
-  ASSERT_TRUE(write_html_report(page, {doc}, "sweep <test>", &err)) << err;
+  ASSERT_TRUE(write_output(page, html_report({doc}, "sweep <test>"), &err)) << err;
   std::ifstream in(page);
   const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 
