@@ -220,24 +220,30 @@ void Router::admin(const HttpRequest& req, std::string_view path, std::string_vi
     // Runs on this io thread: its other connections wait. Fine for an admin fill.
     // A failed set is retried in later rounds: one timeout makes the memcached store skip
     // the node for a moment, and a sweep measured on a half-warm store measures misses.
+    // A SIGTERM ends the fill between two pages (the drain would otherwise wait for a fill of
+    // millions of pages until the drain timeout cut it); the answer says how far it got.
     auto t0 = std::chrono::steady_clock::now();
     const RuntimeConfig& cfg = view_.get();
+    auto stopping = [&] { return ctx_.draining.load(std::memory_order_relaxed); };
     std::vector<int64_t> failed;
-    for (int64_t id = from; id < to; ++id)
-      if (!pages_.warm(cfg, id, rows)) failed.push_back(id);
+    int64_t next = from;
+    for (; next < to && !stopping(); ++next)
+      if (!pages_.warm(cfg, next, rows)) failed.push_back(next);
     uint64_t first_round_errors = failed.size();
-    for (int round = 0; round < 3 && !failed.empty(); ++round) {
+    for (int round = 0; round < 3 && !failed.empty() && !stopping(); ++round) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500 << round));
       std::vector<int64_t> still;
       for (int64_t id : failed)
-        if (!pages_.warm(cfg, id, rows)) still.push_back(id);
+        if (stopping() || !pages_.warm(cfg, id, rows)) still.push_back(id);
       failed.swap(still);
     }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    return json_body(res, body, {{"warmed", to - from - static_cast<int64_t>(failed.size())},
-                                 {"errors", failed.size()},
-                                 {"retried", first_round_errors},
-                                 {"ms", ms}});
+    nlohmann::json answer = {{"warmed", next - from - static_cast<int64_t>(failed.size())},
+                             {"errors", failed.size()},
+                             {"retried", first_round_errors},
+                             {"ms", ms}};
+    if (next < to) answer["stopped_at"] = next;  // the server is shutting down
+    return json_body(res, body, answer);
   }
   error(res, body, 404, "no such admin route");
 }

@@ -2,8 +2,10 @@
 // its exit status (client/exit_code.h), what it prints and what it writes. Interruptions are
 // real signals sent while it runs.
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -282,4 +284,26 @@ TEST(ServerCli, UnknownOptionOrBadValueIsAUsageError) {
   }
   EXPECT_EQ(checked, 3);
   EXPECT_EQ(hitcost::testing::run_command({server, "--help"}).exit_code, 0);
+}
+
+// SIGTERM while /admin/warm fills millions of pages on an io thread: the fill stops between two
+// pages and the server exits 0 promptly, instead of after the drain timeout.
+TEST(ServerCli, SigtermDuringALongWarmStopsTheFillAndExitsCleanly) {
+  ServerProcess server({"--store", "memory", "--threads", "1", "--drain-timeout-ms", "20000"});
+  hitcost::testing::HttpConnection admin(server.port(), 30'000);
+  admin.send_raw("POST /admin/warm?from=0&to=5000000 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+  ::usleep(500'000);  // the fill is under way (5M pages take minutes)
+  const auto t0 = std::chrono::steady_clock::now();
+  server.signal(SIGTERM);
+  const hitcost::testing::HttpResponse r = admin.read_response();
+  EXPECT_EQ(r.status, 200);
+  const json answer = json::parse(r.body);
+  ASSERT_TRUE(answer.contains("stopped_at")) << r.body;
+  EXPECT_GT(answer["warmed"].get<int64_t>(), 0);
+  EXPECT_LT(answer["stopped_at"].get<int64_t>(), 5'000'000);
+  const int status = server.wait_exit(10'000);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_NE(status, -1) << "still running 10 s after SIGTERM";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_LT(s, 5.0) << "the drain waited for the fill";
 }
