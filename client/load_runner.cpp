@@ -73,7 +73,7 @@ void keep_first_error(std::vector<ErrorSample>& samples, std::string_view kind, 
     if (e.kind == kind) return;
   // One printable line: the server's body may end in a newline or hold HTML.
   std::string line;
-  for (char ch : detail.substr(0, 240)) line += (ch == '\n' || ch == '\r' || ch == '\t') ? ' ' : ch;
+  for (char ch : detail.substr(0, ResponseParser::kErrorBodyMax)) line += (ch == '\n' || ch == '\r' || ch == '\t') ? ' ' : ch;
   while (!line.empty() && line.back() == ' ') line.pop_back();
   samples.push_back({std::string(kind), std::move(line)});
 }

@@ -87,7 +87,7 @@ struct ErrorCounts {
 // full of errors says why, not only how many.
 struct ErrorSample {
   std::string kind;
-  std::string detail;  // one line, at most ~240 bytes
+  std::string detail;  // one line, at most ResponseParser::kErrorBodyMax bytes
 };
 // Appends {kind, detail} unless `kind` is already in `samples` (the first one stays).
 void keep_first_error(std::vector<ErrorSample>& samples, std::string_view kind, std::string_view detail);

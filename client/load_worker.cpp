@@ -255,10 +255,13 @@ void Worker::on_response(Conn& c, uint64_t t) {
                               plan_.expect_strategy != info.strategy;
   if (wrong_cache || wrong_strategy) {
     ++r_.errors.validation;
-    if (wrong_strategy)
+    // The detail is built only for the first one: a run can be nothing but validation errors.
+    const bool first = std::none_of(r_.error_samples.begin(), r_.error_samples.end(),
+                                    [](const ErrorSample& e) { return e.kind == "validation"; });
+    if (first && wrong_strategy)
       keep_first_error(r_.error_samples, "validation",
                        "X-Strategy: " + std::string(info.strategy) + ", asked for " + plan_.expect_strategy);
-    else
+    else if (first)
       keep_first_error(r_.error_samples, "validation",
                        info.cache == CacheTag::hit ? "a never-seen id answered X-Cache: hit"
                                                    : "a 2xx response without X-Cache");
