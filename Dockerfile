@@ -20,6 +20,8 @@ RUN apt-get update -qq \
 WORKDIR /src
 # Only what the two programs need (tests, benchmarks and fuzzers are not built here).
 COPY CMakeLists.txt ./
+COPY core core
+COPY proc proc
 COPY codecs codecs
 COPY stores stores
 COPY server server

@@ -19,12 +19,6 @@
 
 namespace hitcost::client {
 
-uint64_t now_ns() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ULL + uint64_t(ts.tv_nsec);
-}
-
 uint64_t open_loop_due_ns(uint64_t t0, uint64_t k, double interval_ns, int thread, int threads) noexcept {
   const double shift = threads > 1 ? double(thread) / double(threads) : 0.0;
   return t0 + uint64_t((double(k) + shift) * interval_ns);

@@ -59,13 +59,12 @@
 #include <vector>
 
 #include "client/histogram.h"
+#include "core/clock.h"
 #include "client/key_chooser.h"
 #include "client/net.h"
 #include "client/series.h"
 
 namespace hitcost::client {
-
-uint64_t now_ns() noexcept;  // CLOCK_MONOTONIC
 
 struct ErrorCounts {
   uint64_t connect = 0;     // connect() failed or timed out

@@ -13,11 +13,6 @@
 
 namespace hitcost::client {
 
-void UniqueFd::reset(int fd) noexcept {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
 std::optional<Endpoint> parse_url(std::string_view url, std::string* error) {
   auto fail = [&](const std::string& why) -> std::optional<Endpoint> {
     if (error) *error = why;

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/unique_fd.h"
+
 namespace hitcost::client {
 
 struct Endpoint {
@@ -22,32 +24,6 @@ struct Endpoint {
 // "http://127.0.0.1:8080", "http://localhost:8080/", "http://[::1]:9000". A path after the
 // authority is ignored. nullopt with *error set otherwise (https, names, bad port).
 std::optional<Endpoint> parse_url(std::string_view url, std::string* error);
-
-// Owns a file descriptor; closes it exactly once.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) noexcept : fd_(fd) {}
-  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
-  UniqueFd& operator=(UniqueFd&& o) noexcept {
-    if (this != &o) reset(o.release());
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() { reset(); }
-  int get() const noexcept { return fd_; }
-  int release() noexcept {
-    const int f = fd_;
-    fd_ = -1;
-    return f;
-  }
-  void reset(int fd = -1) noexcept;
-  explicit operator bool() const noexcept { return fd_ >= 0; }
-
- private:
-  int fd_ = -1;
-};
 
 // Non-blocking TCP socket with TCP_NODELAY (small requests must not wait for delayed ACKs),
 // connect() started. Returns fd >= 0 and sets *in_progress when the connect is still

@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/counter.h"
+
 namespace hitcost::client {
 
 class CoarseHistogram {
@@ -86,12 +88,9 @@ struct LiveProgress {
   std::atomic<uint64_t> errors{0};
   std::array<std::atomic<uint32_t>, CoarseHistogram::kSlots> latency{};
 
-  static void bump(std::atomic<uint64_t>& a) noexcept {
-    a.store(a.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  }
+  static void bump(std::atomic<uint64_t>& a) noexcept { owner_add<uint64_t>(a); }
   void record(uint64_t latency_ns) noexcept {
-    auto& c = latency[CoarseHistogram::slot_of(latency_ns)];
-    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    owner_add<uint32_t>(latency[CoarseHistogram::slot_of(latency_ns)]);
     bump(requests);
   }
 };

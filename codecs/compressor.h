@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "codecs/result.h"
+#include "core/result.h"
 #include "codecs/strategy.h"
 
 namespace hitcost {

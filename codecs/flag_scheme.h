@@ -39,7 +39,7 @@
 //   e.g. html = 0x68100000, struct:json+zlib = 0x68100111, struct:msgpack+lz4 = 0x68100321
 #include <cstdint>
 
-#include "codecs/result.h"
+#include "core/result.h"
 #include "codecs/strategy.h"
 
 namespace hitcost {

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "codecs/page.h"
-#include "codecs/result.h"
+#include "core/result.h"
 
 namespace hitcost {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "codecs/result.h"
+#include "core/result.h"
 
 namespace hitcost {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "codecs/page.h"
-#include "codecs/result.h"
+#include "core/result.h"
 #include "codecs/strategy.h"
 
 namespace hitcost {

@@ -16,15 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "codecs/result.h"
+#include "core/counter.h"
+#include "core/result.h"
 
 namespace hitcost::server {
-
-struct OwnedCounter {
-  std::atomic<uint64_t> v{0};
-  void add(uint64_t d = 1) noexcept { v.store(v.load(std::memory_order_relaxed) + d, std::memory_order_relaxed); }
-  uint64_t get() const noexcept { return v.load(std::memory_order_relaxed); }
-};
 
 // Where a page request spends its time. `write` is the response send (syscall).
 enum class Phase : uint8_t { fetch, unwrap, decode, render, origin, store_set, write, count_ };
@@ -90,7 +85,6 @@ struct SamplerGauges {
 
 // HTTP statuses other than 200 that the server answers, counted by code.
 constexpr std::array<int, 9> kCountedStatuses = {400, 403, 404, 405, 408, 413, 431, 500, 503};
-constexpr size_t kErrcCount = static_cast<size_t>(Errc::invalid_argument) + 1;
 
 struct ThreadMetrics {
   OwnedCounter requests, pages, hits, misses;

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "codecs/result.h"
+#include "core/result.h"
 #include "codecs/strategy.h"
 #include "stores/store.h"
 

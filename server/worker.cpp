@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/pin.h"
 #include "server/session.h"
 
 namespace hitcost::server {
@@ -33,13 +34,7 @@ Worker::Worker(ServerContext& ctx, size_t index, const asio::ip::tcp::endpoint& 
 }
 
 void Worker::run(int cpu) {
-  int pin_error = 0;
-  if (cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    pin_error = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-  }
+  const int pin_error = pin_this_thread(cpu);
   const std::string runs_on = record_affinity();
   // Said once per process (the first thread to fail), counted for every thread in /stats.
   if (pin_error != 0 && ctx_.pin_failures.fetch_add(1) == 0)

@@ -29,6 +29,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/counter.h"
+#include "core/string_hash.h"
 #include "stores/io_util.h"
 #include "stores/store.h"
 #include "stores/store_file.h"
@@ -95,35 +97,20 @@ class FileStore : public Store {
   std::atomic<uint64_t>& fault_counter() { return faults_; }
 
  private:
-  struct SvHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept {
-      return std::hash<std::string_view>{}(s);
-    }
-  };
-  struct SvEq {
-    using is_transparent = void;
-    bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
-  };
   // 32: a remap holds every shard plus writer_mu_, and TSan tracks at most 64 held locks.
   static constexpr size_t kShards = 32;
   struct alignas(64) Shard {
     std::shared_mutex mu;
-    std::unordered_map<std::string, IndexEntry, SvHash, SvEq> map;
+    std::unordered_map<std::string, IndexEntry, StringHash, StringEq> map;
   };
   struct FifoEntry {
     uint64_t offset;
     uint64_t total_len;
     std::string key;  // empty: pad or tombstone (never in the index)
   };
-  struct alignas(64) Counter {
-    std::atomic<uint64_t> v{0};
-    void add(uint64_t n = 1) { v.fetch_add(n, std::memory_order_relaxed); }
-    uint64_t get() const { return v.load(std::memory_order_relaxed); }
-  };
 
   Shard& shard_for(std::string_view key) {
-    return shards_[(SvHash{}(key) >> 7) % kShards];
+    return shards_[(StringHash{}(key) >> 7) % kShards];
   }
   Status validate_key(std::string_view key);
   Status create_fresh();                       // writer_mu_ + all shards held (or open)
@@ -141,7 +128,7 @@ class FileStore : public Store {
 
   FileStoreOptions opts_;
   const char* kind_;
-  io::UniqueFd fd_;
+  UniqueFd fd_;
   uint64_t capacity_ = 0;  // fixed after open
   uint32_t salt_ = 0;      // written with writer_mu_ + every shard held; read under any
 
@@ -157,8 +144,8 @@ class FileStore : public Store {
   std::atomic<uint64_t> faults_{0};       // SIGBUS faults in our mapping (handler adds)
   std::atomic<uint64_t> faults_seen_{0};  // faults already handled by a repair
   uint64_t dropped_on_open_ = 0, dropped_bytes_on_open_ = 0;
-  Counter gets_, hits_, misses_, sets_, removes_, bytes_read_, bytes_written_;
-  Counter err_corrupt_, err_io_, err_too_large_, err_invalid_, torn_retries_, evictions_,
+  SharedCounter gets_, hits_, misses_, sets_, removes_, bytes_read_, bytes_written_;
+  SharedCounter err_corrupt_, err_io_, err_too_large_, err_invalid_, torn_retries_, evictions_,
       reinits_;
 };
 

@@ -7,11 +7,6 @@
 
 namespace hitcost::io {
 
-void UniqueFd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
 std::string errno_text(const char* what, int err) {
   return std::string(what) + ": " + std::strerror(err);
 }

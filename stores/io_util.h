@@ -1,5 +1,5 @@
 #pragma once
-// Full-length system-call loops and an owning file descriptor.
+// Full-length system-call loops (the owning descriptor is core/unique_fd.h).
 // Every loop retries EINTR and continues after short counts; reads stop early only at
 // end of file. Thread-safety: plain functions, safe from any thread (positional I/O).
 #include <sys/types.h>
@@ -8,36 +8,10 @@
 #include <cstddef>
 #include <string>
 
-#include "codecs/result.h"
+#include "core/result.h"
+#include "core/unique_fd.h"
 
 namespace hitcost::io {
-
-// Owns one file descriptor; closes it on destruction (close errors are ignored there).
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd() { reset(); }
-  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
-  UniqueFd& operator=(UniqueFd&& o) noexcept {
-    if (this != &o) reset(o.release());
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-  int release() {
-    int f = fd_;
-    fd_ = -1;
-    return f;
-  }
-  void reset(int fd = -1);
-
- private:
-  int fd_ = -1;
-};
 
 // "what: strerror(err)".
 std::string errno_text(const char* what, int err);

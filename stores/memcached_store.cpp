@@ -9,17 +9,14 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/clock.h"
+#include "core/counter.h"
+
 namespace hitcost {
 namespace {
 
 std::atomic<uint64_t> g_next_store_id{1};
 constexpr size_t kMaxKeyBytes = 250;  // memcached's limit
-
-struct alignas(64) Counter {
-  std::atomic<uint64_t> v{0};
-  void add(uint64_t n = 1) { v.fetch_add(n, std::memory_order_relaxed); }
-  uint64_t get() const { return v.load(std::memory_order_relaxed); }
-};
 
 }  // namespace
 
@@ -57,24 +54,16 @@ struct MemcachedStore::Registry {
 };
 
 struct MemcachedStore::Counters {
-  Counter gets, hits, misses, sets, removes, bytes_read, bytes_written;
-  Counter timeout, connection, server_error, too_large, invalid, other, fast_fails;
+  SharedCounter gets, hits, misses, sets, removes, bytes_read, bytes_written;
+  SharedCounter timeout, connection, server_error, too_large, invalid, other, fast_fails;
   // Stall breaker, shared by all threads (libmemcached 1.1.4 marks a node only on
   // *connect* failures; a node that accepts connections but does not answer — frozen,
   // overloaded — would cost a full poll timeout on every call). After a timeout the
   // node is skipped for retry_timeout_s: calls fail at once with Errc::timeout
   // ("fast_fails"); then one caller probes it. skip_until: steady-clock ns, 0 = healthy.
-  std::unique_ptr<std::atomic<int64_t>[]> skip_until;
+  std::unique_ptr<std::atomic<uint64_t>[]> skip_until;
   std::atomic<int> suspects{0};
 };
-
-namespace {
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 int MemcachedStore::node_for(::memcached_st* h, std::string_view key) {
   memcached_return_t rc = MEMCACHED_SUCCESS;
@@ -92,11 +81,11 @@ Status MemcachedStore::gate(::memcached_st* h, std::string_view key, int& node) 
   node = node_for(h, key);
   if (node < 0) return ok_status();
   auto& until = c_->skip_until[static_cast<size_t>(node)];
-  int64_t u = until.load(std::memory_order_relaxed);
+  uint64_t u = until.load(std::memory_order_relaxed);
   if (u == 0) return ok_status();
-  const int64_t now = now_ns();
+  const uint64_t now = now_ns();
   // Window over: let exactly one caller through as a probe (it re-arms on failure).
-  if (now >= u && until.compare_exchange_strong(u, now + int64_t{opts_.timeout_ms} * 2'000'000))
+  if (now >= u && until.compare_exchange_strong(u, now + static_cast<uint64_t>(opts_.timeout_ms) * 2'000'000))
     return ok_status();
   c_->fast_fails.add();
   c_->timeout.add();
@@ -114,7 +103,7 @@ void MemcachedStore::node_ok(int node) {
 void MemcachedStore::node_stalled(::memcached_st* h, std::string_view key, int node) {
   if (node < 0) node = node_for(h, key);
   if (node < 0) return;
-  const int64_t until = now_ns() + int64_t{opts_.retry_ms()} * 1'000'000;
+  const uint64_t until = now_ns() + static_cast<uint64_t>(opts_.retry_ms()) * 1'000'000;
   if (c_->skip_until[static_cast<size_t>(node)].exchange(until) == 0) c_->suspects.fetch_add(1);
 }
 
@@ -126,7 +115,7 @@ struct ThreadHandles {
     uint64_t id;
     memcached_st* h;
     std::weak_ptr<MemcachedStore::Registry> reg;
-    int64_t refresh_at_ns = 0;  // 0: healthy; else replace h at this steady-clock time
+    uint64_t refresh_at_ns = 0;  // 0: healthy; else replace h at this steady-clock time
     memcached_st* text = nullptr;  // binary stores: text-protocol clone, made on first need
   };
   std::vector<Entry> v;
@@ -213,7 +202,7 @@ Status configure_handle(memcached_st*& slot, const MemcachedOptions& o, bool bin
 Result<std::unique_ptr<MemcachedStore>> MemcachedStore::open(MemcachedOptions opts) {
   if (opts.nodes.empty()) return Error{Errc::invalid_argument, "memcached: no nodes"};
   std::unique_ptr<MemcachedStore> s(new MemcachedStore(std::move(opts)));
-  s->c_->skip_until = std::make_unique<std::atomic<int64_t>[]>(s->opts_.nodes.size());
+  s->c_->skip_until = std::make_unique<std::atomic<uint64_t>[]>(s->opts_.nodes.size());
   const auto& o = s->opts_;
   if (auto st = configure_handle(s->reg_->master, o, o.binary); !st) return st.error();
   // The text twin is configured like the master, protocol aside (same ring, same nodes).
@@ -271,7 +260,7 @@ memcached_st* MemcachedStore::text_handle() {
 
 void MemcachedStore::refresh_handle_later() {
   for (auto& e : t_handles.v)
-    if (e.id == id_ && e.refresh_at_ns == 0) e.refresh_at_ns = now_ns() + int64_t{opts_.retry_ms()} * 1'000'000;
+    if (e.id == id_ && e.refresh_at_ns == 0) e.refresh_at_ns = now_ns() + static_cast<uint64_t>(opts_.retry_ms()) * 1'000'000;
 }
 
 Status MemcachedStore::fail(int rc_int, memcached_st* h) {

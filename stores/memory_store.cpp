@@ -6,22 +6,14 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "core/string_hash.h"
+
 namespace hitcost {
 namespace {
 
 constexpr size_t kShards = 64;
 constexpr uint64_t kOverhead = 64;  // per-entry bookkeeping charged against the bound
 
-struct SvHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const noexcept {
-    return std::hash<std::string_view>{}(s);
-  }
-};
-struct SvEq {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
-};
 
 // One bounded, sharded map key -> V with CLOCK eviction. Locks: see memory_store.h.
 template <class V>
@@ -101,11 +93,11 @@ class Table {
   };
   struct alignas(64) Shard {
     std::shared_mutex mu;
-    std::unordered_map<std::string, Slot, SvHash, SvEq> map;
+    std::unordered_map<std::string, Slot, StringHash, StringEq> map;
     std::deque<std::pair<std::string, uint64_t>> order;  // insertion order (key, gen)
     uint64_t used = 0, gen = 0;
   };
-  Shard& shard(std::string_view key) { return shards_[(SvHash{}(key) >> 7) % kShards]; }
+  Shard& shard(std::string_view key) { return shards_[(StringHash{}(key) >> 7) % kShards]; }
   static void compact(Shard& s) {
     std::deque<std::pair<std::string, uint64_t>> live;
     for (auto& e : s.order) {

@@ -5,7 +5,7 @@
 // Thread-safety: stateless, safe from any thread.
 #include <cstdint>
 
-#include "codecs/result.h"
+#include "core/result.h"
 
 namespace hitcost {
 

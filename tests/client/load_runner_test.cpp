@@ -20,6 +20,7 @@
 using namespace hitcost::client;
 using hitcost::client::test::FakeBehavior;
 using hitcost::client::test::FakeHttpServer;
+using hitcost::now_ns;
 
 namespace {
 LoadPlan plan_for(const FakeHttpServer& s, uint64_t duration_ms, uint64_t warmup_ms = 100) {

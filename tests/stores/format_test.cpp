@@ -121,7 +121,7 @@ TEST(StoreFileHeader, RoundTripsAndRejectsDamage) {
 
 TEST(IoUtil, PreadFullStopsAtEndOfFileAndPreadvFillsEveryBuffer) {
   testing::TempDir dir;
-  io::UniqueFd fd(::open(dir.file("f").c_str(), O_RDWR | O_CREAT, 0600));
+  UniqueFd fd(::open(dir.file("f").c_str(), O_RDWR | O_CREAT, 0600));
   ASSERT_TRUE(fd);
   std::string data = testing::make_value("io", 1, 10000);
   ASSERT_TRUE(io::pwrite_full(fd.get(), data.data(), data.size(), 0));
