@@ -32,7 +32,7 @@ for w in "${which[@]}"; do
       ;;
     tsan)
       tsan_targets=(hitcost-server stores_memory_store_test stores_file_store_test
-                    stores_memcached_store_test faults_tests)
+                    stores_memcached_store_test faults_server_test)
       echo "== building build/tsan (ThreadSanitizer): ${tsan_targets[*]}" >&2
       mkdir -p build/tsan
       cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHITCOST_TSAN=ON "${common[@]}" \

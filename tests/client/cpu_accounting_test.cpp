@@ -62,7 +62,7 @@ TEST(Proc, ParsesPerCpuTimesAndCpuLists) {
 TEST(Proc, SeesThisProcessAndTheMachine) {
   const auto self = proc::read_process(::getpid());
   ASSERT_TRUE(self);
-  EXPECT_EQ(self->comm.substr(0, 6), "client");  // client_unit_tests (comm keeps 15 characters)
+  EXPECT_EQ(self->comm.substr(0, 6), "client");  // client_unit_test (comm keeps 15 characters)
   EXPECT_GT(self->start_ticks, 0u);
   EXPECT_FALSE(self->allowed_cpus.empty());
   EXPECT_FALSE(proc::read_process(0));

@@ -193,15 +193,6 @@ TEST(Merge, MixedKindsAreRefused) {
   EXPECT_FALSE(err.empty());
 }
 
-TEST(CsvRun, OneRowMatchingTheHeader) {
-  Histogram all;
-  const json run = client_run(1, 100, 2, 0, 0.03, &all);
-  const std::string header = csv_run_header(), row = csv_run_row(run);
-  EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(row.begin(), row.end(), ','));
-  EXPECT_EQ(row.rfind("closed-loop,html,", 0), 0u) << row;
-  EXPECT_NE(row.find(",100,3,"), std::string::npos) << row;  // requests, errors (2 status + 1 timeout)
-}
-
 // The same run given twice (one file twice, or a copy): merged, its requests would count
 // twice. Refused, naming both inputs; two different runs of one second are not.
 TEST(Merge, TheSameRunTwiceIsRefused) {

@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "stores/store.h"
 #include "tests/faults/load_driver.h"
 #include "tests/support/http_client.h"
 #include "tests/support/memcached_process.h"
@@ -208,29 +207,4 @@ TEST(Faults, CorruptValuesInMemcachedAreMissesNeverWrongPages) {
               s["decode_errors_by_kind"].dump().c_str());
   EXPECT_GE(errors, detectable);
   EXPECT_LE(errors, cases.size());
-}
-
-// Finding of this work: hits came back only 1-2 s after memcached did, because
-// libmemcached's back-off counts whole seconds. The store now replaces a thread's
-// handle once retry_timeout_ms has passed.
-TEST(Regression, MemcachedNodeBackWithinRetryTimeoutMs) {
-  MemcachedProcess mc;
-  auto opened = hitcost::open_store("memcached:" + mc.address() + "?timeout_ms=200&retry_timeout_ms=100");
-  ASSERT_TRUE(opened.ok()) << opened.error().message;
-  hitcost::Store& s = **opened;
-  ASSERT_TRUE(s.set("k", "v", 0).ok());
-  mc.kill_now();
-  std::string v;
-  uint32_t f = 0;
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(s.get("k", v, f).error().code, hitcost::Errc::connection);
-  mc.start_again();
-  const auto back = Clock::now();
-  bool ok = false;
-  while (!ok && Clock::now() - back < 3s) {
-    ok = s.set("k", "v", 0).ok();
-    if (!ok) std::this_thread::sleep_for(5ms);
-  }
-  ASSERT_TRUE(ok) << "the node never came back";
-  std::printf("usable again %.3f s after restart\n", seconds(Clock::now() - back));
-  EXPECT_LT(Clock::now() - back, 1s);
 }

@@ -133,16 +133,6 @@ TEST(Compose, EnvironmentVariablesOverrideTheDefaults) {
   EXPECT_NE(config.text.find("--repeat 5"), std::string::npos);
 }
 
-// The compose file names nodes by hostname (mc1:11211): the store must resolve names.
-TEST(Topology, MemcachedStoreSpecAcceptsHostnames) {
-  MemcachedProcess mc;
-  ServerProcess server({"--store", "memcached:localhost:" + std::to_string(mc.port()), "--strategy", "html"});
-  EXPECT_EQ(http_get(server.port(), "/page/7").header("x-cache"), "miss");
-  EXPECT_EQ(http_get(server.port(), "/page/7").header("x-cache"), "hit");
-  const std::string stats = memcached_raw(mc.port(), "stats\r\n", "END\r\n");
-  EXPECT_NE(stats.find("STAT curr_items 1\r\n"), std::string::npos) << stats;
-}
-
 TEST(Topology, ThreeNodesTwoClientsRunASweepAndMergeIntoOneReport) {
   for (const char* tool : {"memcached", "curl", "jq"})
     ASSERT_TRUE(have(tool)) << tool << " is not installed" << " (scripts/install-deps.sh installs it)";

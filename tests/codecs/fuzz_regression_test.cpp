@@ -11,7 +11,7 @@ using namespace hitcost;
 // fuzz_decoders: a PHP-serialized row whose tags array claims more elements than the
 // data holds reserved that count anyway (array_open had already failed): a huge count
 // threw bad_alloc out of the decoder instead of a parse_error.
-TEST(Regression, FuzzPhpTagCountBeyondTheDataIsAParseError) {
+TEST(DecoderFuzzRegression, PhpTagCountBeyondTheDataIsAParseError) {
   std::string text = encode_page(SerializerId::php, generate_page({1, 2, 1, 1.0}));
   const size_t at = text.find("s:4:\"tags\";a:");
   ASSERT_NE(at, std::string::npos);
