@@ -47,25 +47,12 @@ uint64_t MetricsSnapshot::bad_requests() const noexcept {
 MetricsSnapshot MetricsSnapshot::minus(const MetricsSnapshot& b) const {
   MetricsSnapshot d = *this;
   auto sub = [](uint64_t& x, uint64_t y) { x = x >= y ? x - y : 0; };
-  sub(d.requests, b.requests);
-  sub(d.pages, b.pages);
-  sub(d.hits, b.hits);
-  sub(d.misses, b.misses);
-  sub(d.decode_errors, b.decode_errors);
-  sub(d.store_errors, b.store_errors);
-  sub(d.store_set_errors, b.store_set_errors);
+  for (const CounterRow& c : kCounterRows) sub(d.*c.summed, b.*c.summed);
   for (size_t i = 0; i < kErrcCount; ++i) {
     sub(d.decode_errors_by_kind[i], b.decode_errors_by_kind[i]);
     sub(d.store_errors_by_kind[i], b.store_errors_by_kind[i]);
   }
   for (size_t i = 0; i < d.status_counts.size(); ++i) sub(d.status_counts[i], b.status_counts[i]);
-  sub(d.cache_bytes_read, b.cache_bytes_read);
-  sub(d.cache_bytes_written, b.cache_bytes_written);
-  sub(d.http_bytes_in, b.http_bytes_in);
-  sub(d.http_bytes_out, b.http_bytes_out);
-  sub(d.connections_opened, b.connections_opened);
-  sub(d.connections_closed, b.connections_closed);
-  sub(d.partial_writes, b.partial_writes);
   for (size_t p = 0; p < kPhases; ++p) {
     sub(d.phases[p].count, b.phases[p].count);
     sub(d.phases[p].sum_ns, b.phases[p].sum_ns);
@@ -102,25 +89,12 @@ MetricsSnapshot MetricsRegistry::total() const {
   MetricsSnapshot s;
   for (const auto& tp : threads_) {
     const ThreadMetrics& t = *tp;
-    s.requests += t.requests.get();
-    s.pages += t.pages.get();
-    s.hits += t.hits.get();
-    s.misses += t.misses.get();
-    s.decode_errors += t.decode_errors.get();
-    s.store_errors += t.store_errors.get();
-    s.store_set_errors += t.store_set_errors.get();
+    for (const CounterRow& c : kCounterRows) s.*c.summed += (t.*c.per_thread).get();
     for (size_t i = 0; i < kErrcCount; ++i) {
       s.decode_errors_by_kind[i] += t.decode_errors_by_kind[i].get();
       s.store_errors_by_kind[i] += t.store_errors_by_kind[i].get();
     }
     for (size_t i = 0; i < s.status_counts.size(); ++i) s.status_counts[i] += t.status_counts[i].get();
-    s.cache_bytes_read += t.cache_bytes_read.get();
-    s.cache_bytes_written += t.cache_bytes_written.get();
-    s.http_bytes_in += t.http_bytes_in.get();
-    s.http_bytes_out += t.http_bytes_out.get();
-    s.connections_opened += t.connections_opened.get();
-    s.connections_closed += t.connections_closed.get();
-    s.partial_writes += t.partial_writes.get();
     for (size_t p = 0; p < kPhases; ++p) {
       s.phases[p].count += t.phases[p].count.get();
       s.phases[p].sum_ns += t.phases[p].sum_ns.get();

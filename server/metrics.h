@@ -14,10 +14,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/counter.h"
 #include "core/result.h"
+#include "server/counter_list.h"
 
 namespace hitcost::server {
 
@@ -87,14 +89,12 @@ struct SamplerGauges {
 constexpr std::array<int, 9> kCountedStatuses = {400, 403, 404, 405, 408, 413, 431, 500, 503};
 
 struct ThreadMetrics {
-  OwnedCounter requests, pages, hits, misses;
-  OwnedCounter decode_errors, store_errors, store_set_errors;
+  // requests, pages, hits, ... partial_writes: one OwnedCounter per row of server/counter_list.h.
+#define HITCOST_COUNTER_MEMBER(field, ...) OwnedCounter field;
+  HITCOST_SERVER_COUNTERS(HITCOST_COUNTER_MEMBER)
+#undef HITCOST_COUNTER_MEMBER
   std::array<OwnedCounter, kErrcCount> decode_errors_by_kind, store_errors_by_kind;
   std::array<OwnedCounter, kCountedStatuses.size()> status_counts;
-  OwnedCounter cache_bytes_read, cache_bytes_written;
-  OwnedCounter http_bytes_in, http_bytes_out;
-  OwnedCounter connections_opened, connections_closed;
-  OwnedCounter partial_writes;  // responses the socket did not take at once
   std::array<PhaseHistogram, kPhases> phases;
   std::array<SampledCpu, kOutcomes> sampled;
   SamplerGauges sampler;
@@ -107,12 +107,12 @@ struct ThreadMetrics {
 
 // A plain, summed copy of all threads' metrics (or a difference of two).
 struct MetricsSnapshot {
-  uint64_t requests = 0, pages = 0, hits = 0, misses = 0;
-  uint64_t decode_errors = 0, store_errors = 0, store_set_errors = 0;
+  // One sum per row of server/counter_list.h.
+#define HITCOST_COUNTER_MEMBER(field, ...) uint64_t field = 0;
+  HITCOST_SERVER_COUNTERS(HITCOST_COUNTER_MEMBER)
+#undef HITCOST_COUNTER_MEMBER
   std::array<uint64_t, kErrcCount> decode_errors_by_kind{}, store_errors_by_kind{};
   std::array<uint64_t, kCountedStatuses.size()> status_counts{};
-  uint64_t cache_bytes_read = 0, cache_bytes_written = 0, http_bytes_in = 0, http_bytes_out = 0;
-  uint64_t connections_opened = 0, connections_closed = 0, partial_writes = 0;
   struct Phase {
     uint64_t count = 0, sum_ns = 0;
     std::array<uint64_t, kLog2Buckets> buckets{};
@@ -133,6 +133,23 @@ struct MetricsSnapshot {
   uint64_t bad_requests() const noexcept;  // every 4xx
   MetricsSnapshot minus(const MetricsSnapshot& base) const;
 };
+
+// A row of server/counter_list.h with the members it names: what total(), minus(), /stats and
+// /metrics loop over.
+struct CounterRow {
+  OwnedCounter ThreadMetrics::*per_thread;
+  uint64_t MetricsSnapshot::*summed;
+  std::string_view field;
+  std::string_view json_group, json_key;                         // /stats
+  std::string_view prom_name, prom_labels, prom_type, prom_help;  // /metrics
+};
+inline constexpr CounterRow kCounterRows[] = {
+#define HITCOST_COUNTER_ROW(field, group, key, name, labels, type, help) \
+  {&ThreadMetrics::field, &MetricsSnapshot::field, #field, group, key, name, labels, type, help},
+    HITCOST_SERVER_COUNTERS(HITCOST_COUNTER_ROW)
+#undef HITCOST_COUNTER_ROW
+};
+constexpr size_t kCounters = std::size(kCounterRows);
 
 // Owns every thread's metrics; threads are registered at start-up.
 class MetricsRegistry {

@@ -8,6 +8,16 @@
 
 namespace hitcost::server {
 
+namespace {
+// An error is counted in its total and under its kind: the two always move together, so
+// /stats' by-kind figures add up to the total. Errc::count_ sizes the by-kind arrays, so
+// every kind there is has its slot.
+void count_error(OwnedCounter& total, std::array<OwnedCounter, kErrcCount>& by_kind, Errc kind) noexcept {
+  total.add();
+  by_kind[static_cast<size_t>(kind)].add();
+}
+}  // namespace
+
 uint64_t PageService::lap(Phase p, clock::time_point& t0) {
   if (!timing_) return 0;
   auto now = clock::now();
@@ -76,18 +86,14 @@ bool PageService::try_hit(const RuntimeConfig& cfg, const Strategy& strategy, co
   Status got = store.get(key, value_, flags);
   lap(Phase::fetch, t0);
   if (!got) {
-    if (got.error().code != Errc::not_found) {
-      m_.store_errors.add();
-      m_.store_errors_by_kind[static_cast<size_t>(got.error().code)].add();
-    }
+    if (got.error().code != Errc::not_found) count_error(m_.store_errors, m_.store_errors_by_kind, got.error().code);
     return false;
   }
   m_.cache_bytes_read.add(value_.size());
   auto un = unwrap_value(value_, flags, cfg.scheme, scratch_);
   lap(Phase::unwrap, t0);
   if (!un) {
-    m_.decode_errors.add();
-    m_.decode_errors_by_kind[static_cast<size_t>(un.error().code)].add();
+    count_error(m_.decode_errors, m_.decode_errors_by_kind, un.error().code);
     return false;
   }
   if (un->rep == Representation::html) {
@@ -98,8 +104,7 @@ bool PageService::try_hit(const RuntimeConfig& cfg, const Strategy& strategy, co
   auto page = decode_page(decoder_for(un->serializer, strategy), un->payload);
   lap(Phase::decode, t0);
   if (!page) {
-    m_.decode_errors.add();
-    m_.decode_errors_by_kind[static_cast<size_t>(page.error().code)].add();
+    count_error(m_.decode_errors, m_.decode_errors_by_kind, page.error().code);
     return false;
   }
   render_page(*page, body);
@@ -133,9 +138,8 @@ bool PageService::store_page(const RuntimeConfig& cfg, const Strategy& strategy,
     m_.cache_bytes_written.add(v.bytes.size());
     return true;
   }
-  m_.store_set_errors.add();
-  m_.store_errors.add();
-  m_.store_errors_by_kind[static_cast<size_t>(st.error().code)].add();
+  m_.store_set_errors.add();  // a failed set is a store error too, counted by kind with the others
+  count_error(m_.store_errors, m_.store_errors_by_kind, st.error().code);
   return false;
 }
 

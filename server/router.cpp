@@ -105,10 +105,10 @@ void Router::handle(const HttpRequest& req, const boost::asio::ip::address& peer
   }
   if (path == "/stats" || path == "/metrics") {
     if (!is_get) return method_not_allowed("GET");
-    nlohmann::json s = stats_json(ctx_, view_.get());
-    if (path == "/stats") return json_body(res, body, s);
+    const StatsFigures figures = read_stats(ctx_, view_.get());
+    if (path == "/stats") return json_body(res, body, stats_json(figures));
     res.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    body = metrics_text(s);
+    body = metrics_text(figures);
     return;
   }
   if (path.starts_with("/admin/")) {

@@ -1,20 +1,92 @@
 #include "server/stats_report.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <numeric>
+#include <optional>
 #include <unistd.h>
+#include <utility>
 
 #include "proc/proc.h"
-#include "server/process_stats.h"
 
 namespace hitcost::server {
 
 namespace {
+
+// Sampled sums are two's complement (a part corrected for the clock's cost can be < 0):
+// both outputs report them signed.
+int64_t signed_ns(uint64_t v) { return static_cast<int64_t>(v); }
+
+// log2 buckets up to the last non-empty one: bucket k holds [2^k, 2^(k+1)) ns.
+size_t used_buckets(const std::array<uint64_t, kLog2Buckets>& buckets) {
+  size_t last = 0;
+  for (size_t k = 0; k < kLog2Buckets; ++k)
+    if (buckets[k]) last = k + 1;
+  return last;
+}
+
+// The values of an enum in the order of their names. /stats objects keyed by name come out
+// sorted (nlohmann::json keeps keys in a std::map), and /metrics lists those samples in the
+// same order, as it did when it was read back from /stats.
+template <class Enum, size_t N>
+std::array<size_t, N> name_order() {
+  std::array<size_t, N> order;
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [](size_t a, size_t b) {
+    return std::string_view(to_string(static_cast<Enum>(a))) < std::string_view(to_string(static_cast<Enum>(b)));
+  });
+  return order;
+}
+
+// /proc/self/io fields in name order (see name_order).
+std::array<std::pair<const char*, uint64_t>, 6> proc_io_fields(const ProcessIo& io) {
+  return {{{"rchar", io.rchar},
+           {"read_bytes", io.read_bytes},
+           {"syscr", io.syscr},
+           {"syscw", io.syscw},
+           {"wchar", io.wchar},
+           {"write_bytes", io.write_bytes}}};
+}
+
+// Store operations in the order /stats and /metrics have always listed them.
+std::array<std::pair<const char*, uint64_t>, 6> store_ops(const StoreStats& ss) {
+  return {{{"gets", ss.gets},
+           {"hits", ss.hits},
+           {"misses", ss.misses},
+           {"sets", ss.sets},
+           {"removes", ss.removes},
+           {"errors", ss.errors}}};
+}
+
+// /stats "memory", by its key (X_kb): what the process holds, told apart from the page cache it
+// maps. Empty: the kernel does not give the figure (null in /stats, no sample in /metrics).
+std::map<std::string, std::optional<uint64_t>> memory_kb(const StatsFigures& f) {
+  const ProcessMemory& pm = f.memory;
+  // The process's own memory: anonymous pages (heap, stacks, a memory store's values, a
+  // file store's index) plus shmem, which the kernel cannot drop without swap. Mapped file
+  // pages (pss_file: an mmap store's file, the binary, libraries) are left out: they are
+  // page cache the kernel can drop and read back, and rss_kb counts them whole.
+  std::optional<uint64_t> own;
+  if (pm.pss_anon_kb && pm.pss_shmem_kb) own = *pm.pss_anon_kb + *pm.pss_shmem_kb;
+  // File stores report their file's pages in the page cache, mapped here or not.
+  std::optional<uint64_t> store_file_kb;
+  if (auto it = f.store.extra.find("resident_bytes"); it != f.store.extra.end() && it->second >= 0)
+    store_file_kb = static_cast<uint64_t>(it->second) / 1024;
+  return {{"rss_kb", f.rss_kb},
+          {"pss_kb", pm.pss_kb},
+          {"pss_anon_kb", pm.pss_anon_kb},
+          {"pss_file_kb", pm.pss_file_kb},
+          {"pss_shmem_kb", pm.pss_shmem_kb},
+          {"process_own_kb", own},
+          {"store_file_resident_kb", store_file_kb}};
+}
+
 // Sums since the reset; a reader divides the differences of two snapshots (see docs/http-api.md).
-// Signed sums (a part corrected for the clock's cost can be < 0) are written as signed.
 nlohmann::json sampled_cpu_json(const MetricsSnapshot& m) {
   using nlohmann::json;
-  const auto signed_ns = [](uint64_t v) { return static_cast<int64_t>(v); };
   json out = {{"period", m.sample_period},
               {"clock_read_ns", m.clock_read_ns},
               {"clock_reads", m.clock_reads},
@@ -29,10 +101,7 @@ nlohmann::json sampled_cpu_json(const MetricsSnapshot& m) {
       parts_cpu[name] = signed_ns(s.part_cpu_ns[k]);
       parts_wall[name] = signed_ns(s.part_wall_ns[k]);
     }
-    size_t last = 0;
-    for (size_t k = 0; k < kLog2Buckets; ++k)
-      if (s.cpu_log2[k]) last = k + 1;
-    for (size_t k = 0; k < last; ++k) buckets.push_back(s.cpu_log2[k]);
+    for (size_t k = 0, used = used_buckets(s.cpu_log2); k < used; ++k) buckets.push_back(s.cpu_log2[k]);
     out[to_string(static_cast<Outcome>(o))] = {{"whole", {{"samples", s.whole_samples},
                                                           {"weight", s.whole_weight},
                                                           {"cpu_ns", signed_ns(s.whole_cpu_ns)}}},
@@ -46,50 +115,48 @@ nlohmann::json sampled_cpu_json(const MetricsSnapshot& m) {
   return out;
 }
 
-nlohmann::json kb_or_null(std::optional<uint64_t> v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-// /stats "memory": what the process holds, told apart from the page cache it maps.
-nlohmann::json memory_json(uint64_t rss_kb, const ProcessMemory& pm, const StoreStats& ss) {
-  // The process's own memory: anonymous pages (heap, stacks, a memory store's values, a
-  // file store's index) plus shmem, which the kernel cannot drop without swap. Mapped file
-  // pages (pss_file: an mmap store's file, the binary, libraries) are left out: they are
-  // page cache the kernel can drop and read back, and rss_kb counts them whole.
-  std::optional<uint64_t> own;
-  if (pm.pss_anon_kb && pm.pss_shmem_kb) own = *pm.pss_anon_kb + *pm.pss_shmem_kb;
-  // File stores report their file's pages in the page cache, mapped here or not.
-  std::optional<uint64_t> store_file_kb;
-  if (auto it = ss.extra.find("resident_bytes"); it != ss.extra.end() && it->second >= 0)
-    store_file_kb = static_cast<uint64_t>(it->second) / 1024;
-  return {{"rss_kb", rss_kb},
-          {"pss_kb", kb_or_null(pm.pss_kb)},
-          {"pss_anon_kb", kb_or_null(pm.pss_anon_kb)},
-          {"pss_file_kb", kb_or_null(pm.pss_file_kb)},
-          {"pss_shmem_kb", kb_or_null(pm.pss_shmem_kb)},
-          {"process_own_kb", kb_or_null(own)},
-          {"store_file_resident_kb", kb_or_null(store_file_kb)}};
-}
-
 }  // namespace
 
-nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
-  using nlohmann::json;
-  MetricsSnapshot m = ctx.metrics.since_reset();
-  auto now = std::chrono::steady_clock::now();
-  ProcessCpu cpu = process_cpu();
-  ProcessIo io = process_io();
-
-  json j;
-  j["uptime_s"] = std::chrono::duration<double>(now - ctx.started).count();
-  j["interval_s"] = std::chrono::duration<double>(now - ctx.metrics.reset_at()).count();
-  j["config"] = cfg.to_json();
-  j["threads"] = ctx.threads;
+StatsFigures read_stats(const ServerContext& ctx, const RuntimeConfig& cfg) {
+  StatsFigures f;
+  f.counters = ctx.metrics.since_reset();
+  const auto now = std::chrono::steady_clock::now();
+  f.uptime_s = std::chrono::duration<double>(now - ctx.started).count();
+  f.interval_s = std::chrono::duration<double>(now - ctx.metrics.reset_at()).count();
+  f.config = cfg.to_json();
+  f.threads = ctx.threads;
   {
     std::lock_guard lk(ctx.placement_mu);
-    j["thread_cpus"] = ctx.thread_cpus;  // affinity of each io thread, e.g. ["0"] or ["0-1"]
+    f.thread_cpus = ctx.thread_cpus;
   }
-  j["pin_failures"] = ctx.pin_failures.load(std::memory_order_relaxed);
+  f.pin_failures = ctx.pin_failures.load(std::memory_order_relaxed);
+  f.metrics_enabled = ctx.opts.metrics;
+  f.cpu = process_cpu();
+  f.cpu_user_at_reset = ctx.metrics.cpu_user_at_reset();
+  f.cpu_system_at_reset = ctx.metrics.cpu_system_at_reset();
+  f.io = process_io();
+  f.rss_kb = process_rss_kb();
+  f.memory = process_memory();
+  f.store = cfg.store->stats();
+  f.store_describe = cfg.store->describe();
+  // Where the cache ran: for each memcached node whose pid is a local memcached process,
+  // its CPU affinity; "unknown" for remote nodes.
+  for (const auto& [k, v] : f.store.extra)
+    if (k.starts_with("node.") && k.ends_with(".pid"))
+      f.cache_cpus.push_back(local_process_cpus(static_cast<int64_t>(v), "memcached"));
+  return f;
+}
+
+nlohmann::json stats_json(const StatsFigures& f) {
+  using nlohmann::json;
+  const MetricsSnapshot& m = f.counters;
+  json j;
+  j["uptime_s"] = f.uptime_s;
+  j["interval_s"] = f.interval_s;
+  j["config"] = f.config;
+  j["threads"] = f.threads;
+  j["thread_cpus"] = f.thread_cpus;
+  j["pin_failures"] = f.pin_failures;
   j["pid"] = static_cast<int64_t>(::getpid());
   // Who and where this process is: a client on the same machine (same boot id) finds the
   // same pid with the same start time in its own /proc, and then knows the server is local.
@@ -98,14 +165,11 @@ nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
       {"pid", static_cast<int64_t>(::getpid())},
       {"start_ticks", proc::read_process(::getpid()).value_or(proc::ProcessInfo{}).start_ticks}};
   j["host"] = host;
-  j["metrics_enabled"] = ctx.opts.metrics;
-  j["requests"] = m.requests;
-  j["pages"] = m.pages;
-  j["hits"] = m.hits;
-  j["misses"] = m.misses;
-  j["decode_errors"] = m.decode_errors;
-  j["store_errors"] = m.store_errors;
-  j["store_set_errors"] = m.store_set_errors;
+  j["metrics_enabled"] = f.metrics_enabled;
+  for (const CounterRow& c : kCounterRows) {
+    json& group = c.json_group.empty() ? j : j[std::string(c.json_group)];
+    group[std::string(c.json_key)] = m.*c.summed;
+  }
   j["bad_requests"] = m.bad_requests();
   json by_kind_decode = json::object(), by_kind_store = json::object();
   for (size_t i = 0; i < kErrcCount; ++i) {
@@ -119,53 +183,40 @@ nlohmann::json stats_json(const ServerContext& ctx, const RuntimeConfig& cfg) {
   for (size_t i = 0; i < kCountedStatuses.size(); ++i)
     statuses[std::to_string(kCountedStatuses[i])] = m.status_counts[i];
   j["responses_by_status"] = statuses;
-  j["cpu"] = {{"user_s", cpu.user_s - ctx.metrics.cpu_user_at_reset()},
-              {"system_s", cpu.system_s - ctx.metrics.cpu_system_at_reset()},
-              {"total_user_s", cpu.user_s},
-              {"total_system_s", cpu.system_s},
-              {"voluntary_switches", cpu.voluntary_switches},
-              {"involuntary_switches", cpu.involuntary_switches}};
-  const uint64_t rss_kb = process_rss_kb();
-  j["rss_kb"] = rss_kb;  // also memory.rss_kb; kept at the top level for older readers
+  j["cpu"] = {{"user_s", f.cpu.user_s - f.cpu_user_at_reset},
+              {"system_s", f.cpu.system_s - f.cpu_system_at_reset},
+              {"total_user_s", f.cpu.user_s},
+              {"total_system_s", f.cpu.system_s},
+              {"voluntary_switches", f.cpu.voluntary_switches},
+              {"involuntary_switches", f.cpu.involuntary_switches}};
+  j["rss_kb"] = f.rss_kb;  // also memory.rss_kb; kept at the top level for older readers
   json phases = json::object();
   for (size_t p = 0; p < kPhases; ++p) {
     const auto& ph = m.phases[p];
     json buckets = json::array();
-    // Trim trailing empty buckets; bucket k holds [2^k, 2^(k+1)) ns.
-    size_t last = 0;
-    for (size_t k = 0; k < kLog2Buckets; ++k)
-      if (ph.buckets[k]) last = k + 1;
-    for (size_t k = 0; k < last; ++k) buckets.push_back(ph.buckets[k]);
+    for (size_t k = 0, used = used_buckets(ph.buckets); k < used; ++k) buckets.push_back(ph.buckets[k]);
     phases[to_string(static_cast<Phase>(p))] = {{"count", ph.count}, {"sum", ph.sum_ns}, {"log2_buckets", buckets}};
   }
   j["phases_ns"] = phases;
   j["cpu_sampled"] = sampled_cpu_json(m);
-  j["cache"] = {{"bytes_read", m.cache_bytes_read}, {"bytes_written", m.cache_bytes_written}};
-  j["http"] = {{"bytes_in", m.http_bytes_in},
-               {"bytes_out", m.http_bytes_out},
-               {"connections_opened", m.connections_opened},
-               {"connections_closed", m.connections_closed},
-               {"partial_writes", m.partial_writes}};
-  if (io.ok)
-    j["proc_io"] = {{"rchar", io.rchar}, {"wchar", io.wchar}, {"syscr", io.syscr},
-                    {"syscw", io.syscw}, {"read_bytes", io.read_bytes}, {"write_bytes", io.write_bytes}};
-  // Store figures are cumulative since the store was opened (memcached's since it started).
-  StoreStats ss = cfg.store->stats();
-  json extra = json::object();
-  for (const auto& [k, v] : ss.extra) extra[k] = v;
-  // Where the cache ran: for each memcached node whose pid is a local memcached process,
-  // its CPU affinity; "unknown" for remote nodes.
-  json cache_cpus = json::array();
-  for (const auto& [k, v] : ss.extra) {
-    if (!k.starts_with("node.") || !k.ends_with(".pid")) continue;
-    cache_cpus.push_back(local_process_cpus(static_cast<int64_t>(v), "memcached"));
+  if (f.io.ok) {
+    json io = json::object();
+    for (const auto& [k, v] : proc_io_fields(f.io)) io[k] = v;
+    j["proc_io"] = io;
   }
-  if (!cache_cpus.empty()) extra["cpus"] = cache_cpus;
-  j["memory"] = memory_json(rss_kb, process_memory(), ss);
-  j["store"] = {{"describe", cfg.store->describe()}, {"gets", ss.gets}, {"hits", ss.hits},
-                {"misses", ss.misses}, {"sets", ss.sets}, {"removes", ss.removes},
-                {"errors", ss.errors}, {"bytes_read", ss.bytes_read}, {"bytes_written", ss.bytes_written},
+  json memory = json::object();
+  for (const auto& [k, v] : memory_kb(f)) memory[k] = v ? json(*v) : json(nullptr);
+  j["memory"] = memory;
+  // Store figures are cumulative since the store was opened (memcached's since it started).
+  json extra = json::object();
+  for (const auto& [k, v] : f.store.extra) extra[k] = v;
+  if (!f.cache_cpus.empty()) extra["cpus"] = f.cache_cpus;
+  json store = {{"describe", f.store_describe},
+                {"bytes_read", f.store.bytes_read},
+                {"bytes_written", f.store.bytes_written},
                 {"extra", extra}};
+  for (const auto& [k, v] : store_ops(f.store)) store[k] = v;
+  j["store"] = store;
   return j;
 }
 
@@ -213,143 +264,137 @@ void family(std::string& out, std::string_view name, std::string_view type, std:
   out += '\n';
 }
 
-double num(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : 0.0; }
-
-// A member of a /stats object, or null when it is not there: nlohmann's const operator[]
-// on a missing key reads past the map (undefined behaviour, caught by TSan in CI).
-const nlohmann::json& field(const nlohmann::json& j, const std::string& key) {
-  static const nlohmann::json absent;
-  if (!j.is_object()) return absent;
-  const auto it = j.find(key);
-  return it == j.end() ? absent : *it;
+// The rows of server/counter_list.h reported at the top level of /stats (top_level) or in one
+// of its groups (cache, http): one family per run of rows sharing a name.
+void counter_samples(std::string& out, const MetricsSnapshot& m, bool top_level) {
+  std::string_view family_name;
+  for (const CounterRow& c : kCounterRows) {
+    if (c.json_group.empty() != top_level) continue;
+    if (c.prom_name != family_name) family(out, c.prom_name, c.prom_type, c.prom_help);
+    family_name = c.prom_name;
+    line(out, c.prom_name, c.prom_labels, static_cast<double>(m.*c.summed));
+  }
 }
+
+// A string of the configuration in force, or "" when it has none.
+std::string config_text(const nlohmann::json& config, const char* key) {
+  if (!config.is_object()) return {};
+  const auto it = config.find(key);
+  return it != config.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 }  // namespace
 
-std::string metrics_text(const nlohmann::json& s) {
+std::string metrics_text(const StatsFigures& f) {
+  static const auto errc_by_name = name_order<Errc, kErrcCount>();
+  static const auto phases_by_name = name_order<Phase, kPhases>();
+  static const auto parts_by_name = name_order<CpuPart, kCpuParts>();
+  const MetricsSnapshot& m = f.counters;
   std::string out;
   out.reserve(8192);
-  const auto& cfg = field(s, "config");
-  std::string info = "strategy=\"" + label_value(field(cfg, "strategy").get<std::string>()) + "\",store=\"" +
-                     label_value(field(cfg, "store").get<std::string>()) + "\",flags=\"" +
-                     label_value(field(cfg, "flags").get<std::string>()) + "\"";
+  std::string info = "strategy=\"" + label_value(config_text(f.config, "strategy")) + "\",store=\"" +
+                     label_value(config_text(f.config, "store")) + "\",flags=\"" +
+                     label_value(config_text(f.config, "flags")) + "\"";
   family(out, "hitcost_config_info", "gauge", "The configuration in force (value is always 1).");
   line(out, "hitcost_config_info", info, 1);
   family(out, "hitcost_uptime_seconds", "gauge", "Seconds since the server started.");
-  line(out, "hitcost_uptime_seconds", "", num(field(s, "uptime_s")));
+  line(out, "hitcost_uptime_seconds", "", f.uptime_s);
   family(out, "hitcost_interval_seconds", "gauge", "Seconds since the counters were last reset.");
-  line(out, "hitcost_interval_seconds", "", num(field(s, "interval_s")));
+  line(out, "hitcost_interval_seconds", "", f.interval_s);
   family(out, "hitcost_threads", "gauge", "io threads.");
-  line(out, "hitcost_threads", "", num(field(s, "threads")));
+  line(out, "hitcost_threads", "", static_cast<double>(f.threads));
   family(out, "hitcost_pin_failures", "gauge", "io threads whose pinning to their --cpus CPU failed.");
-  line(out, "hitcost_pin_failures", "", num(field(s, "pin_failures")));
+  line(out, "hitcost_pin_failures", "", f.pin_failures);
   family(out, "hitcost_metrics_enabled", "gauge", "1 when per-phase timing is on.");
-  line(out, "hitcost_metrics_enabled", "", field(s, "metrics_enabled").get<bool>() ? 1 : 0);
-  for (const char* c : {"requests", "pages", "hits", "misses", "decode_errors", "store_errors", "store_set_errors",
-                        "bad_requests"}) {
-    std::string name = std::string("hitcost_") + c + "_total";
-    family(out, name, "counter", std::string("Counter '") + c + "' from /stats.");
-    line(out, name, "", num(field(s, c)));
-  }
+  line(out, "hitcost_metrics_enabled", "", f.metrics_enabled ? 1 : 0);
+  counter_samples(out, m, /*top_level=*/true);
+  family(out, "hitcost_bad_requests_total", "counter", "Counter 'bad_requests' from /stats.");
+  line(out, "hitcost_bad_requests_total", "", static_cast<double>(m.bad_requests()));
   family(out, "hitcost_decode_errors_by_kind_total", "counter", "Unreadable stored values by error kind.");
-  for (const auto& [k, v] : field(s, "decode_errors_by_kind").items())
-    line(out, "hitcost_decode_errors_by_kind_total", "kind=\"" + label_value(k) + "\"", num(v));
+  for (size_t i : errc_by_name)
+    if (m.decode_errors_by_kind[i])
+      line(out, "hitcost_decode_errors_by_kind_total", "kind=\"" + label_value(to_string(static_cast<Errc>(i))) + "\"",
+           static_cast<double>(m.decode_errors_by_kind[i]));
   family(out, "hitcost_store_errors_by_kind_total", "counter", "Store failures by error kind.");
-  for (const auto& [k, v] : field(s, "store_errors_by_kind").items())
-    line(out, "hitcost_store_errors_by_kind_total", "kind=\"" + label_value(k) + "\"", num(v));
+  for (size_t i : errc_by_name)
+    if (m.store_errors_by_kind[i])
+      line(out, "hitcost_store_errors_by_kind_total", "kind=\"" + label_value(to_string(static_cast<Errc>(i))) + "\"",
+           static_cast<double>(m.store_errors_by_kind[i]));
   family(out, "hitcost_responses_total", "counter", "Non-200 responses by status code.");
-  for (const auto& [k, v] : field(s, "responses_by_status").items())
-    line(out, "hitcost_responses_total", "code=\"" + label_value(k) + "\"", num(v));
-  const auto& cpu = field(s, "cpu");
+  for (size_t i = 0; i < kCountedStatuses.size(); ++i)
+    line(out, "hitcost_responses_total", "code=\"" + std::to_string(kCountedStatuses[i]) + "\"",
+         static_cast<double>(m.status_counts[i]));
   family(out, "hitcost_cpu_seconds_total", "counter", "Process CPU time since reset (getrusage).");
-  line(out, "hitcost_cpu_seconds_total", "mode=\"user\"", num(field(cpu, "user_s")));
-  line(out, "hitcost_cpu_seconds_total", "mode=\"system\"", num(field(cpu, "system_s")));
+  line(out, "hitcost_cpu_seconds_total", "mode=\"user\"", f.cpu.user_s - f.cpu_user_at_reset);
+  line(out, "hitcost_cpu_seconds_total", "mode=\"system\"", f.cpu.system_s - f.cpu_system_at_reset);
   family(out, "hitcost_context_switches_total", "counter", "Process context switches (getrusage, cumulative).");
-  line(out, "hitcost_context_switches_total", "kind=\"voluntary\"", num(field(cpu, "voluntary_switches")));
-  line(out, "hitcost_context_switches_total", "kind=\"involuntary\"", num(field(cpu, "involuntary_switches")));
+  line(out, "hitcost_context_switches_total", "kind=\"voluntary\"", static_cast<double>(f.cpu.voluntary_switches));
+  line(out, "hitcost_context_switches_total", "kind=\"involuntary\"", static_cast<double>(f.cpu.involuntary_switches));
   family(out, "hitcost_rss_bytes", "gauge", "Resident set size.");
-  line(out, "hitcost_rss_bytes", "", num(field(s, "rss_kb")) * 1024);
-  if (s.contains("memory")) {
-    // /stats memory.X_kb → kind="X"; a figure the kernel does not give (null) has no sample.
-    family(out, "hitcost_memory_bytes", "gauge",
-           "Memory by kind: rss, pss (anon, file, shmem), process_own (anon + shmem), store_file_resident.");
-    for (const auto& [k, v] : field(s, "memory").items()) {
-      if (!v.is_number() || !k.ends_with("_kb")) continue;
-      line(out, "hitcost_memory_bytes", "kind=\"" + label_value(k.substr(0, k.size() - 3)) + "\"", num(v) * 1024);
-    }
-  }
+  line(out, "hitcost_rss_bytes", "", static_cast<double>(f.rss_kb) * 1024);
+  // /stats memory.X_kb → kind="X"; a figure the kernel does not give (null) has no sample.
+  family(out, "hitcost_memory_bytes", "gauge",
+         "Memory by kind: rss, pss (anon, file, shmem), process_own (anon + shmem), store_file_resident.");
+  for (const auto& [k, v] : memory_kb(f))
+    if (v) line(out, "hitcost_memory_bytes", "kind=\"" + label_value(k.substr(0, k.size() - 3)) + "\"",
+                static_cast<double>(*v) * 1024);
   family(out, "hitcost_phase_seconds", "histogram", "Time per request phase (steady clock).");
-  for (const auto& [phase, ph] : field(s, "phases_ns").items()) {
+  for (size_t p : phases_by_name) {
+    const auto& ph = m.phases[p];
+    const std::string phase = to_string(static_cast<Phase>(p));
     double cum = 0;
-    const auto& b = field(ph, "log2_buckets");
-    for (size_t k = 0; k < b.size(); ++k) {
-      cum += num(b[k]);
+    for (size_t k = 0, used = used_buckets(ph.buckets); k < used; ++k) {
+      cum += static_cast<double>(ph.buckets[k]);
       char le[48];
       std::snprintf(le, sizeof le, "%.9g", std::ldexp(1.0, static_cast<int>(k) + 1) / 1e9);
       line(out, "hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"" + le + "\"", cum);
     }
-    line(out, "hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"+Inf\"", num(field(ph, "count")));
-    line(out, "hitcost_phase_seconds_sum", "phase=\"" + phase + "\"", num(field(ph, "sum")) / 1e9);
-    line(out, "hitcost_phase_seconds_count", "phase=\"" + phase + "\"", num(field(ph, "count")));
+    line(out, "hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"+Inf\"", static_cast<double>(ph.count));
+    line(out, "hitcost_phase_seconds_sum", "phase=\"" + phase + "\"", static_cast<double>(ph.sum_ns) / 1e9);
+    line(out, "hitcost_phase_seconds_count", "phase=\"" + phase + "\"", static_cast<double>(ph.count));
   }
-  // cpu_sampled holds one object per outcome beside its own figures (period, clean_tiles):
-  // the outcomes are named, not found by shape.
-  const auto& sampled = field(s, "cpu_sampled");
   family(out, "hitcost_sampled_requests_total", "counter",
          "Requests the CPU samples stand for (sum of sampling periods), by outcome.");
-  for (size_t o = 0; o < kOutcomes; ++o) {
-    const std::string outcome = to_string(static_cast<Outcome>(o));
-    line(out, "hitcost_sampled_requests_total", "outcome=\"" + outcome + "\"",
-         num(field(field(sampled, outcome), "weight")));
-  }
+  for (size_t o = 0; o < kOutcomes; ++o)
+    line(out, "hitcost_sampled_requests_total", std::string("outcome=\"") + to_string(static_cast<Outcome>(o)) + "\"",
+         static_cast<double>(m.sampled[o].weight));
   // A gauge, not a counter: a part corrected for the clock's own cost may step back.
   family(out, "hitcost_sampled_cpu_seconds_total", "gauge",
          "Thread CPU since reset estimated from samples (each weighted by its period), by outcome and part.");
   for (size_t o = 0; o < kOutcomes; ++o) {
     const std::string outcome = to_string(static_cast<Outcome>(o));
-    for (const auto& [part, ns] : field(field(sampled, outcome), "parts_cpu_ns").items())
-      line(out, "hitcost_sampled_cpu_seconds_total", "outcome=\"" + outcome + "\",part=\"" + part + "\"",
-           num(ns) / 1e9);
+    for (size_t k : parts_by_name)
+      line(out, "hitcost_sampled_cpu_seconds_total",
+           "outcome=\"" + outcome + "\",part=\"" + to_string(static_cast<CpuPart>(k)) + "\"",
+           seconds(signed_ns(m.sampled[o].part_cpu_ns[k])));
   }
   family(out, "hitcost_cpu_sample_period", "gauge", "About 1 in this many requests has its thread CPU sampled.");
-  line(out, "hitcost_cpu_sample_period", "", num(field(sampled, "period")));
+  line(out, "hitcost_cpu_sample_period", "", static_cast<double>(m.sample_period));
   // Clean tiles: runs of requests timed whole with no sample in them (docs/http-api.md);
   // their CPU per request is what the samples' own clock reads are measured against.
-  const auto& tiles = field(sampled, "clean_tiles");
   family(out, "hitcost_clean_tiles_total", "counter", "Clean tiles timed whole (no CPU sample armed in them).");
-  line(out, "hitcost_clean_tiles_total", "", num(field(tiles, "tiles")));
+  line(out, "hitcost_clean_tiles_total", "", static_cast<double>(m.clean_tiles));
   family(out, "hitcost_clean_tile_requests_total", "counter", "Requests in the clean tiles.");
-  line(out, "hitcost_clean_tile_requests_total", "", num(field(tiles, "requests")));
+  line(out, "hitcost_clean_tile_requests_total", "", static_cast<double>(m.clean_tile_cuts));
   family(out, "hitcost_clean_tile_cpu_seconds_total", "counter", "Thread CPU of the clean tiles.");
-  line(out, "hitcost_clean_tile_cpu_seconds_total", "", num(field(tiles, "cpu_ns")) / 1e9);
-  const auto& cache = field(s, "cache");
-  const auto& http = field(s, "http");
-  family(out, "hitcost_cache_bytes_total", "counter", "Value bytes read from / written to the store.");
-  line(out, "hitcost_cache_bytes_total", "direction=\"read\"", num(field(cache, "bytes_read")));
-  line(out, "hitcost_cache_bytes_total", "direction=\"written\"", num(field(cache, "bytes_written")));
-  family(out, "hitcost_http_bytes_total", "counter", "HTTP bytes received / sent.");
-  line(out, "hitcost_http_bytes_total", "direction=\"in\"", num(field(http, "bytes_in")));
-  line(out, "hitcost_http_bytes_total", "direction=\"out\"", num(field(http, "bytes_out")));
-  family(out, "hitcost_connections_total", "counter", "Connections opened / closed.");
-  line(out, "hitcost_connections_total", "event=\"opened\"", num(field(http, "connections_opened")));
-  line(out, "hitcost_connections_total", "event=\"closed\"", num(field(http, "connections_closed")));
-  family(out, "hitcost_partial_writes_total", "counter", "Responses the socket did not take in one send.");
-  line(out, "hitcost_partial_writes_total", "", num(field(http, "partial_writes")));
-  if (s.contains("proc_io")) {
+  line(out, "hitcost_clean_tile_cpu_seconds_total", "", seconds(signed_ns(m.clean_tile_cpu_ns)));
+  counter_samples(out, m, /*top_level=*/false);
+  if (f.io.ok) {
     family(out, "hitcost_proc_io_total", "counter", "/proc/self/io fields (cumulative).");
-    for (const auto& [k, v] : field(s, "proc_io").items())
-      line(out, "hitcost_proc_io_total", "field=\"" + label_value(k) + "\"", num(v));
+    for (const auto& [k, v] : proc_io_fields(f.io))
+      line(out, "hitcost_proc_io_total", std::string("field=\"") + k + "\"", static_cast<double>(v));
   }
-  const auto& st = field(s, "store");
   family(out, "hitcost_store_ops_total", "counter", "Store operations (cumulative since the store opened).");
-  for (const char* c : {"gets", "hits", "misses", "sets", "removes", "errors"})
-    line(out, "hitcost_store_ops_total", std::string("op=\"") + c + "\"", num(field(st, c)));
+  for (const auto& [k, v] : store_ops(f.store))
+    line(out, "hitcost_store_ops_total", std::string("op=\"") + k + "\"", static_cast<double>(v));
   family(out, "hitcost_store_bytes_total", "counter", "Store value bytes (cumulative since the store opened).");
-  line(out, "hitcost_store_bytes_total", "direction=\"read\"", num(field(st, "bytes_read")));
-  line(out, "hitcost_store_bytes_total", "direction=\"written\"", num(field(st, "bytes_written")));
+  line(out, "hitcost_store_bytes_total", "direction=\"read\"", static_cast<double>(f.store.bytes_read));
+  line(out, "hitcost_store_bytes_total", "direction=\"written\"", static_cast<double>(f.store.bytes_written));
   family(out, "hitcost_store_extra", "gauge", "Backend figures (memcached stats, file residency, ...).");
-  for (const auto& [k, v] : field(st, "extra").items())
-    if (v.is_number()) line(out, "hitcost_store_extra", "name=\"" + label_value(metric_name(k)) + "\"", num(v));
+  for (const auto& [k, v] : f.store.extra)
+    line(out, "hitcost_store_extra", "name=\"" + label_value(metric_name(k)) + "\"", v);
   return out;
 }
 

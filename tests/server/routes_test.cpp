@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cctype>
 #include <csignal>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,7 +13,7 @@
 
 #include "codecs/page_generator.h"
 #include "codecs/renderer.h"
-#include "server/stats_report.h"
+#include "server/metrics.h"
 #include "tests/support/http_client.h"
 #include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
@@ -100,31 +101,21 @@ TEST(Routes, StatsHasCleanTilesOfThirtyTwoRequests) {
 
   // /metrics carries them, and the per-outcome families name the three outcomes only: the
   // clean_tiles object beside them in cpu_sampled is not an outcome.
-  const std::string text = server::metrics_text(stats);
-  EXPECT_NE(text.find("hitcost_clean_tiles_total " + std::to_string(tiles) + "\n"), std::string::npos);
-  EXPECT_NE(text.find("hitcost_clean_tile_requests_total " + std::to_string(requests) + "\n"), std::string::npos);
-  size_t outcomes = 0;
-  for (size_t at = text.find("hitcost_sampled_requests_total{"); at != std::string::npos;
-       at = text.find("hitcost_sampled_requests_total{", at + 1))
-    ++outcomes;
-  EXPECT_EQ(outcomes, 3u) << text;
-  EXPECT_EQ(text.find("outcome=\"clean_tiles\""), std::string::npos);
   const std::string served = conn.get("/metrics").body;
   std::smatch match;
   ASSERT_TRUE(std::regex_search(served, match, std::regex(R"(\nhitcost_clean_tiles_total (\d+)\n)"))) << served;
-  EXPECT_GE(std::stoull(match[1]), tiles);  // a counter: the two requests since may end a tile
-  EXPECT_LE(std::stoull(match[1]), tiles + 1);
-}
-
-TEST(Routes, MetricsTextOfAStatsWithoutSamplingHasZerosNotGarbage) {
-  // An older or partial /stats (no cpu_sampled) still gives well-formed text.
-  json stats = json::parse(R"({"config":{"strategy":"html","store":"memory","flags":"none"},
-    "metrics_enabled":true,"decode_errors_by_kind":{},"store_errors_by_kind":{},
-    "responses_by_status":{},"cpu":{},"phases_ns":{},"cache":{},"http":{}})");
-  const std::string text = server::metrics_text(stats);
-  EXPECT_NE(text.find("hitcost_clean_tiles_total 0\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("hitcost_sampled_requests_total{outcome=\"hit\"} 0\n"), std::string::npos) << text;
-  EXPECT_EQ(text.find("hitcost_sampled_cpu_seconds_total{"), std::string::npos) << text;
+  const uint64_t served_tiles = std::stoull(match[1]);
+  EXPECT_GE(served_tiles, tiles);  // a counter: the two requests since may end a tile
+  EXPECT_LE(served_tiles, tiles + 1);
+  ASSERT_TRUE(std::regex_search(served, match, std::regex(R"(\nhitcost_clean_tile_requests_total (\d+)\n)")))
+      << served;
+  EXPECT_EQ(std::stoull(match[1]), 32 * served_tiles);
+  size_t outcomes = 0;
+  for (size_t at = served.find("hitcost_sampled_requests_total{"); at != std::string::npos;
+       at = served.find("hitcost_sampled_requests_total{", at + 1))
+    ++outcomes;
+  EXPECT_EQ(outcomes, 3u) << served;
+  EXPECT_EQ(served.find("outcome=\"clean_tiles\""), std::string::npos);
 }
 
 TEST(Routes, StatsCountAndResetZeroesThem) {
@@ -181,10 +172,10 @@ TEST(Routes, MetricsIsValidPrometheusTextAndMatchesStats) {
     EXPECT_NE(m.body.find(want), std::string::npos) << want;
   }
   // hitcost_memory_bytes: one sample per figure of /stats "memory" that is not null (a
-  // memory store has no store file: none for it), in bytes. The text built from this
-  // /stats must carry each exactly; the /metrics answered a moment earlier, within 1 MiB +
-  // 10 % (RSS moves between requests, by MiBs under ASan; a KiB/byte mix-up is off 1024-fold).
-  const std::string again = server::metrics_text(s);
+  // memory store has no store file: none for it), in bytes: the /metrics answered a moment
+  // earlier has each within 1 MiB + 10 % (RSS moves between requests, by MiBs under ASan; a
+  // KiB/byte mix-up is off 1024-fold). StatsReport.MemoryIsKiBInStatsAndBytesInMetrics
+  // checks the conversion exactly.
   std::map<std::string, double> served;
   std::regex memory_sample(R"re(^hitcost_memory_bytes\{kind="([a-z_]+)"\} (\S+)$)re");
   std::istringstream mem_in(m.body);
@@ -200,15 +191,42 @@ TEST(Routes, MetricsIsValidPrometheusTextAndMatchesStats) {
       continue;
     }
     ++figures;
-    const std::string want = "hitcost_memory_bytes{kind=\"" + kind + "\"} " +
-                             std::to_string(v.get<uint64_t>() * 1024) + "\n";
-    EXPECT_NE(again.find(want), std::string::npos) << want;
     ASSERT_EQ(served.count(kind), 1u) << kind;
     EXPECT_NEAR(served[kind], v.get<double>() * 1024, (1 << 20) + 0.1 * v.get<double>() * 1024) << kind;
   }
   EXPECT_TRUE(s.at("memory").at("store_file_resident_kb").is_null());
   EXPECT_GE(figures, 2u);  // rss and pss at least (smaps_rollup: Linux >= 4.14)
   EXPECT_EQ(served.size(), figures);
+}
+
+// Every row of the counter table (server/counter_list.h) is in what the server answers: its
+// /stats key and its /metrics sample, under the family's HELP and TYPE lines.
+TEST(Routes, StatsAndMetricsCarryEveryCounterOfTheTable) {
+  ServerProcess server({"--rows", "2"});
+  HttpConnection conn(server.port());
+  conn.get("/page/1");
+  conn.get("/page/1");
+  const json s = json::parse(conn.get("/stats").body);
+  const std::string metrics = conn.get("/metrics").body;
+  size_t rows_found = 0;
+  for (const server::CounterRow& c : server::kCounterRows) {
+    const json& group = c.json_group.empty() ? s : s.at(std::string(c.json_group));
+    const std::string key(c.json_key), name(c.prom_name), labels(c.prom_labels);
+    ASSERT_TRUE(group.contains(key)) << c.field;
+    EXPECT_TRUE(group.at(key).is_number_unsigned()) << c.field;
+    const std::string sample = "\n" + name + (labels.empty() ? "" : "{" + labels + "}") + " ";
+    const size_t at = metrics.find(sample);
+    ASSERT_NE(at, std::string::npos) << sample;
+    EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(metrics[at + sample.size()]))) << sample;
+    EXPECT_NE(metrics.find("# HELP " + name + " " + std::string(c.prom_help) + "\n# TYPE " + name + " " +
+                           std::string(c.prom_type) + "\n"),
+              std::string::npos)
+        << name;
+    ++rows_found;
+  }
+  EXPECT_EQ(rows_found, server::kCounters);
+  EXPECT_EQ(s.at("pages").get<uint64_t>(), 2u);  // the figures are live, not a zeroed table
+  EXPECT_NE(metrics.find("\nhitcost_hits_total 1\n"), std::string::npos);
 }
 
 TEST(Routes, StrategySwitchAtRunTimeStoresTheNewFormAndStillReadsTheOld) {

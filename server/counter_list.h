@@ -1,0 +1,53 @@
+#pragma once
+// The server's plain counters, in one list. Each is added to by its io thread, summed over the
+// threads, differenced against the last reset and reported once in /stats and once in /metrics.
+// The ThreadMetrics and MetricsSnapshot members, MetricsRegistry::total(), MetricsSnapshot::minus(),
+// the /stats keys and the /metrics samples are all generated from this list (memcached.h does the
+// same with its stats: a counter written out in six places was missed in one sooner or later), so a
+// new counter is one row here and a `.add()` where it happens.
+//
+//   field        the member of ThreadMetrics (an OwnedCounter) and of MetricsSnapshot (a uint64_t)
+//   group, key   where /stats reports it: j[key] at the top level when group is "", else j[group][key]
+//   name, labels, type, help
+//                its /metrics sample, `name{labels} value`, under `# HELP name help` and
+//                `# TYPE name type`. Rows sharing a name are one family: keep them adjacent, with
+//                the same type and help (tests/server/counter_table_test.cpp checks).
+// /metrics lists the top-level counters after the server's gauges and the grouped ones after the
+// CPU samples: the order it has always had, kept so that scrapes from before and after diff clean.
+//
+// Not here: the arrays (errors by Errc kind, responses by status, phase histograms, sampled CPU),
+// which keep their own loops over their sentinels, and bad_requests, which is derived (every 4xx).
+// clang-format off
+#define HITCOST_SERVER_COUNTERS(X) \
+  /* field               group    key                   name                              labels                   type, help */ \
+  X(requests,            "",      "requests",           "hitcost_requests_total",         "",                      "counter", \
+    "Counter 'requests' from /stats.") \
+  X(pages,               "",      "pages",              "hitcost_pages_total",            "",                      "counter", \
+    "Counter 'pages' from /stats.") \
+  X(hits,                "",      "hits",               "hitcost_hits_total",             "",                      "counter", \
+    "Counter 'hits' from /stats.") \
+  X(misses,              "",      "misses",             "hitcost_misses_total",           "",                      "counter", \
+    "Counter 'misses' from /stats.") \
+  X(decode_errors,       "",      "decode_errors",      "hitcost_decode_errors_total",    "",                      "counter", \
+    "Counter 'decode_errors' from /stats.") \
+  /* store_errors counts failed sets too; store_set_errors those alone */ \
+  X(store_errors,        "",      "store_errors",       "hitcost_store_errors_total",     "",                      "counter", \
+    "Counter 'store_errors' from /stats.") \
+  X(store_set_errors,    "",      "store_set_errors",   "hitcost_store_set_errors_total", "",                      "counter", \
+    "Counter 'store_set_errors' from /stats.") \
+  X(cache_bytes_read,    "cache", "bytes_read",         "hitcost_cache_bytes_total",      "direction=\"read\"",    "counter", \
+    "Value bytes read from / written to the store.") \
+  X(cache_bytes_written, "cache", "bytes_written",      "hitcost_cache_bytes_total",      "direction=\"written\"", "counter", \
+    "Value bytes read from / written to the store.") \
+  X(http_bytes_in,       "http",  "bytes_in",           "hitcost_http_bytes_total",       "direction=\"in\"",      "counter", \
+    "HTTP bytes received / sent.") \
+  X(http_bytes_out,      "http",  "bytes_out",          "hitcost_http_bytes_total",       "direction=\"out\"",     "counter", \
+    "HTTP bytes received / sent.") \
+  X(connections_opened,  "http",  "connections_opened", "hitcost_connections_total",      "event=\"opened\"",      "counter", \
+    "Connections opened / closed.") \
+  X(connections_closed,  "http",  "connections_closed", "hitcost_connections_total",      "event=\"closed\"",      "counter", \
+    "Connections opened / closed.") \
+  /* responses the socket did not take at once (the rest is sent when it drains) */ \
+  X(partial_writes,      "http",  "partial_writes",     "hitcost_partial_writes_total",   "",                      "counter", \
+    "Responses the socket did not take in one send.")
+// clang-format on
