@@ -14,6 +14,8 @@
 # (all of them: build/release/client/hitcost-load sweep --help; ./run.sh --help prints this).
 # Placement: on 2+ CPUs the server runs on CPU 0, memcached and the load on CPU 1
 # (set HITCOST_SERVER_CPU / HITCOST_OTHER_CPU to change it; a CPU not online is a usage error).
+# Environment: HITCOST_BUILD_DIR (default build/release), HITCOST_NO_BUILD=1 uses it as built
+# (no install, no build).
 # Exit codes: 0 done, 1 failed (could not install, build, start or measure), 2 usage error,
 # 3 errors above --max-error-rate, 4 an output not written (all three from hitcost-load sweep,
 # passed on), 130 interrupted (Ctrl-C, SIGTERM).
@@ -32,25 +34,23 @@ other_cpu=${HITCOST_OTHER_CPU:-$(( ncpu > 1 ? 1 : 0 ))}
 check_cpus HITCOST_SERVER_CPU "$server_cpu" || exit
 check_cpus HITCOST_OTHER_CPU "$other_cpu" || exit
 
-HITCOST_DEPS=build ./scripts/install-deps.sh   # run.sh needs no test tools (PHP, chromium)
-echo "== building (Release) into build/release" >&2
-./scripts/build.sh build/release Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
+ensure_built build/release Release build || exit  # run.sh needs no test tools (PHP, chromium)
 
 out=${HITCOST_OUT:-out}
 mkdir -p "$out" || { echo "run: cannot create $out" >&2; exit "$EXIT_OUTPUT"; }
 
 start_memcached "$other_cpu" 1024 || exit
 echo "== memcached on 127.0.0.1:$MC_PORT (pid $MC_PID, CPU $other_cpu)" >&2
-start_server build/release "$server_cpu" "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" --strategy html ||
+start_server "$BUILD_DIR" "$server_cpu" "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" --strategy html ||
   exit
 echo "== hitcost-server at $SERVER_URL (pid $SERVER_PID, CPU $server_cpu)" >&2
 
 # In the background and waited for: a signal to this script acts at once, and the sweep is
 # stopped (TERM: it writes what it finished) before the server it talks to.
 code=0
-run_bg build/release/client/hitcost-load sweep --url "$SERVER_URL" --cpus "$other_cpu" \
+run_bg "$BUILD_DIR/client/hitcost-load" sweep --url "$SERVER_URL" --cpus "$other_cpu" \
   --json "$out/sweep.json" --csv "$out/sweep.csv" --html "$out/sweep.html" "$@" || code=$?
 check_child "$code" "hitcost-load sweep"
 echo "== results: $out/sweep.html (report with charts), $out/sweep.json, $out/sweep.csv" >&2
-echo "   longer run: ./run.sh --duration 10s --repeat 8   (all options: build/release/client/hitcost-load sweep --help)" >&2
+echo "   longer run: ./run.sh --duration 10s --repeat 8   (all options: $BUILD_DIR/client/hitcost-load sweep --help)" >&2
 exit "$LIB_EXIT"

@@ -8,21 +8,28 @@
 # Prints req/s and server CPU µs per request (from /proc/PID/stat over the run), each as
 # median [min..max] over --repeat interleaved runs, and the ratios.
 #   bench/anchor_nginx.sh [--duration 10] [--repeat 3] [--connections 16]
+# HITCOST_NO_BUILD=1 skips the build; HITCOST_BUILD_DIR picks the tree (default build/release).
+# Everything it starts is stopped on exit, also on Ctrl-C.
+# Exit codes: 0 done, 1 failed (could not install, build, start or measure), 2 usage error,
+# 130 interrupted (Ctrl-C, SIGTERM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh  # http_get: a failed request says the server's status and reason
+lib_init anchor_nginx
 duration=10; repeat=3; conns=16
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
     --duration) duration=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --connections) conns=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
+    -h|--help) usage; exit "$EXIT_OK" ;;
+    *) echo "unknown option $1" >&2; exit "$EXIT_USAGE" ;;
   esac
 done
-HITCOST_DEPS="build bench" ./scripts/install-deps.sh
-[ -n "${HITCOST_NO_BUILD:-}" ] || ./scripts/build.sh build/release Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
+HITCOST_DEPS="build bench" ./scripts/install-deps.sh  # wrk and nginx, also for a tree built before
+ensure_built build/release Release "" || exit
 . bench/proc_cpu.sh
-source scripts/lib.sh  # http_get: a failed request says the server's status and reason
 
 ncpu=$(nproc)
 server_cpu=0
@@ -30,22 +37,14 @@ load_cpu=$(( ncpu > 1 ? 1 : 0 ))
 tmp=$(mktemp -d)
 chmod 755 "$tmp"  # the nginx worker runs as an unprivileged user
 http_use_dir "$tmp/http"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck disable=SC2317  # run by the cleanup (at_cleanup)
+remove_tmp() { stop_started; rm -rf "$tmp"; }  # the servers' logs are in $tmp: stopped first
+at_cleanup remove_tmp
 
 start_hitcost() {  # start_hitcost LOGFILE [extra args] -> sets hc_pid, hc_port
-  build/release/server/hitcost-server --port 0 --threads 1 --cpus "$server_cpu" --store memory \
-    --strategy html "${@:2}" >"$1" 2>&1 &
-  hc_pid=$!
-  pids+=("$hc_pid")
-  for _ in $(seq 1 100); do grep -q '^listening on' "$1" && break; sleep 0.05; done
-  hc_port=$(sed -n 's/^listening on 127.0.0.1://p' "$1")
+  start_server "$BUILD_DIR" "$server_cpu" "$1" --store memory --strategy html "${@:2}" || exit
+  hc_pid=$SERVER_PID
+  hc_port=${SERVER_URL##*:}
 }
 
 # 1. A hitcost page of about 10 KB: the smallest row count whose page reaches 10240 bytes.
@@ -59,7 +58,7 @@ while :; do
 done
 mkdir -p "$tmp/www"
 cp "$HTTP_BODY_FILE" "$tmp/www/page.html"
-kill "$hc_pid"; wait "$hc_pid" 2>/dev/null || true
+stop_pid "$hc_pid"
 echo "page: $rows rows, $size bytes; server on CPU $server_cpu, wrk on CPU $load_cpu, $conns connections, ${duration}s x $repeat"
 
 # 2. nginx, one worker, the same bytes as a static file.
@@ -86,10 +85,9 @@ http {
   }
 }
 CONF
-taskset -c "$server_cpu" nginx -c "$tmp/nginx.conf" &
-ng_master=$!
-pids+=("$ng_master")
-for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$ng_port") 2>/dev/null && break; sleep 0.05; done
+start_service taskset -c "$server_cpu" nginx -c "$tmp/nginx.conf"
+ng_master=$BG_PID
+for _ in $(seq 1 100); do tcp_open "$ng_port" && break; sleep 0.05; done
 ng_pids() { echo "$ng_master $(pgrep -P "$ng_master" | tr '\n' ' ')"; }
 
 # 3. hitcost-server with and without its per-phase instrumentation.

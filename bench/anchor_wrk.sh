@@ -14,45 +14,40 @@
 # the per-second series, which wrk does not.
 #   bench/anchor_wrk.sh [--duration 5] [--repeat 3] [--connections 16] [--rows 50]
 # HITCOST_NO_BUILD=1 skips the build; HITCOST_BUILD_DIR picks the tree (default build/release).
+# Everything it starts is stopped on exit, also on Ctrl-C.
+# Exit codes: 0 done, 1 failed (could not install, build, start or measure), 2 usage error,
+# 130 interrupted (Ctrl-C, SIGTERM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh  # http_get: a failed request says the server's status and reason
+lib_init anchor_wrk
 duration=5; repeat=3; conns=16; rows=50
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
     --duration) duration=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --connections) conns=$2; shift 2 ;;
     --rows) rows=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
+    -h|--help) usage; exit "$EXIT_OK" ;;
+    *) echo "unknown option $1" >&2; exit "$EXIT_USAGE" ;;
   esac
 done
-build=${HITCOST_BUILD_DIR:-build/release}
-HITCOST_DEPS="build bench" ./scripts/install-deps.sh
-[ -n "${HITCOST_NO_BUILD:-}" ] || ./scripts/build.sh "$build" Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
+HITCOST_DEPS="build bench" ./scripts/install-deps.sh  # wrk, also for a tree built before
+ensure_built build/release Release "" || exit
 . bench/proc_cpu.sh  # median()
-source scripts/lib.sh  # http_get: a failed request says the server's status and reason
 
 ncpu=$(nproc)
 server_cpu=0
 load_cpu=$(( ncpu > 1 ? 1 : 0 ))
 tmp=$(mktemp -d)
 http_use_dir "$tmp/http"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck disable=SC2317  # run by the cleanup (at_cleanup)
+remove_tmp() { stop_started; rm -rf "$tmp"; }  # the server's log is in $tmp: stopped first
+at_cleanup remove_tmp
 
-"$build/server/hitcost-server" --port 0 --threads 1 --cpus "$server_cpu" --store memory --strategy html \
-  >"$tmp/server.log" 2>&1 &
-pids+=("$!")
-for _ in $(seq 1 100); do grep -q '^listening on' "$tmp/server.log" && break; sleep 0.05; done
-port=$(sed -n 's/^listening on 127.0.0.1://p' "$tmp/server.log")
-[ -n "$port" ] || { echo "hitcost-server did not start:" >&2; cat "$tmp/server.log" >&2; exit 1; }
-url="http://127.0.0.1:$port"
+start_server "$BUILD_DIR" "$server_cpu" "$tmp/server.log" --store memory --strategy html || exit
+url=$SERVER_URL
 path="/page/1?rows=$rows"
 http_get "$url$path" || exit   # also warms the page: every timed request is a hit
 size=$(wc -c <"$HTTP_BODY_FILE")
@@ -88,7 +83,7 @@ run_wrk() {
 }
 
 run_hitcost() {
-  cpu_of taskset -c "$load_cpu" "$build/client/hitcost-load" --url "$url" --path-template /page/1 --rows "$rows" \
+  cpu_of taskset -c "$load_cpu" "$BUILD_DIR/client/hitcost-load" --url "$url" --path-template /page/1 --rows "$rows" \
     --keys 1 -t 1 -c "$conns" -d "${duration}s" --warmup 0 --no-server-stats --no-progress -q --csv "$tmp/hc.csv"
   # CSV columns: 7 requests, 8 errors, 10 throughput_rps, 12 p50_us, 14 p99_us
   local row; row=$(tail -1 "$tmp/hc.csv")

@@ -16,7 +16,7 @@
 # Needs root for rps (it writes /sys/class/net/lo/queues/rx-0/rps_cpus and
 # /proc/sys/net/core/rps_sock_flow_entries) and restores the old values on exit, Ctrl-C
 # included. Server on CPU 0, memcached and the load on CPU 1; 99 % hits, 50-row pages.
-# Builds build/release unless HITCOST_NO_BUILD=1. Output: one run JSON per mode × strategy ×
+# Builds HITCOST_BUILD_DIR (default build/release) unless HITCOST_NO_BUILD=1. Output: one run JSON per mode × strategy ×
 # round in --out, and a table of medians.
 # Exit codes: 0 done, 1 failed (not root, too few CPUs, could not start or measure), 2 usage
 # error (also a strategy the server rejects), 3 a run had errors above --max-error-rate (the
@@ -42,11 +42,7 @@ done
 # The placement is fixed: the server on CPU 0, its peers on CPU 1.
 check_cpus "needs CPUs 0 and 1 (the server apart from its peers)" 0,1 || exit "$EXIT_FAILED"
 command -v jq >/dev/null || { echo "attribution: needs jq (apt-get install jq)" >&2; exit "$EXIT_FAILED"; }
-build=${HITCOST_BUILD_DIR:-build/release}
-if [ -z "${HITCOST_NO_BUILD:-}" ]; then
-  HITCOST_DEPS=build ./scripts/install-deps.sh
-  ./scripts/build.sh "$build" Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
-fi
+ensure_built build/release Release build || exit
 if ! mkdir -p "$out" || ! rm -f "$out"/*.json; then echo "attribution: cannot write to $out" >&2; exit "$EXIT_OUTPUT"; fi
 
 rps_cpus_file=/sys/class/net/lo/queues/rx-0/rps_cpus
@@ -62,7 +58,7 @@ restore() {
 at_cleanup restore
 
 start_memcached 1 1024 || exit
-start_server "$build" 0 "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" || exit
+start_server "$BUILD_DIR" 0 "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" || exit
 IFS=, read -r -a list <<<"$strategies"
 # configure STRATEGY: a 400 (a strategy typo) is a usage error, its reason on stderr.
 configure() {
@@ -84,7 +80,7 @@ for r in $(seq 1 "$rounds"); do
       configure "$s" || exit
       f="$out/$mode-$(tr -c 'a-z0-9\n' '-' <<<"$s")-r$r.json"
       code=0
-      run_bg "$build/client/hitcost-load" --url "$SERVER_URL" --cpus 1 -d "$duration" --keys 1000 --hit-ratio 0.99 \
+      run_bg "$BUILD_DIR/client/hitcost-load" --url "$SERVER_URL" --cpus 1 -d "$duration" --keys 1000 --hit-ratio 0.99 \
         --no-progress -q --json "$f" >/dev/null || code=$?
       check_child "$code" "the $mode run of $s in round $r"
       jq --arg m "$mode" --arg s "$s" '.attribution_mode = $m | .strategy = $s' "$f" >"$f.tmp" && mv "$f.tmp" "$f"

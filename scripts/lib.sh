@@ -34,8 +34,18 @@
 #   pid_alive PID             the process runs and is not a zombie (builtins only: cheap in loops)
 #   check_cpus WHAT LIST      returns 2 with a message when a CPU of LIST is not online or
 #                             not allowed to this process
+#   ensure_built DEFAULT_DIR TYPE DEPS
+#                             the build-directory rule: sets BUILD_DIR to HITCOST_BUILD_DIR, else
+#                             DEFAULT_DIR (both relative to the checkout, where the scripts run);
+#                             unless HITCOST_NO_BUILD is set, installs the DEPS groups
+#                             (scripts/install-deps.sh; "" = none) and builds TYPE there without
+#                             tests and benchmarks; then hitcost-server and hitcost-load must be
+#                             in it (else a message and EXIT_FAILED)
 #   start_memcached CPU [MEMORY_MB] [LOG]    sets MC_PORT, MC_PID (CPU "" = not pinned)
 #   start_server BUILD_DIR CPU LOG ARGS...   sets SERVER_URL, SERVER_PID (CPU "" = not pinned)
+#   wait_listening LOG PID [TIMEOUT_S]       waits for hitcost-server's "listening on IP:PORT"
+#                             in LOG, sets LISTENING_ADDR=IP:PORT; returns EXIT_FAILED with a
+#                             message (and LOG) as soon as PID exits, or after TIMEOUT_S (10)
 
 # The exit-code contract, the same in hitcost-server, hitcost-load and every script.
 readonly EXIT_OK=0           # a measurement that is a measurement; a server stopped cleanly
@@ -370,6 +380,20 @@ check_cpus() {
 
 tcp_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+ensure_built() {
+  local default=$1 type=$2 deps=$3 b
+  BUILD_DIR=${HITCOST_BUILD_DIR:-$default}
+  if [ -z "${HITCOST_NO_BUILD:-}" ]; then
+    if [ -n "$deps" ]; then HITCOST_DEPS=$deps "$LIB_ROOT/scripts/install-deps.sh" || return "$EXIT_FAILED"; fi
+    echo "== building ($type) into $BUILD_DIR" >&2
+    "$LIB_ROOT/scripts/build.sh" "$BUILD_DIR" "$type" -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2 ||
+      return "$EXIT_FAILED"
+  fi
+  for b in "$BUILD_DIR/server/hitcost-server" "$BUILD_DIR/client/hitcost-load"; do
+    [ -x "$b" ] || { echo "$LIB_NAME: $b is missing (build first, or unset HITCOST_NO_BUILD)" >&2; return "$EXIT_FAILED"; }
+  done
+}
+
 # memcached on a free loopback port (retries if another process wins the port).
 start_memcached() {
   local cpu=$1 memory=${2:-1024} log=${3:-} cmd=()
@@ -407,16 +431,26 @@ start_server() {
   start_service "$build/server/hitcost-server" --port 0 ${threads[@]+"${threads[@]}"} ${pin[@]+"${pin[@]}"} "$@" \
     >"$log" 2>&1
   SERVER_PID=$BG_PID
-  for _ in $(seq 1 200); do
-    grep -q '^listening on ' "$log" 2>/dev/null && break
-    if ! pid_alive "$SERVER_PID"; then
+  wait_listening "$log" "$SERVER_PID" || return
+  SERVER_URL="http://$LISTENING_ADDR"
+}
+
+# A variable, not printed: in $(...) a signal to the script would wait for the whole loop.
+wait_listening() {
+  local log=$1 pid=$2 timeout_s=${3:-10} deadline
+  LISTENING_ADDR=""
+  deadline=$(( ${EPOCHREALTIME//[!0-9]/} + timeout_s * 1000000 ))  # µs
+  until grep -q '^listening on ' "$log" 2>/dev/null; do
+    if ! pid_alive "$pid"; then
       echo "$LIB_NAME: hitcost-server exited:" >&2
       cat "$log" >&2
       return "$EXIT_FAILED"
     fi
+    if [ "${EPOCHREALTIME//[!0-9]/}" -ge "$deadline" ]; then
+      echo "$LIB_NAME: hitcost-server did not start within $timeout_s s" >&2
+      return "$EXIT_FAILED"
+    fi
     sleep 0.05
   done
-  grep -q '^listening on ' "$log" ||
-    { echo "$LIB_NAME: hitcost-server did not start within 10 s" >&2; return "$EXIT_FAILED"; }
-  SERVER_URL="http://$(sed -n 's/^listening on //p' "$log" | head -1)"
+  LISTENING_ADDR=$(sed -n 's/^listening on //p' "$log" | head -1)
 }

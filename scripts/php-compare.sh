@@ -65,16 +65,8 @@ other_cpu=${HITCOST_OTHER_CPU:-$(( ncpu > 1 ? 1 : 0 ))}
 check_cpus HITCOST_SERVER_CPU "$server_cpu" || exit
 check_cpus HITCOST_OTHER_CPU "$other_cpu" || exit
 
-build=${HITCOST_BUILD_DIR:-build/release}
-if [ -z "${HITCOST_NO_BUILD:-}" ]; then
-  HITCOST_DEPS="build php" ./scripts/install-deps.sh
-  echo "== building (Release) into $build" >&2
-  ./scripts/build.sh "$build" Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
-fi
-load=$build/client/hitcost-load
-for b in "$build/server/hitcost-server" "$load"; do
-  [ -x "$b" ] || { echo "php-compare: $b is missing (build first, or unset HITCOST_NO_BUILD)" >&2; exit "$EXIT_FAILED"; }
-done
+ensure_built build/release Release "build php" || exit
+load=$BUILD_DIR/client/hitcost-load
 
 out=${HITCOST_OUT:-out}/php-compare
 if ! mkdir -p "$out" || ! rm -f "$out"/cpp-*.json "$out"/php-*.json; then
@@ -85,7 +77,7 @@ at_cleanup stop_php_stack  # the PHP stack first, then memcached and hitcost-ser
 
 start_memcached "$other_cpu" 1024 || exit
 echo "== memcached on 127.0.0.1:$MC_PORT (pid $MC_PID, CPU $other_cpu)" >&2
-start_server "$build" "$server_cpu" "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" \
+start_server "$BUILD_DIR" "$server_cpu" "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" \
   --flags "$flags" --strategy html || exit
 echo "== hitcost-server at $SERVER_URL (pid $SERVER_PID, CPU $server_cpu)" >&2
 start_php_stack --memcached "127.0.0.1:$MC_PORT" --origin "$SERVER_URL" --workers "$workers" \

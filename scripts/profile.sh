@@ -81,15 +81,9 @@ for t in "${need[@]}" curl jq memcached; do
   command -v "$t" >/dev/null || { echo "profile: needs $t (Debian: valgrind, linux-perf, curl, jq, memcached)" >&2; exit "$EXIT_FAILED"; }
 done
 
-build=${HITCOST_BUILD_DIR:-build/profile}
-if [ -z "${HITCOST_NO_BUILD:-}" ]; then
-  ./scripts/install-deps.sh
-  echo "== building (RelWithDebInfo) into $build" >&2
-  ./scripts/build.sh "$build" RelWithDebInfo -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
-fi
-server_bin=$build/server/hitcost-server
-load_bin=$build/client/hitcost-load
-for b in "$server_bin" "$load_bin"; do [ -x "$b" ] || { echo "profile: $b is missing" >&2; exit "$EXIT_FAILED"; }; done
+ensure_built build/profile RelWithDebInfo "build test" || exit
+server_bin=$BUILD_DIR/server/hitcost-server
+load_bin=$BUILD_DIR/client/hitcost-load
 
 if ! mkdir -p "$out" || ! rm -f "$out/callgrind.out" "$out/callgrind-idle.out" "$out"/callgrind.part* \
      "$out/perf.data" "$out/top-inclusive.txt" "$out/top-self.txt"; then
@@ -115,14 +109,11 @@ else
   start_service "$server_bin" "${server_args[@]}" >"$out/server.log" 2>&1
 fi
 server_pid=$BG_PID
-for _ in $(seq 1 600); do  # up to 60 s: valgrind starts slowly
-  grep -q '^listening on ' "$out/server.log" 2>/dev/null && break
-  kill -0 "$server_pid" 2>/dev/null ||
-    { echo "profile: server exited" >&2; cat "$out/server.log" "$out/valgrind.log" >&2 2>/dev/null; exit "$EXIT_FAILED"; }
-  sleep 0.1
-done
-url="http://$(sed -n 's/^listening on //p' "$out/server.log" | head -1)"
-[ "$url" != "http://" ] || { echo "profile: hitcost-server did not start within 60 s" >&2; exit "$EXIT_FAILED"; }
+if ! wait_listening "$out/server.log" "$server_pid" 60; then  # 60 s: valgrind starts slowly
+  [ "$tool" != callgrind ] || cat "$out/valgrind.log" >&2
+  exit "$EXIT_FAILED"
+fi
+url="http://$LISTENING_ADDR"
 echo "== hitcost-server ($tool) at $url, store $store, strategy $strategy" >&2
 
 # 3. Configure and warm (not profiled): every timed request for ids < keys is a hit.

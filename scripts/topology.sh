@@ -64,17 +64,8 @@ steps=$(( ${#strategy_list[@]} * repeat ))
 # for every client); all ranges stay below hitcost-server's default --max-id (1e12).
 [ $(( clients * steps )) -lt 900 ] || { echo "topology: too many clients x steps (max 899)" >&2; exit "$EXIT_USAGE"; }
 
-build=${HITCOST_BUILD_DIR:-build/release}
-if [ -z "${HITCOST_NO_BUILD:-}" ]; then
-  ./scripts/install-deps.sh
-  echo "== building (Release) into $build" >&2
-  ./scripts/build.sh "$build" Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF >&2
-fi
-server_bin=$build/server/hitcost-server
-load_bin=$build/client/hitcost-load
-for b in "$server_bin" "$load_bin"; do
-  [ -x "$b" ] || { echo "topology: $b is missing (build first, or unset HITCOST_NO_BUILD)" >&2; exit "$EXIT_FAILED"; }
-done
+ensure_built build/release Release "build test" || exit
+load_bin=$BUILD_DIR/client/hitcost-load
 for tool in memcached curl jq; do
   command -v "$tool" >/dev/null || { echo "topology: needs $tool (apt-get install $tool)" >&2; exit "$EXIT_FAILED"; }
 done
@@ -123,7 +114,7 @@ store="memcached:$(printf '127.0.0.1:%s,' "${mc_ports[@]}")"
 store=${store%,}
 
 # 2. hitcost-server on a free port, pointed at every node, not pinned.
-start_server "$build" "" "$out/server.log" --threads "$server_threads" --store "$store" --strategy html ||
+start_server "$BUILD_DIR" "" "$out/server.log" --threads "$server_threads" --store "$store" --strategy html ||
   exit "$EXIT_FAILED"
 url=$SERVER_URL server_pid=$SERVER_PID
 http_get "$url/healthz" 5 || exit "$EXIT_FAILED"

@@ -1,12 +1,15 @@
 // How the scripts end (scripts/lib.sh): --time-limit stops everything they started, whenever it
 // lands, with exit code 130; the server's reason for a 400 reaches the user with exit code 2;
-// a CPU that is not online is a usage error; every --help names the exit codes.
+// a CPU that is not online is a usage error; every --help names the exit codes; a server that
+// exits at start-up ends run.sh at once.
 // Each script runs in a session of its own (setsid), so every process it started, re-parented
 // or not, is found afterwards by its session id in /proc/*/stat.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <regex>
 #include <string>
@@ -180,7 +183,8 @@ TEST(Scripts, CpuThatIsNotOnlineIsAUsageError) {
 TEST(Scripts, EveryHelpNamesTheExitCodes) {
   int checked = 0;
   for (const char* script : {"run.sh", "scripts/topology.sh", "scripts/profile.sh", "scripts/attribution.sh",
-                             "scripts/php-compare.sh", "scripts/php-stack.sh"}) {
+                             "scripts/php-compare.sh", "scripts/php-stack.sh", "bench/anchor_wrk.sh",
+                             "bench/anchor_nginx.sh"}) {
     SCOPED_TRACE(script);
     const CommandResult r = run_command(bash({kSource + "/" + script, "--help"}), in_own_session({}, 30));
     ASSERT_FALSE(r.timed_out) << r.err;
@@ -189,7 +193,36 @@ TEST(Scripts, EveryHelpNamesTheExitCodes) {
     EXPECT_NE(r.out.find("130 interrupted"), std::string::npos) << r.out;
     ++checked;
   }
-  EXPECT_EQ(checked, 6);
+  EXPECT_EQ(checked, 8);
+}
+
+// A server that exits at start-up (a store it cannot open): run.sh says so with the server's
+// own words and exits 1 at once, not after the 10 s wait for "listening on"; the memcached it
+// started is stopped. The build tree is HITCOST_BUILD_DIR's (scripts/lib.sh ensure_built).
+TEST(Scripts, RunShStopsAtOnceWhenTheServerExitsAtStartUp) {
+  require_tools();
+  const fs::path dir = fresh_dir("server-exits");
+  fs::create_directories(dir / "build/server");
+  fs::create_directories(dir / "build/client");
+  const fs::path server = dir / "build/server/hitcost-server", load = dir / "build/client/hitcost-load";
+  std::ofstream(server) << "#!/bin/sh\necho 'hitcost-server: cannot open store: planted failure' >&2\nexit 1\n";
+  std::ofstream(load) << "#!/bin/sh\nexit 0\n";
+  for (const fs::path& p : {server, load}) fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
+
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult r = run_command(
+      bash({kSource + "/run.sh"}),
+      in_own_session({"HITCOST_NO_BUILD=1", "HITCOST_BUILD_DIR=" + (dir / "build").string(),
+                      "HITCOST_OUT=" + (dir / "out").string()},
+                     30));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(r.timed_out) << r.err;
+  EXPECT_EQ(shell_status(r), 1) << r.err;
+  EXPECT_NE(r.err.find("run: hitcost-server exited:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot open store: planted failure"), std::string::npos) << r.err;
+  EXPECT_LT(seconds, 8.0) << "waited for a server that had exited\n" << r.err;
+  EXPECT_TRUE(r.left_running.empty()) << "alive after the script exited:\n" << describe(r.left_running);
+  if (!HasFailure()) fs::remove_all(dir);
 }
 
 }  // namespace
