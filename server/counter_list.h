@@ -49,5 +49,6 @@
     "Connections opened / closed.") \
   /* responses the socket did not take at once (the rest is sent when it drains) */ \
   X(partial_writes,      "http",  "partial_writes",     "hitcost_partial_writes_total",   "",                      "counter", \
-    "Responses the socket did not take in one send.")
+    "Responses the socket did not take in one send.") \
+  /* a new counter: one row above this line, then m.<field>.add() where it happens */
 // clang-format on
