@@ -18,6 +18,8 @@ Error zerr(Errc c, const char* what) { return Error{c, std::string("zlib: ") + w
 // zlib's avail_in/avail_out are 32-bit; our values are far below 4 GiB but check anyway.
 bool fits_uint(size_t n) { return n <= UINT_MAX; }
 
+}  // namespace
+
 Status zlib_compress(int level, std::string_view in, std::string& out) {
   if (!fits_uint(in.size())) return Error{Errc::too_large, "zlib: input too large"};
   z_stream zs{};
@@ -36,6 +38,8 @@ Status zlib_compress(int level, std::string_view in, std::string& out) {
   out.resize(at + produced);
   return ok_status();
 }
+
+namespace {
 
 // One inflate state per thread, reset per value. inflateInit/inflateEnd per call would
 // malloc and free ~40 KB (window + state) on every hit; measured in the hit path that
@@ -103,6 +107,12 @@ Status zlib_inflate(std::string_view in, std::string& out, size_t expected, bool
   if (rc == Z_DATA_ERROR) return zerr(Errc::decompress_failed, zs.msg ? zs.msg : "corrupt stream");
   if (rc == Z_MEM_ERROR) return zerr(Errc::decompress_failed, "out of memory");
   return zerr(Errc::decompress_failed, "truncated stream");
+}
+
+}  // namespace
+
+Status zlib_decompress(std::string_view in, size_t expected, std::string& out) {
+  return zlib_inflate(in, out, expected, false, kMaxInflatedBytes);
 }
 
 Status zstd_compress(int level, std::string_view in, std::string& out) {
@@ -177,29 +187,15 @@ Status lz4_decompress(std::string_view in, size_t expected, std::string& out) {
   return ok_status();
 }
 
-}  // namespace
-
 LevelRange level_range(CompressorId id) noexcept {
-  switch (id) {
-    case CompressorId::zlib: return {1, 9, 6};
-    case CompressorId::zstd: return {1, 19, 3};  // 20-22 need ultra mode: not offered
-    case CompressorId::lz4: return {1, 12, 1};
-    case CompressorId::fastlz: return {1, 2, 0};  // 0: by size, as php-memcached picks
-    case CompressorId::none: break;
-  }
-  return {0, 0, 0};
+  const CompressorCodec* codec = find_compressor(id);
+  return codec ? codec->levels : LevelRange{0, 0, 0};
 }
 
 Status compress(CompressorId id, int level, std::string_view in, std::string& out) {
-  if (level == 0) level = level_range(id).default_level;
-  switch (id) {
-    case CompressorId::zlib: return zlib_compress(level, in, out);
-    case CompressorId::zstd: return zstd_compress(level, in, out);
-    case CompressorId::lz4: return lz4_compress(level, in, out);
-    case CompressorId::fastlz: return fastlz_compress(level, in, out);
-    case CompressorId::none: break;
-  }
-  return Error{Errc::invalid_argument, "compress: no compressor"};
+  const CompressorCodec* codec = find_compressor(id);
+  if (!codec) return Error{Errc::invalid_argument, "compress: no compressor"};
+  return codec->compress(level == 0 ? codec->levels.default_level : level, in, out);
 }
 
 Status decompress_exact(CompressorId id, std::string_view in, size_t expected, std::string& out) {
@@ -207,14 +203,9 @@ Status decompress_exact(CompressorId id, std::string_view in, size_t expected, s
     return Error{Errc::bad_length, "length prefix " + std::to_string(expected) + " exceeds the " +
                                        std::to_string(kMaxInflatedBytes) + "-byte limit"};
   }
-  switch (id) {
-    case CompressorId::zlib: return zlib_inflate(in, out, expected, false, kMaxInflatedBytes);
-    case CompressorId::zstd: return zstd_decompress(in, expected, out);
-    case CompressorId::lz4: return lz4_decompress(in, expected, out);
-    case CompressorId::fastlz: return fastlz_decompress(in, expected, out);
-    case CompressorId::none: break;
-  }
-  return Error{Errc::invalid_argument, "decompress: no compressor"};
+  const CompressorCodec* codec = find_compressor(id);
+  if (!codec) return Error{Errc::invalid_argument, "decompress: no compressor"};
+  return codec->decompress(in, expected, out);
 }
 
 Status inflate_unknown_size(std::string_view in, std::string& out, size_t cap) {

@@ -1,5 +1,5 @@
 #pragma once
-// Compressors behind one signature (zlib, zstd, lz4, fastlz). Output formats:
+// Compressors behind one signature, one row each in codec_table.h. Output formats:
 //   zlib: a standard zlib stream (RFC 1950, "78 9c" at level 6) — what both PHP
 //         extensions write and read; not raw deflate, not gzip.
 //   zstd: one zstd frame (with content size).  lz4: one LZ4 block (no frame header),
@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "core/result.h"
-#include "codecs/strategy.h"
+#include "codecs/codec_table.h"
 
 namespace hitcost {
 
@@ -20,8 +20,7 @@ namespace hitcost {
 // before any allocation; php-memcache's prefix-less zlib stops growing here.
 inline constexpr size_t kMaxInflatedBytes = size_t{64} << 20;
 
-// Valid `level` ranges (0 always means the compressor's default).
-struct LevelRange { int min, max, default_level; };
+// The row's level range (codec_table.h); {0, 0, 0} for none.
 LevelRange level_range(CompressorId id) noexcept;
 
 // Appends the compressed form of `in` to `out`. `id` must not be none.

@@ -3,6 +3,9 @@
 // hitcost never guesses from the bytes. A string value with no serializer type and no
 // hitcost user flag is a pre-rendered HTML page (Representation::html).
 //
+// The per-codec values below live in the rows of codec_table.h; they are listed here so the
+// whole layout of each scheme reads in one place.
+//
 // php-memcache (pecl/memcache 4.0.5.2, FORMATS.md)
 //   0x00000001  serialized: PHP serialize() text            -> struct:php
 //   0x00000002  compressed: bare zlib stream, NO length prefix (read by inflating in a loop)
@@ -45,16 +48,14 @@
 namespace hitcost {
 
 namespace flags {
+// The scheme's own bits. Each codec's bits (serializer flag or type, compressor flag or
+// method) are in its row of codec_table.h, which reading and writing both iterate.
 // php-memcache
-inline constexpr uint32_t kMcSerialized = 0x0001;
-inline constexpr uint32_t kMcCompressed = 0x0002;
-inline constexpr uint32_t kMcTypeMask = 0x0F00;
-inline constexpr uint32_t kMcUserJson = 0x00010000;
-inline constexpr uint32_t kMcUserMsgpack = 0x00020000;
+inline constexpr uint32_t kMcTypeMask = 0x0F00;  // an unserialized scalar's type; 0 = string
 // php-memcached
 inline constexpr uint32_t kMdTypeMask = 0x000F;
-inline constexpr uint32_t kMdString = 0, kMdSerialized = 4, kMdIgbinary = 5, kMdJson = 6, kMdMsgpack = 7;
-inline constexpr uint32_t kMdCompressed = 0x10, kMdZlib = 0x20, kMdFastlz = 0x40, kMdZstd = 0x80;
+inline constexpr uint32_t kMdString = 0, kMdLong = 1, kMdDouble = 2, kMdBool = 3;
+inline constexpr uint32_t kMdCompressed = 0x10;  // with one method bit from the compressor's row
 inline constexpr uint32_t kMdUserMask = 0xFFFF0000;
 // native
 inline constexpr uint32_t kNativeMagic = 0x68;

@@ -1,33 +1,11 @@
 #include "codecs/strategy.h"
 
 #include <charconv>
+#include <vector>
 
-#include "codecs/compressor.h"
+#include "codecs/flag_scheme.h"
 
 namespace hitcost {
-
-const char* to_string(SerializerId s) noexcept {
-  switch (s) {
-    case SerializerId::none: return "none";
-    case SerializerId::json: return "json";
-    case SerializerId::msgpack: return "msgpack";
-    case SerializerId::php: return "php";
-    case SerializerId::simdjson: return "simdjson";
-    case SerializerId::igbinary: return "igbinary";
-  }
-  return "unknown";
-}
-
-const char* to_string(CompressorId c) noexcept {
-  switch (c) {
-    case CompressorId::none: return "none";
-    case CompressorId::zlib: return "zlib";
-    case CompressorId::zstd: return "zstd";
-    case CompressorId::lz4: return "lz4";
-    case CompressorId::fastlz: return "fastlz";
-  }
-  return "unknown";
-}
 
 const char* to_string(FlagScheme s) noexcept {
   switch (s) {
@@ -39,11 +17,12 @@ const char* to_string(FlagScheme s) noexcept {
 }
 
 Result<FlagScheme> parse_flag_scheme(std::string_view t) {
-  if (t == "php-memcache") return FlagScheme::php_memcache;
-  if (t == "php-memcached") return FlagScheme::php_memcached;
-  if (t == "native") return FlagScheme::native;
-  return Error{Errc::invalid_argument,
-               "unknown flag scheme '" + std::string(t) + "' (php-memcache, php-memcached, native)"};
+  std::string names;
+  for (FlagScheme s : kFlagSchemes) {
+    if (t == to_string(s)) return s;
+    names += std::string(names.empty() ? "" : ", ") + to_string(s);
+  }
+  return Error{Errc::invalid_argument, "unknown flag scheme '" + std::string(t) + "' (" + names + ")"};
 }
 
 CompressionRule CompressionRule::defaults_for(FlagScheme s) {
@@ -83,10 +62,10 @@ std::string Strategy::name() const {
 namespace {
 
 // "{json,msgpack,...}" from a codec table, for the grammar in error messages.
-template <class Ids>
-std::string alternatives(const Ids& ids) {
+template <class Rows>
+std::string alternatives(const Rows& rows) {
   std::string s = "{";
-  for (auto id : ids) s += std::string(s.size() > 1 ? "," : "") + to_string(id);
+  for (const auto& row : rows) s += std::string(s.size() > 1 ? "," : "") + row.name;
   return s + "}";
 }
 
@@ -94,16 +73,36 @@ Error bad(std::string_view text, std::string why) {
   std::string presets;
   for (const StrategyPreset& p : kStrategyPresets) presets += std::string("|") + p.name;
   return Error{Errc::invalid_argument, "strategy '" + std::string(text) + "': " + std::move(why) +
-                                           " (expected html|struct:" + alternatives(kSerializers) + "[+" +
-                                           alternatives(kCompressors) + "[:level]]" + presets + ")"};
+                                           " (expected html|struct:" + alternatives(kSerializerCodecs) + "[+" +
+                                           alternatives(kCompressorCodecs) + "[:level]]" + presets + ")"};
 }
 
-template <class Id, class Ids>
-std::optional<Id> by_name(const Ids& ids, std::string_view name) {
-  for (Id id : ids) {
-    if (name == to_string(id)) return id;
+// "a", "a or b", "a, b or c".
+std::string one_of(const std::vector<std::string>& words, const char* last_sep) {
+  std::string s;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) s += i + 1 == words.size() ? last_sep : ", ";
+    s += words[i];
   }
-  return std::nullopt;
+  return s;
+}
+
+// The flag schemes can say only some codecs (make_flags is the one place that knows):
+// these name what they can say, for the error messages.
+std::string schemes_that_store(Representation rep, SerializerId ser, CompressorId comp) {
+  std::vector<std::string> names;
+  for (FlagScheme f : kFlagSchemes) {
+    if (make_flags(f, rep, ser, comp).ok()) names.emplace_back(to_string(f));
+  }
+  return one_of(names, " or ");
+}
+
+std::string compressors_of(FlagScheme scheme, Representation rep, SerializerId ser) {
+  std::vector<std::string> names;
+  for (const CompressorCodec& c : kCompressorCodecs) {
+    if (make_flags(scheme, rep, ser, c.id).ok()) names.emplace_back(c.name);
+  }
+  return names.empty() ? std::string("none") : one_of(names, " and ");
 }
 
 // Presets carry their own scheme and rule.
@@ -143,14 +142,15 @@ Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
   } else if (rep.starts_with("struct:")) {
     st.rep = Representation::structured;
     std::string_view s = rep.substr(7);
-    auto id = by_name<SerializerId>(kSerializers, s);
-    if (!id) return bad(text, "unknown serializer '" + std::string(s) + "'");
-    st.serializer = *id;
+    const SerializerCodec* codec = find_serializer(s);
+    if (!codec) return bad(text, "unknown serializer '" + std::string(s) + "'");
+    st.serializer = codec->id;
   } else {
     return bad(text, "unknown representation '" + std::string(rep) + "'");
   }
-  if (scheme == FlagScheme::php_memcache && st.serializer == SerializerId::igbinary) {
-    return bad(text, "php-memcache has no flag for igbinary (use --flags php-memcached or native)");
+  if (!make_flags(scheme, st.rep, st.serializer, CompressorId::none).ok()) {
+    return bad(text, std::string(to_string(scheme)) + " has no flag for " + to_string(st.serializer) +
+                         " (use --flags " + schemes_that_store(st.rep, st.serializer, CompressorId::none) + ")");
   }
   if (comp.empty()) return st;
 
@@ -162,12 +162,12 @@ Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
     has_level = true;
   }
   if (cname == "none" && !has_level) return st;
-  auto cid = by_name<CompressorId>(kCompressors, cname);
-  if (!cid) return bad(text, "unknown compressor '" + std::string(cname) + "'");
-  st.compressor = *cid;
+  const CompressorCodec* codec = find_compressor(cname);
+  if (!codec) return bad(text, "unknown compressor '" + std::string(cname) + "'");
+  st.compressor = codec->id;
 
   if (has_level) {
-    LevelRange lr = level_range(st.compressor);
+    const LevelRange& lr = codec->levels;
     int lv = 0;
     auto r = std::from_chars(clevel.data(), clevel.data() + clevel.size(), lv);
     if (clevel.empty() || r.ec != std::errc() || r.ptr != clevel.data() + clevel.size()) {
@@ -180,12 +180,10 @@ Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
     st.level = lv;
   }
 
-  if (scheme == FlagScheme::php_memcache && st.compressor != CompressorId::zlib) {
-    return bad(text, std::string(to_string(st.compressor)) +
-                         " cannot be stored under php-memcache, which only knows zlib (use --flags native)");
-  }
-  if (scheme == FlagScheme::php_memcached && st.compressor == CompressorId::lz4) {
-    return bad(text, "php-memcached cannot read lz4 (use --flags native)");
+  if (!make_flags(scheme, st.rep, st.serializer, st.compressor).ok()) {
+    return bad(text, std::string(codec->name) + " cannot be stored under " + to_string(scheme) + ", which only knows " +
+                         compressors_of(scheme, st.rep, st.serializer) + " (use --flags " +
+                         schemes_that_store(st.rep, st.serializer, st.compressor) + ")");
   }
   return st;
 }

@@ -17,26 +17,18 @@
 #include <string>
 #include <string_view>
 
+#include "codecs/codec_table.h"
 #include "core/result.h"
 
 namespace hitcost {
 
 enum class Representation : uint8_t { html, structured };
-
-// Stable ids: they appear in the native flags word; never renumber.
-enum class SerializerId : uint8_t { none = 0, json = 1, msgpack = 2, php = 3, simdjson = 4, igbinary = 5 };
-enum class CompressorId : uint8_t { none = 0, zlib = 1, zstd = 2, lz4 = 3, fastlz = 4 };
 enum class FlagScheme : uint8_t { php_memcache, php_memcached, native };
+// Every scheme, for parsing and for tests that cover them all.
+inline constexpr FlagScheme kFlagSchemes[] = {FlagScheme::php_memcache, FlagScheme::php_memcached,
+                                              FlagScheme::native};
 
-// Every serializer and compressor, in id order (none excluded): parsing, benchmarks and
-// tests iterate these, so a new codec is one row here plus its functions.
-inline constexpr SerializerId kSerializers[] = {SerializerId::json, SerializerId::msgpack, SerializerId::php,
-                                                SerializerId::simdjson, SerializerId::igbinary};
-inline constexpr CompressorId kCompressors[] = {CompressorId::zlib, CompressorId::zstd, CompressorId::lz4,
-                                                CompressorId::fastlz};
-
-const char* to_string(SerializerId) noexcept;
-const char* to_string(CompressorId) noexcept;
+// SerializerId, CompressorId, their names and kSerializers/kCompressors: codecs/codec_table.h.
 const char* to_string(FlagScheme) noexcept;
 Result<FlagScheme> parse_flag_scheme(std::string_view);
 

@@ -2,13 +2,9 @@
 
 #include <cstring>
 
+#include "codecs/codec_table.h"
 #include "codecs/compressor.h"
 #include "codecs/flag_scheme.h"
-#include "codecs/igbinary_serializer.h"
-#include "codecs/json_serializer.h"
-#include "codecs/msgpack_serializer.h"
-#include "codecs/php_serializer.h"
-#include "codecs/simdjson_serializer.h"
 
 namespace hitcost {
 namespace {
@@ -30,14 +26,7 @@ uint32_t get_le32(const char* p) {
 }  // namespace
 
 void encode_page_into(SerializerId serializer, const Page& page, std::string& out) {
-  switch (serializer) {
-    case SerializerId::json:
-    case SerializerId::simdjson: encode_json(page, out); break;
-    case SerializerId::msgpack: encode_msgpack(page, out); break;
-    case SerializerId::php: encode_php(page, out); break;
-    case SerializerId::igbinary: encode_igbinary(page, out); break;
-    case SerializerId::none: break;
-  }
+  if (const SerializerCodec* codec = find_serializer(serializer)) codec->encode(page, out);
 }
 
 std::string encode_page(SerializerId serializer, const Page& page) {
@@ -47,22 +36,13 @@ std::string encode_page(SerializerId serializer, const Page& page) {
 }
 
 Result<Page> decode_page(SerializerId serializer, std::string_view payload) {
-  switch (serializer) {
-    case SerializerId::json: return decode_json(payload);
-    case SerializerId::simdjson: return decode_simdjson(payload);
-    case SerializerId::msgpack: return decode_msgpack(payload);
-    case SerializerId::php: return decode_php(payload);
-    case SerializerId::igbinary: return decode_igbinary(payload);
-    case SerializerId::none: break;
-  }
+  if (const SerializerCodec* codec = find_serializer(serializer)) return codec->decode(payload);
   return Error{Errc::invalid_argument, "decode_page: an html value has no serializer"};
 }
 
 SerializerId decoder_for(SerializerId stored, const Strategy& current) noexcept {
-  if (stored == SerializerId::json && current.rep == Representation::structured &&
-      current.serializer == SerializerId::simdjson) {
-    return SerializerId::simdjson;
-  }
+  const SerializerCodec* in_force = find_serializer(current.serializer);
+  if (current.rep == Representation::structured && in_force && in_force->bytes_of == stored) return in_force->id;
   return stored;
 }
 

@@ -49,9 +49,10 @@ Result<Page> decode_page(SerializerId serializer, std::string_view payload);
 // Appends the serialized page to `out` (reuses its capacity; encode_page in place).
 void encode_page_into(SerializerId serializer, const Page& page, std::string& out);
 
-// Which decoder to run for a value unwrapped as `stored`: JSON values are reported as
-// SerializerId::json whatever wrote them; when the strategy in force is struct:simdjson
-// they are decoded with simdjson (same bytes). Every other id is returned unchanged.
+// Which decoder to run for a value unwrapped as `stored`: values are reported under the
+// row that owns their bytes (JSON as SerializerId::json whatever wrote them); when the
+// strategy in force reads those bytes with another decoder (struct:simdjson: its row's
+// bytes_of is json) that decoder is used. Every other id is returned unchanged.
 SerializerId decoder_for(SerializerId stored, const Strategy& current) noexcept;
 
 }  // namespace hitcost

@@ -41,8 +41,7 @@ std::string safe(std::string n) {
 void values_and_decoders() {
   const Page page = generate_page({1, 2, 1, 1.0});
   const std::string html = render_page(page);
-  const FlagScheme schemes[] = {FlagScheme::php_memcache, FlagScheme::php_memcached, FlagScheme::native};
-  for (FlagScheme scheme : schemes) {
+  for (FlagScheme scheme : kFlagSchemes) {
     for (const char* text : {"html", "html+zlib", "struct:json", "struct:simdjson+zlib", "struct:msgpack",
                              "struct:msgpack+zstd", "struct:php", "struct:php+zlib", "html+lz4",
                              "struct:igbinary", "struct:php+fastlz", "html+fastlz:2"}) {
@@ -58,9 +57,8 @@ void values_and_decoders() {
     }
   }
   for (size_t i = 0; i < std::size(kSerializers); ++i) {
-    const SerializerId s = kSerializers[i];
-    const SerializerId writer = s == SerializerId::simdjson ? SerializerId::json : s;
-    put("fuzz_decoders", to_string(s), std::string(1, static_cast<char>(i)) + encode_page(writer, page));
+    const SerializerCodec& s = kSerializerCodecs[i];
+    put("fuzz_decoders", s.name, std::string(1, static_cast<char>(i)) + encode_page(s.bytes_of, page));
   }
   // fuzz_decompress: [mode][compressor index][le32 size][block]; a big page so that
   // FastLZ level 2's long matches and far distances appear.

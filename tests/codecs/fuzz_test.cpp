@@ -15,8 +15,6 @@
 namespace hitcost {
 namespace {
 
-const FlagScheme kSchemes[] = {FlagScheme::php_memcache, FlagScheme::php_memcached, FlagScheme::native};
-
 struct Sample {
   FlagScheme scheme;
   Strategy strategy;
@@ -27,10 +25,13 @@ std::vector<Sample> real_values() {
   std::vector<Sample> out;
   Page small = generate_page({1, 3, 5, 1.0});
   Page mid = generate_page({2, 30, 5, 0.7});
-  for (FlagScheme s : kSchemes) {
-    for (const char* rep : {"html", "struct:json", "struct:simdjson", "struct:msgpack", "struct:php"}) {
-      for (const char* comp : {"", "+zlib", "+zstd", "+lz4"}) {
-        auto st = parse_strategy(std::string(rep) + comp, s);
+  for (FlagScheme s : kFlagSchemes) {
+    std::vector<std::string> reps = {"html"}, comps = {""};
+    for (const SerializerCodec& c : kSerializerCodecs) reps.push_back(std::string("struct:") + c.name);
+    for (const CompressorCodec& c : kCompressorCodecs) comps.push_back(std::string("+") + c.name);
+    for (const std::string& rep : reps) {
+      for (const std::string& comp : comps) {
+        auto st = parse_strategy(rep + comp, s);
         if (!st) continue;
         st->rule.threshold_bytes = 0;
         for (const Page* p : {&small, &mid}) out.push_back({s, *st, encode_value(*st, *p, render_page(*p))});
@@ -118,7 +119,7 @@ TEST(Fuzz, MutatedRealValuesGiveAPageOrATypedError) {
     std::string b = s.value.bytes;
     for (uint64_t m = rng.between(1, 3); m; --m) mutate(b, rng);
     uint32_t flags = random_flags(rng, s.value.flags);
-    FlagScheme scheme = rng.below(4) ? s.scheme : kSchemes[rng.below(3)];
+    FlagScheme scheme = rng.below(4) ? s.scheme : kFlagSchemes[rng.below(std::size(kFlagSchemes))];
     read_all_ways(b, flags, scheme, s.strategy, scratch, pages, errors);
     if (::testing::Test::HasFailure()) FAIL() << "iteration " << i;
   }
@@ -134,13 +135,13 @@ TEST(Fuzz, RandomBytesUnderEveryDecoder) {
     // Structured-looking prefixes reach deeper into the parsers.
     const char* heads[] = {"", "a:3:{", "{\"id\":", "\x83\xa2id", "a:3:{s:2:\"id\";i:1;s:5:\"title\";s:1:\"t\";s:4:\"rows\";a:"};
     b.insert(0, heads[rng.below(5)]);
-    for (SerializerId s : {SerializerId::json, SerializerId::simdjson, SerializerId::msgpack, SerializerId::php}) {
+    for (SerializerId s : kSerializers) {
       auto p = decode_page(s, b);
       if (!p) EXPECT_EQ(p.error().code, Errc::parse_error);
       else render_page(*p);
     }
     std::string scratch;
-    for (FlagScheme sc : kSchemes) {
+    for (FlagScheme sc : kFlagSchemes) {
       auto u = unwrap_value(b, static_cast<uint32_t>(rng.next()), sc, scratch);
       if (u) {
         EXPECT_TRUE(u->payload.size() <= (size_t{64} << 20));

@@ -7,8 +7,6 @@
 namespace hitcost {
 namespace {
 
-const FlagScheme kSchemes[] = {FlagScheme::php_memcache, FlagScheme::php_memcached, FlagScheme::native};
-
 TEST(Strategy, ParsesTheGrammarAndNameRoundTrips) {
   struct Case {
     const char* text;
@@ -142,7 +140,7 @@ TEST(CompressionRule, BothUnusedMeansAlwaysKeep) {
 }
 
 TEST(FlagSchemeNames, RoundTrip) {
-  for (FlagScheme s : kSchemes) {
+  for (FlagScheme s : kFlagSchemes) {
     auto p = parse_flag_scheme(to_string(s));
     ASSERT_TRUE(p.ok());
     EXPECT_EQ(*p, s);
