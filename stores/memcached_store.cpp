@@ -182,7 +182,7 @@ Status configure_handle(memcached_st*& slot, const MemcachedOptions& o, bool bin
            behave(MEMCACHED_BEHAVIOR_DEAD_TIMEOUT, static_cast<uint64_t>(o.retry_timeout_s)),
            behave(MEMCACHED_BEHAVIOR_REMOVE_FAILED_SERVERS, o.eject ? 1 : 0),
            // VERIFY_KEY is left off under both protocols: libmemcached refuses it (INVALID
-           // ARGUMENTS) once BINARY_PROTOCOL is on, and bad_key() applies the text protocol's
+           // ARGUMENTS) once BINARY_PROTOCOL is on, and check_key() applies the text protocol's
            // rule to every key before any call, so both protocols accept the same keys.
            behave(MEMCACHED_BEHAVIOR_BINARY_PROTOCOL, binary ? 1 : 0),
        }) {
@@ -305,10 +305,11 @@ Status MemcachedStore::fail(int rc_int, memcached_st* h) {
   }
 }
 
+// OK for a key memcached takes, else invalid_argument saying why.
 // The text protocol's rule (libmemcached's VERIFY_KEY: isgraph), for both protocols: the
 // binary protocol would take a space or a control byte, but a value stored under such a key
 // could not be read by a text-protocol client (PHP's, hitcost's default) sharing the cache.
-static Status bad_key(std::string_view key) {
+static Status check_key(std::string_view key) {
   if (key.empty() || key.size() > kMaxKeyBytes)
     return Error{Errc::invalid_argument, "memcached keys are 1..250 bytes"};
   for (unsigned char c : key)
@@ -319,7 +320,7 @@ static Status bad_key(std::string_view key) {
 
 Status MemcachedStore::get(std::string_view key, std::string& value, uint32_t& flags) {
   c_->gets.add();
-  if (auto s = bad_key(key); !s) {
+  if (auto s = check_key(key); !s) {
     c_->invalid.add();
     return s;
   }
@@ -388,7 +389,7 @@ bool MemcachedStore::binary_set_would_hang(std::string_view key, size_t value_si
 
 Status MemcachedStore::set(std::string_view key, std::string_view value, uint32_t flags) {
   c_->sets.add();
-  if (auto s = bad_key(key); !s) {
+  if (auto s = check_key(key); !s) {
     c_->invalid.add();
     return s;
   }
@@ -413,7 +414,7 @@ Status MemcachedStore::set(std::string_view key, std::string_view value, uint32_
 
 Status MemcachedStore::remove(std::string_view key) {
   c_->removes.add();
-  if (auto s = bad_key(key); !s) {
+  if (auto s = check_key(key); !s) {
     c_->invalid.add();
     return s;
   }

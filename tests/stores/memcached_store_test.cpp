@@ -118,7 +118,7 @@ TEST(MemcachedStore, BinaryProtocolRoundTripsValuesFlagsMissesAndLargeValues) {
   EXPECT_EQ(st.errors, 1u) << "the 2 MiB value, nothing else";
 }
 
-// VERIFY_KEY is off under binary (libmemcached refuses it there), so bad_key() holds the
+// VERIFY_KEY is off under binary (libmemcached refuses it there), so check_key() holds the
 // rule: the same keys are refused under both protocols, before any round trip.
 TEST(MemcachedStore, KeysFollowTheTextRuleUnderBothProtocols) {
   MemcachedProcess mc;
