@@ -49,6 +49,16 @@ class AllShardsLock {
   Shard (&s_)[N];
 };
 
+// Unlinks a file the failed open created (an existing file is never removed).
+struct RemoveIfFailed {
+  const std::string& path;
+  bool created;
+  bool failed = true;
+  ~RemoveIfFailed() {
+    if (created && failed) ::unlink(path.c_str());
+  }
+};
+
 }  // namespace
 
 FileStore::FileStore(FileStoreOptions opts, const char* kind)
@@ -77,11 +87,20 @@ Status FileStore::validate_key(std::string_view key) {
 }
 
 Status FileStore::open() {
-  int fd = ::open(opts_.path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Options first: a refused size must not leave a file behind.
+  if (opts_.size < kMinRingBytes || opts_.size > kMaxRingBytes || opts_.size % storefile::kAlign != 0)
+    return Error{Errc::invalid_argument, "size must be 64K.." + std::to_string(kMaxRingBytes) +
+                                             " bytes and a multiple of 64"};
+  bool created = false;
+  int fd = ::open(opts_.path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    fd = ::open(opts_.path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    created = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = ::open(opts_.path.c_str(), O_RDWR | O_CLOEXEC);  // lost a race
+  }
   if (fd < 0) return Error{Errc::io_error, io::errno_text(opts_.path.c_str(), errno)};
   fd_.reset(fd);
-  if (opts_.size < 64 * 1024 || opts_.size % storefile::kAlign != 0)
-    return Error{Errc::invalid_argument, "size must be >= 64K and a multiple of 64 bytes"};
+  RemoveIfFailed remove_if_failed{opts_.path, created};  // every return below but the last fails
   struct stat st {};
   if (::fstat(fd, &st) != 0) return Error{Errc::io_error, io::errno_text("fstat", errno)};
   bool fresh = true;
@@ -116,7 +135,9 @@ Status FileStore::open() {
     }
     ::posix_fadvise(fd, 0, 0, adv);
   }
-  return attach();
+  Status attached = attach();
+  remove_if_failed.failed = !attached;
+  return attached;
 }
 
 Status FileStore::create_fresh() {

@@ -39,9 +39,15 @@ namespace hitcost {
 
 enum class Advice { none, normal, random, sequential, willneed };
 
+// Ring sizes a store file accepts (bytes, a multiple of storefile::kAlign): room for a few
+// records at least, and at most what keeps the file's length (header + ring) an off_t.
+inline constexpr uint64_t kMinRingBytes = 64 * 1024;
+inline constexpr uint64_t kMaxRingBytes =
+    (uint64_t{INT64_MAX} - storefile::kFileHeaderBytes) & ~(storefile::kAlign - 1);
+
 struct FileStoreOptions {
   std::string path;
-  uint64_t size = 64ull << 20;  // ring bytes (the file is 4 KiB larger); multiple of 64
+  uint64_t size = 64ull << 20;  // ring bytes (the file is 4 KiB larger); see kMinRingBytes
   bool size_given = false;      // false: an existing valid file keeps its own capacity
   Advice advise = Advice::none; // madvise (mmap) / posix_fadvise (pread) on the whole file
   bool populate = false;        // mmap only: MAP_POPULATE
@@ -77,7 +83,9 @@ class FileStore : public Store {
   };
 
   FileStore(FileStoreOptions opts, const char* kind);
-  // Opens or creates the file, recovers the index, then calls attach(). Call once.
+  // Checks the options, then opens or creates the file, recovers the index and calls
+  // attach(). Call once. Bad options create nothing; a file this call created is removed
+  // again when the open fails.
   Status open();
 
   // Copies the record at e.offset out: header into h, value (e.value_len bytes) into

@@ -165,8 +165,9 @@ Result<std::unique_ptr<Store>> open_file(std::string_view spec, bool mmap, std::
     if (k == "size") {
       auto n = parse_size(v);
       if (!n) return bad(spec, n.error().message);
-      if (*n < 64 * 1024) return bad(spec, "size must be at least 64K");
-      o.size = (*n + 63) & ~uint64_t{63};
+      if (*n < kMinRingBytes) return bad(spec, "size must be at least 64K");
+      if (*n > kMaxRingBytes) return bad(spec, "size must be at most " + std::to_string(kMaxRingBytes) + " bytes");
+      o.size = storefile::align_up(*n);  // cannot wrap: kMaxRingBytes is aligned and far below 2^64
       o.size_given = true;
     } else if (k == "advise") {
       if (v == "random") o.advise = Advice::random;

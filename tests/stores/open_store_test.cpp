@@ -1,6 +1,9 @@
 // open_store: the spec grammar of store.h and its error messages.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <string>
+
 #include "stores/file_store.h"
 #include "stores/store.h"
 #include "tests/stores/test_util.h"
@@ -62,6 +65,47 @@ TEST(OpenStore, BadSpecsAreInvalidArgumentsThatNameTheProblem) {
     EXPECT_NE(s.error().message.find(c.mentions), std::string::npos)
         << c.spec << " -> " << s.error().message;
   }
+}
+
+// Regression: the file used to be created before ?size= was checked, so a typo left an
+// empty store file behind (and a size that wrapped when rounded up was refused only then).
+TEST(OpenStore, BadSizeIsInvalidArgumentAndCreatesNoFile) {
+  testing::TempDir dir;
+  const std::string too_big = std::to_string(kMaxRingBytes + 1);
+  size_t checked = 0;
+  for (const char* kind : {"mmap", "pread"}) {
+    for (const std::string& size : {std::string("1K"), std::string("65535"), std::string("lots"), std::string("12Q"),
+                                    std::string("18446744073709551615"), too_big}) {
+      const std::string path = dir.file(std::string(kind) + "-" + size);
+      auto s = open_store(std::string(kind) + ":" + path + "?size=" + size);
+      ASSERT_FALSE(s.ok()) << kind << " size=" << size;
+      EXPECT_EQ(s.error().code, Errc::invalid_argument) << kind << " size=" << size << ": " << s.error().message;
+      EXPECT_FALSE(std::filesystem::exists(path)) << kind << " size=" << size << " left " << path;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 12u);
+}
+
+TEST(OpenStore, FailedOpenRemovesTheFileItCreatedButNeverAnExistingOne) {
+  testing::TempDir dir;
+  // Valid as a size, but no mapping can hold 8 EiB: the open fails after creating the file.
+  const std::string huge = "?size=" + std::to_string(kMaxRingBytes);
+  const std::string fresh = dir.file("fresh");
+  auto s = open_store("mmap:" + fresh + huge);
+  ASSERT_FALSE(s.ok());
+  EXPECT_FALSE(std::filesystem::exists(fresh)) << s.error().message;
+  // A file that was there before is the user's: a failed open leaves it alone.
+  const std::string existing = dir.file("existing");
+  auto first = open_store("mmap:" + existing + "?size=64K");
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  first->reset();
+  auto again = open_store("mmap:" + existing + huge);
+  ASSERT_FALSE(again.ok());
+  EXPECT_TRUE(std::filesystem::exists(existing));
+  auto bad = open_store("mmap:" + existing + "?size=1K");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(std::filesystem::exists(existing));
 }
 
 TEST(OpenStore, UnreachableFileIsAnIoError) {
