@@ -10,26 +10,19 @@
 
 namespace hitcost::client {
 
-std::optional<nlohmann::json> load_json_file(const std::string& path, std::string* error) {
+Result<nlohmann::json> load_json_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) {
-    if (error) *error = path + ": " + std::strerror(errno);
-    return std::nullopt;
-  }
+  if (!in) return Error{Errc::io_error, path + ": " + std::strerror(errno)};
   nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    if (error) *error = path + ": not a JSON object";
-    return std::nullopt;
-  }
+  if (j.is_discarded() || !j.is_object()) return Error{Errc::parse_error, path + ": not a JSON object"};
   return j;
 }
 
-bool write_output(const std::string& path, std::string_view text, std::string* error) {
+Status write_output(const std::string& path, std::string_view text) {
   const std::string tmp = path + ".tmp";
-  auto fail = [&](const char* step) {
+  auto fail = [&](const char* step) -> Status {
     const int err = errno;
-    if (error) *error = "cannot write " + path + ": " + step + std::strerror(err);
-    return false;
+    return Error{Errc::io_error, "cannot write " + path + ": " + step + std::strerror(err)};
   };
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return fail("");
@@ -59,13 +52,14 @@ bool write_output(const std::string& path, std::string_view text, std::string* e
     errno = err;
     return fail("rename: ");
   }
-  return true;
+  return ok_status();
 }
 
 void OutputWriter::write(const std::string& path, std::string_view text) {
-  std::string error;
-  if (path.empty() || write_output(path, text, &error)) return;
-  std::fprintf(stderr, "%s: %s\n", who_.c_str(), error.c_str());
+  if (path.empty()) return;
+  const Status written = write_output(path, text);
+  if (written) return;
+  std::fprintf(stderr, "%s: %s\n", who_.c_str(), written.error().message.c_str());
   all_written_ = false;
 }
 

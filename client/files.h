@@ -1,22 +1,23 @@
 #pragma once
 // The files hitcost-load reads (run, sweep and merged JSONs) and writes (--json, --csv,
 // --hdr, --html). Every failure names the path and the OS's reason.
-#include <optional>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "core/result.h"
+
 namespace hitcost::client {
 
-// A JSON object from `path`; nullopt with *error ("PATH: No such file or directory",
-// "PATH: not a JSON object").
-std::optional<nlohmann::json> load_json_file(const std::string& path, std::string* error);
+// A JSON object from `path`. Errors: io_error ("PATH: No such file or directory") when the
+// file cannot be opened, parse_error ("PATH: not a JSON object") when it does not hold one.
+Result<nlohmann::json> load_json_file(const std::string& path);
 
 // Writes `text` to PATH.tmp and renames it over `path`, so that a full disk or an interrupted
-// run never leaves half a report where a whole one was. false with *error
+// run never leaves half a report where a whole one was. io_error on failure
 // ("cannot write PATH: No space left on device").
-bool write_output(const std::string& path, std::string_view text, std::string* error);
+Status write_output(const std::string& path, std::string_view text);
 
 // The outputs one command was asked for (--json, --csv, --hdr-out, --html): each written with
 // write_output; an empty path is an output not asked for. A failure is printed on stderr

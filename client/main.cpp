@@ -26,10 +26,9 @@ extern "C" void on_signal(int) { g_stop.store(true); }
 std::vector<nlohmann::json> load_all(const std::vector<std::string>& paths, bool* ok) {
   std::vector<nlohmann::json> docs;
   for (const auto& path : paths) {
-    std::string err;
-    auto j = hitcost::client::load_json_file(path, &err);
+    auto j = hitcost::client::load_json_file(path);
     if (!j) {
-      std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
+      std::fprintf(stderr, "hitcost-load: %s\n", j.error().message.c_str());
       *ok = false;
       continue;
     }
@@ -86,10 +85,9 @@ int run_compare(const hitcost::client::CompareOptions& o) {
       std::fprintf(stderr, "hitcost-load compare: '%s' is not LABEL=FILE\n", in.c_str());
       return kExitUsage;
     }
-    std::string err;
-    auto j = load_json_file(li->second, &err);
+    auto j = load_json_file(li->second);
     if (!j) {
-      std::fprintf(stderr, "hitcost-load compare: %s\n", err.c_str());
+      std::fprintf(stderr, "hitcost-load compare: %s\n", j.error().message.c_str());
       return kExitUsage;
     }
     labels.push_back(li->first);
@@ -124,19 +122,18 @@ int run_compare(const hitcost::client::CompareOptions& o) {
 // A plain run: measure, print, write every output asked for, then say how it went.
 int run_once(const hitcost::client::RunOptions& run) {
   using namespace hitcost::client;
-  std::string err;
-  auto plan = build_plan(run, run.duration, run.requests, run.hit_ratio, run.rows, run.strategy, &err);
+  auto plan = build_plan(run, run.duration, run.requests, run.hit_ratio, run.rows, run.strategy);
   if (!plan) {
-    std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
+    std::fprintf(stderr, "hitcost-load: %s\n", plan.error().message.c_str());
     return kExitUsage;
   }
-  MeasureOptions mo;
-  if (!measure_options(run, &mo, &err)) {
-    std::fprintf(stderr, "hitcost-load: %s\n", err.c_str());
+  auto mo = measure_options(run);
+  if (!mo) {
+    std::fprintf(stderr, "hitcost-load: %s\n", mo.error().message.c_str());
     return kExitUsage;
   }
-  mo.progress = !run.no_progress && ::isatty(2);  // transient, so -q keeps it too
-  RunReport report = measure_run(*plan, mo, &g_stop);
+  mo->progress = !run.no_progress && ::isatty(2);  // transient, so -q keeps it too
+  RunReport report = measure_run(*plan, *mo, &g_stop);
   report.rows = run.rows;
   std::fputs(format_terminal(report, run.quiet).c_str(), stdout);
   if (run.quiet) std::fputs(format_error_lines(report).c_str(), stdout);

@@ -13,11 +13,8 @@
 
 namespace hitcost::client {
 
-std::optional<Endpoint> parse_url(std::string_view url, std::string* error) {
-  auto fail = [&](const std::string& why) -> std::optional<Endpoint> {
-    if (error) *error = why;
-    return std::nullopt;
-  };
+Result<Endpoint> parse_url(std::string_view url) {
+  auto fail = [](std::string why) -> Result<Endpoint> { return Error{Errc::invalid_argument, std::move(why)}; };
   if (url.substr(0, 7) != "http://") return fail("URL must start with http:// (https is not supported)");
   std::string_view rest = url.substr(7);
   rest = rest.substr(0, rest.find('/'));

@@ -5,10 +5,10 @@
 #include <sys/socket.h>
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 
+#include "core/result.h"
 #include "core/unique_fd.h"
 
 namespace hitcost::client {
@@ -22,8 +22,9 @@ struct Endpoint {
 };
 
 // "http://127.0.0.1:8080", "http://localhost:8080/", "http://[::1]:9000". A path after the
-// authority is ignored. nullopt with *error set otherwise (https, names, bad port).
-std::optional<Endpoint> parse_url(std::string_view url, std::string* error);
+// authority is ignored. invalid_argument otherwise (https, names, bad port), the message
+// saying which.
+Result<Endpoint> parse_url(std::string_view url);
 
 // Non-blocking TCP socket with TCP_NODELAY (small requests must not wait for delayed ACKs),
 // connect() started. Returns fd >= 0 and sets *in_progress when the connect is still

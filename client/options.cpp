@@ -34,25 +34,18 @@ std::optional<uint64_t> parse_duration_ns(std::string_view text) {
   return uint64_t(std::llround(ns));
 }
 
-std::optional<std::vector<int64_t>> parse_pid_list(std::string_view text, std::string* error) {
+Result<std::vector<int64_t>> parse_pid_list(std::string_view text) {
   std::vector<int64_t> out;
   for (const std::string& item : split_list(text)) {
     int64_t pid = 0;
     auto r = std::from_chars(item.data(), item.data() + item.size(), pid);
-    if (r.ec != std::errc() || r.ptr != item.data() + item.size() || pid <= 0) {
-      *error = "'" + item + "' is not a pid";
-      return std::nullopt;
-    }
-    if (!proc::read_process(pid)) {
-      *error = "no process " + item + " visible here (the server must run on this machine)";
-      return std::nullopt;
-    }
+    if (r.ec != std::errc() || r.ptr != item.data() + item.size() || pid <= 0)
+      return Error{Errc::invalid_argument, "'" + item + "' is not a pid"};
+    if (!proc::read_process(pid))
+      return Error{Errc::invalid_argument, "no process " + item + " visible here (the server must run on this machine)"};
     out.push_back(pid);
   }
-  if (out.empty()) {
-    *error = "no pid given";
-    return std::nullopt;
-  }
+  if (out.empty()) return Error{Errc::invalid_argument, "no pid given"};
   return out;
 }
 
@@ -239,49 +232,38 @@ void add_sweep_options(CLI::App& app, SweepOptions& o) {
   app.add_option("--csv", o.csv_out, "write the summary table as CSV to FILE");
 }
 
-bool measure_options(const LoadOptions& o, MeasureOptions* out, std::string* error) {
+Result<MeasureOptions> measure_options(const LoadOptions& o) {
   const auto idle = parse_duration_ns(o.idle);
-  if (!idle) {
-    *error = "bad --idle: " + o.idle;
-    return false;
-  }
-  out->server_stats = !o.no_server_stats;
-  out->error_limits = o.error_limits;
-  for (auto [text, flag, list] : {std::tuple{&o.server_pids, "--server-pids", &out->server_processes.pids},
-                                  {&o.server_tree, "--server-tree", &out->server_processes.trees},
-                                  {&o.cache_pids, "--cache-pids", &out->cache_processes.pids},
-                                  {&o.cache_tree, "--cache-tree", &out->cache_processes.trees}}) {
+  if (!idle) return Error{Errc::invalid_argument, "bad --idle: " + o.idle};
+  MeasureOptions out;
+  out.server_stats = !o.no_server_stats;
+  out.error_limits = o.error_limits;
+  for (auto [text, flag, list] : {std::tuple{&o.server_pids, "--server-pids", &out.server_processes.pids},
+                                  {&o.server_tree, "--server-tree", &out.server_processes.trees},
+                                  {&o.cache_pids, "--cache-pids", &out.cache_processes.pids},
+                                  {&o.cache_tree, "--cache-tree", &out.cache_processes.trees}}) {
     if (text->empty()) continue;
-    auto pids = parse_pid_list(*text, error);
-    if (!pids) {
-      *error = std::string(flag) + ": " + *error;
-      return false;
-    }
-    *list = *pids;
+    auto pids = parse_pid_list(*text);
+    if (!pids) return Error{pids.error().code, std::string(flag) + ": " + pids.error().message};
+    *list = std::move(pids).value();
   }
-  if (out->server_processes.empty() && !out->cache_processes.empty()) {
-    *error = "--cache-pids/--cache-tree need --server-pids or --server-tree";
-    return false;
-  }
-  out->idle_ns = *idle;
-  out->retry_contaminated = o.retry_contaminated;
-  out->attribution = o.attribution == "sender" ? Attribution::sender_pays : Attribution::receiver_pays;
-  out->contamination_threshold = o.contamination_threshold;
-  return true;
+  if (out.server_processes.empty() && !out.cache_processes.empty())
+    return Error{Errc::invalid_argument, "--cache-pids/--cache-tree need --server-pids or --server-tree"};
+  out.idle_ns = *idle;
+  out.retry_contaminated = o.retry_contaminated;
+  out.attribution = o.attribution == "sender" ? Attribution::sender_pays : Attribution::receiver_pays;
+  out.contamination_threshold = o.contamination_threshold;
+  return out;
 }
 
-std::optional<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,
-                                   std::optional<double> hit_ratio, std::optional<int> rows,
-                                   const std::string& strategy, std::string* error) {
-  auto fail = [&](std::string why) -> std::optional<LoadPlan> {
-    *error = std::move(why);
-    return std::nullopt;
-  };
+Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,
+                            std::optional<double> hit_ratio, std::optional<int> rows, const std::string& strategy) {
+  auto fail = [](std::string why) -> Result<LoadPlan> { return Error{Errc::invalid_argument, std::move(why)}; };
   LoadPlan p;
   if (o.url.empty()) return fail("--url is required");
-  auto ep = parse_url(o.url, error);
-  if (!ep) return std::nullopt;
-  p.endpoint = *ep;
+  auto ep = parse_url(o.url);
+  if (!ep) return ep.error();
+  p.endpoint = std::move(ep).value();
   const auto warm = parse_duration_ns(o.warmup);
   const auto dur = parse_duration_ns(duration);
   const auto tmo = parse_duration_ns(o.timeout);

@@ -1,7 +1,7 @@
 #pragma once
 // Command-line options of `hitcost-load` (run) and `hitcost-load sweep`, the small parsers
 // behind them (durations, CPU lists) and the translation of run options into a LoadPlan.
-// Parsing failures are reported as text; exceptions stay in main().
+// Parsing failures are Errc::invalid_argument with the text to print; exceptions stay in main().
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,6 +10,7 @@
 
 #include "client/error_limits.h"
 #include "client/load_runner.h"
+#include "core/result.h"
 #include "proc/proc.h"
 
 namespace CLI {
@@ -24,8 +25,9 @@ std::optional<uint64_t> parse_duration_ns(std::string_view text);
 using proc::parse_cpu_list;
 // Comma-separated list, empty items dropped.
 std::vector<std::string> split_list(std::string_view text);
-// "12,34" → {12, 34}: pids of processes visible here now; nullopt with *error otherwise.
-std::optional<std::vector<int64_t>> parse_pid_list(std::string_view text, std::string* error);
+// "12,34" → {12, 34}: pids of processes visible here now; invalid_argument otherwise
+// ("'x' is not a pid", "no process 12 visible here ...", "no pid given").
+Result<std::vector<int64_t>> parse_pid_list(std::string_view text);
 // "5:0.2,50:0.7,500:0.1" → {{5,0.2},{50,0.7},{500,0.1}} (rows:weight; weights need not sum
 // to 1, they are normalised). nullopt when malformed, rows outside 1..1e6 or a weight <= 0.
 std::optional<std::vector<RowsShare>> parse_rows_mix(std::string_view text);
@@ -119,14 +121,14 @@ void add_compare_options(CLI::App& app, CompareOptions& o);
 void add_merge_options(CLI::App& app, FilesOptions& o);
 
 // The measuring options shared by run and sweep (idle baseline, attribution, contamination).
+// invalid_argument on a bad value ("bad --idle: x", "--server-pids: 'x' is not a pid").
 struct MeasureOptions;
-bool measure_options(const LoadOptions& o, MeasureOptions* out, std::string* error);
+Result<MeasureOptions> measure_options(const LoadOptions& o);
 
-// Checks and converts; nullopt with *error on a bad value. `hit_ratio`, `rows`, `strategy`
+// Checks and converts; invalid_argument on a bad value. `hit_ratio`, `rows`, `strategy`
 // and `duration` are passed separately because run and sweep set them differently.
-std::optional<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,
-                                   std::optional<double> hit_ratio, std::optional<int> rows,
-                                   const std::string& strategy, std::string* error);
+Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,
+                            std::optional<double> hit_ratio, std::optional<int> rows, const std::string& strategy);
 
 // First never-seen id for --hit-ratio when --miss-start is not given: far above the warmed
 // set and different on every invocation (1e7 ids per second of wall clock, modulo 25 hours),

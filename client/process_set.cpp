@@ -85,13 +85,11 @@ std::string union_cpus(const std::vector<Member>& members) {
 
 }  // namespace
 
-std::optional<nlohmann::json> process_set_stats(const ProcessSetSpec& server, const ProcessSetSpec& cache,
-                                                double uptime_s, std::string* error) {
+Result<nlohmann::json> process_set_stats(const ProcessSetSpec& server, const ProcessSetSpec& cache,
+                                         double uptime_s) {
   const std::vector<Member> members = read_members(server);
-  if (members.empty()) {
-    if (error) *error = "no live process in the server set (" + server.describe() + ")";
-    return std::nullopt;
-  }
+  if (members.empty())
+    return Error{Errc::not_found, "no live process in the server set (" + server.describe() + ")"};
   const Member& first = members.front();
   nlohmann::json j = {{"uptime_s", uptime_s},
                       {"backend", "processes: " + server.describe()},

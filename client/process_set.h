@@ -16,13 +16,13 @@
 // by (pid, start time): one that appeared in the window counts from zero, one that left
 // loses its CPU from the window, and the run says how many did either (`members_changed`).
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "client/server_stats.h"
+#include "core/result.h"
 
 namespace hitcost::client {
 
@@ -52,10 +52,10 @@ struct MemberDelta {
 MemberDelta member_delta(const std::vector<Member>& before, const std::vector<Member>& after);
 
 // A /stats-shaped snapshot of the server set (and of the cache set when not empty), with
-// the members listed under "processes"/"cache_processes". nullopt with *error when the
-// server set has no live member.
-std::optional<nlohmann::json> process_set_stats(const ProcessSetSpec& server, const ProcessSetSpec& cache,
-                                                double uptime_s, std::string* error);
+// the members listed under "processes"/"cache_processes". not_found ("no live process in
+// the server set (pids 12)") when the server set has no live member.
+Result<nlohmann::json> process_set_stats(const ProcessSetSpec& server, const ProcessSetSpec& cache,
+                                         double uptime_s);
 
 // The members of a snapshot written by process_set_stats ("processes" or "cache_processes").
 std::vector<Member> members_of(const nlohmann::json& snapshot, const char* field);

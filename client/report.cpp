@@ -511,11 +511,15 @@ struct StatsSource {
 };
 
 std::optional<nlohmann::json> read_stats(const LoadPlan& plan, const StatsSource& src, std::string* err) {
-  if (src.processes()) {
-    static const ProcessSetSpec none;
-    return process_set_stats(*src.server, src.cache ? *src.cache : none, double(now_ns()) / 1e9, err);
+  static const ProcessSetSpec none;
+  auto stats = src.processes()
+                   ? process_set_stats(*src.server, src.cache ? *src.cache : none, double(now_ns()) / 1e9)
+                   : fetch_stats(plan.endpoint);
+  if (!stats) {
+    if (err) *err = stats.error().message;
+    return std::nullopt;
   }
-  return fetch_stats(plan.endpoint, err);
+  return std::move(stats).value();
 }
 
 Snapshot take_snapshot(const LoadPlan& plan, const StatsSource& src, bool stats_first, std::string* err) {

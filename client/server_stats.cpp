@@ -11,11 +11,20 @@
 
 namespace hitcost::client {
 
+namespace {
+// A socket timeout (SO_SNDTIMEO/SO_RCVTIMEO) ends a blocking call with these; a blocking
+// connect() that runs out of time says EINPROGRESS.
+Errc transport_errc(int err) noexcept {
+  return err == EAGAIN || err == EWOULDBLOCK || err == EINPROGRESS ? Errc::timeout : Errc::connection;
+}
+}  // namespace
+
 HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_view target,
                        std::string_view body, int timeout_ms) {
   HttpReply reply;
   UniqueFd fd = connect_blocking(ep, timeout_ms);
   if (!fd) {
+    reply.error_kind = transport_errc(errno);
     reply.error = std::string("connect to ") + ep.host_header + ": " + std::strerror(errno);
     return reply;
   }
@@ -29,6 +38,7 @@ HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_
   }
   req.append("\r\n").append(body);
   if (!write_all(fd.get(), req.data(), req.size())) {
+    reply.error_kind = transport_errc(errno);
     reply.error = std::string("send: ") + std::strerror(errno);
     return reply;
   }
@@ -40,6 +50,7 @@ HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_
     const ssize_t n = ::recv(fd.get(), buf, sizeof buf, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
+      reply.error_kind = transport_errc(errno);
       reply.error = std::string("recv: ") + std::strerror(errno);
       return reply;
     }
@@ -60,6 +71,8 @@ HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_
       break;
   }
   if (header_end == std::string::npos || raw.compare(0, 7, "HTTP/1.") != 0 || raw.size() < 12) {
+    // Closed with nothing said is a lost connection; anything else that is not HTTP, a bad answer.
+    reply.error_kind = raw.empty() ? Errc::connection : Errc::parse_error;
     reply.error = "malformed HTTP answer";
     return reply;
   }
@@ -70,17 +83,11 @@ HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_
   return reply;
 }
 
-std::optional<nlohmann::json> fetch_stats(const Endpoint& ep, std::string* error) {
+Result<nlohmann::json> fetch_stats(const Endpoint& ep) {
   HttpReply r = http_request(ep, "GET", "/stats");
-  if (!r.ok()) {
-    if (error) *error = "GET /stats: " + r.error;
-    return std::nullopt;
-  }
+  if (!r.ok()) return Error{r.error_kind, "GET /stats: " + r.error};
   auto j = nlohmann::json::parse(r.body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    if (error) *error = "GET /stats: answer is not a JSON object";
-    return std::nullopt;
-  }
+  if (j.is_discarded() || !j.is_object()) return Error{Errc::parse_error, "GET /stats: answer is not a JSON object"};
   return j;
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/net.h"
+#include "core/result.h"
 #include "proc/proc.h"
 
 namespace hitcost::client {
@@ -22,6 +23,9 @@ struct HttpReply {
   int status = 0;        // 0 when no answer came (error says why)
   std::string body;
   std::string error;
+  // When !ok(): connection (connect/send/recv failed, or closed without a byte), timeout (no
+  // answer within timeout_ms), parse_error (not an HTTP answer) or server_error (not 2xx).
+  Errc error_kind = Errc::server_error;
   bool ok() const noexcept { return status >= 200 && status < 300; }
 };
 
@@ -29,8 +33,9 @@ struct HttpReply {
 HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_view target,
                        std::string_view body = {}, int timeout_ms = 10'000);
 
-// GET /stats parsed; nullopt with *error on transport/HTTP/JSON failure.
-std::optional<nlohmann::json> fetch_stats(const Endpoint& ep, std::string* error);
+// GET /stats parsed. Errors: http_request's error_kind ("GET /stats: connect to ...:
+// Connection refused"), or parse_error when the answer is not a JSON object.
+Result<nlohmann::json> fetch_stats(const Endpoint& ep);
 
 struct PhaseDelta {
   std::string name;

@@ -219,13 +219,17 @@ void restore_config(const Endpoint& admin, const nlohmann::json& original) {
 }  // namespace
 
 int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
-  std::string err;
-  auto plan = build_plan(o, o.duration, 0, o.hit_ratio, std::nullopt, "", &err);
-  MeasureOptions mo;
-  if (!plan || !measure_options(o, &mo, &err)) {
-    std::fprintf(stderr, "hitcost-load sweep: %s\n", err.c_str());
+  auto plan = build_plan(o, o.duration, 0, o.hit_ratio, std::nullopt, "");
+  if (!plan) {
+    std::fprintf(stderr, "hitcost-load sweep: %s\n", plan.error().message.c_str());
     return kExitUsage;
   }
+  auto measure = measure_options(o);
+  if (!measure) {
+    std::fprintf(stderr, "hitcost-load sweep: %s\n", measure.error().message.c_str());
+    return kExitUsage;
+  }
+  MeasureOptions mo = std::move(measure).value();
   if (o.latency_rate != "auto") {
     char* end = nullptr;
     const double r = std::strtod(o.latency_rate.c_str(), &end);
@@ -259,9 +263,9 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
 
   Endpoint admin = plan->endpoint;
   if (!o.admin_url.empty()) {
-    auto ep = parse_url(o.admin_url, &err);
+    auto ep = parse_url(o.admin_url);
     if (!ep) {
-      std::fprintf(stderr, "hitcost-load sweep: bad --admin-url: %s\n", err.c_str());
+      std::fprintf(stderr, "hitcost-load sweep: bad --admin-url: %s\n", ep.error().message.c_str());
       return kExitUsage;
     }
     admin = *ep;

@@ -38,10 +38,9 @@ LoadPlan full_load(int port, double seconds) {
   o.connections = 8;
   o.keys = 200;
   if (two_cpus()) o.cpus = "1";
-  std::string err;
-  auto plan = build_plan(o, std::to_string(seconds) + "s", 0, 1.0, std::nullopt, "", &err);
-  EXPECT_TRUE(plan) << err;
-  return *plan;
+  auto plan = build_plan(o, std::to_string(seconds) + "s", 0, 1.0, std::nullopt, "");
+  EXPECT_TRUE(plan) << plan.error().message;
+  return plan.value();
 }
 
 void warm(int port) {

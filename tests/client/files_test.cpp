@@ -12,6 +12,8 @@
 
 namespace fs = std::filesystem;
 using namespace hitcost::client;
+using hitcost::Errc;
+using hitcost::Status;
 
 namespace {
 fs::path fresh_dir() {
@@ -28,49 +30,84 @@ std::string slurp(const fs::path& p) {
 
 TEST(Files, WriteReplacesTheFileWhole) {
   const fs::path d = fresh_dir();
-  std::string err;
-  ASSERT_TRUE(write_output((d / "a.json").string(), "first", &err)) << err;
-  ASSERT_TRUE(write_output((d / "a.json").string(), "second", &err)) << err;
+  Status written = write_output((d / "a.json").string(), "first");
+  ASSERT_TRUE(written) << written.error().message;
+  written = write_output((d / "a.json").string(), "second");
+  ASSERT_TRUE(written) << written.error().message;
   EXPECT_EQ(slurp(d / "a.json"), "second");
   EXPECT_FALSE(fs::exists(d / "a.json.tmp"));
 }
 
 TEST(Files, MissingDirectoryNamesPathAndReason) {
-  std::string err;
-  EXPECT_FALSE(write_output("/nonexistent-hitcost-dir/a.json", "x", &err));
-  EXPECT_EQ(err, "cannot write /nonexistent-hitcost-dir/a.json: No such file or directory");
+  const Status written = write_output("/nonexistent-hitcost-dir/a.json", "x");
+  ASSERT_FALSE(written);
+  EXPECT_EQ(written.error().code, Errc::io_error);
+  EXPECT_EQ(written.error().message, "cannot write /nonexistent-hitcost-dir/a.json: No such file or directory");
 }
 
 // A file size limit stands in for a full disk: the write fails part-way (EFBIG), the old file
 // stays as it was and no temporary file is left.
 TEST(Files, AFailedWriteLeavesTheOldFileAndNoTemporary) {
   const fs::path d = fresh_dir();
-  std::string err;
-  ASSERT_TRUE(write_output((d / "a.json").string(), "old", &err)) << err;
+  const Status first = write_output((d / "a.json").string(), "old");
+  ASSERT_TRUE(first) << first.error().message;
   std::signal(SIGXFSZ, SIG_IGN);  // write returns EFBIG instead of killing the process
   rlimit old{};
   ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
   rlimit small = old;
   small.rlim_cur = 4096;
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  const bool ok = write_output((d / "a.json").string(), std::string(100'000, 'x'), &err);
+  const Status written = write_output((d / "a.json").string(), std::string(100'000, 'x'));
   setrlimit(RLIMIT_FSIZE, &old);
-  EXPECT_FALSE(ok);
-  EXPECT_EQ(err, "cannot write " + (d / "a.json").string() + ": File too large");
+  ASSERT_FALSE(written);
+  EXPECT_EQ(written.error().code, Errc::io_error);
+  EXPECT_EQ(written.error().message, "cannot write " + (d / "a.json").string() + ": File too large");
   EXPECT_EQ(slurp(d / "a.json"), "old");
   EXPECT_FALSE(fs::exists(d / "a.json.tmp"));
 }
 
 TEST(Files, LoadNamesPathAndReason) {
   const fs::path d = fresh_dir();
-  std::string err;
-  EXPECT_FALSE(load_json_file((d / "none.json").string(), &err));
-  EXPECT_EQ(err, (d / "none.json").string() + ": No such file or directory");
+  const auto none = load_json_file((d / "none.json").string());
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, (d / "none.json").string() + ": No such file or directory");
   std::ofstream((d / "list.json")) << "[1,2]";
-  EXPECT_FALSE(load_json_file((d / "list.json").string(), &err));
-  EXPECT_EQ(err, (d / "list.json").string() + ": not a JSON object");
+  const auto list = load_json_file((d / "list.json").string());
+  ASSERT_FALSE(list);
+  EXPECT_EQ(list.error().message, (d / "list.json").string() + ": not a JSON object");
   std::ofstream((d / "ok.json")) << R"({"requests": 3})";
-  const auto j = load_json_file((d / "ok.json").string(), &err);
-  ASSERT_TRUE(j);
+  const auto j = load_json_file((d / "ok.json").string());
+  ASSERT_TRUE(j) << j.error().message;
   EXPECT_EQ((*j)["requests"], 3);
+}
+
+// A file that cannot be read is an OS failure; one that holds no JSON object is the file's
+// fault: callers can tell the two apart by the kind, not by parsing the message.
+TEST(Files, LoadTellsAMissingFileFromAnUnparsableOne) {
+  const fs::path d = fresh_dir();
+  const auto missing = load_json_file((d / "none.json").string());
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, Errc::io_error);
+  EXPECT_NE(missing.error().message.find((d / "none.json").string()), std::string::npos);
+
+  const auto unreadable = load_json_file(d.string() + "/none/run.json");  // no such directory
+  ASSERT_FALSE(unreadable);
+  EXPECT_EQ(unreadable.error().code, Errc::io_error);
+
+  // A run JSON cut off part-way (a copy interrupted, a full disk before write_output existed).
+  std::ofstream((d / "truncated.json")) << R"({"requests": 3, "latency": {"p50_us": 1)";
+  const auto truncated = load_json_file((d / "truncated.json").string());
+  ASSERT_FALSE(truncated);
+  EXPECT_EQ(truncated.error().code, Errc::parse_error);
+  EXPECT_EQ(truncated.error().message, (d / "truncated.json").string() + ": not a JSON object");
+
+  std::ofstream((d / "empty.json")) << "";
+  const auto empty = load_json_file((d / "empty.json").string());
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().code, Errc::parse_error);
+
+  std::ofstream((d / "list.json")) << "[1,2]";
+  const auto list = load_json_file((d / "list.json").string());
+  ASSERT_FALSE(list);
+  EXPECT_EQ(list.error().code, Errc::parse_error);
 }

@@ -134,8 +134,8 @@ TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {
   char dir[] = "/tmp/hitcost-html-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
   const std::string page = std::string(dir) + "/report.html";
-  std::string err;
-  ASSERT_TRUE(write_output(page, html_report({doc}, "sweep <test>"), &err)) << err;
+  const auto written = write_output(page, html_report({doc}, "sweep <test>"));
+  ASSERT_TRUE(written) << written.error().message;
   std::ifstream in(page);
   const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 

@@ -24,11 +24,10 @@ using hitcost::now_ns;
 
 namespace {
 LoadPlan plan_for(const FakeHttpServer& s, uint64_t duration_ms, uint64_t warmup_ms = 100) {
-  std::string err;
-  auto ep = parse_url(s.url(), &err);
-  EXPECT_TRUE(ep) << err;
+  auto ep = parse_url(s.url());
+  EXPECT_TRUE(ep) << ep.error().message;
   LoadPlan p;
-  p.endpoint = *ep;
+  p.endpoint = ep.value();
   p.duration_ns = duration_ms * 1'000'000;
   p.warmup_ns = warmup_ms * 1'000'000;
   p.connections = 4;
@@ -315,9 +314,8 @@ TEST(LoadRunner, NothingListeningGivesConnectErrors) {
     FakeHttpServer gone(FakeBehavior{});
     port = gone.port();
   }
-  std::string err;
   LoadPlan p;
-  p.endpoint = *parse_url("http://127.0.0.1:" + std::to_string(port), &err);
+  p.endpoint = parse_url("http://127.0.0.1:" + std::to_string(port)).value();
   p.duration_ns = 200'000'000;
   p.warmup_ns = 0;
   p.connections = 2;

@@ -1,9 +1,12 @@
 #include "client/options.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "client/load_runner.h"
 #include "client/net.h"
+#include "client/report.h"  // MeasureOptions
 
 using namespace hitcost::client;
 
@@ -31,28 +34,47 @@ TEST(Options, CpuListsAndRanges) {
 }
 
 TEST(Options, UrlsMustBeNumericOrLocalhost) {
-  std::string err;
-  auto ep = parse_url("http://127.0.0.1:8080", &err);
-  ASSERT_TRUE(ep) << err;
+  auto ep = parse_url("http://127.0.0.1:8080");
+  ASSERT_TRUE(ep) << ep.error().message;
   EXPECT_EQ(ep->port, 8080);
   EXPECT_EQ(ep->host_header, "127.0.0.1:8080");
-  EXPECT_TRUE(parse_url("http://localhost:1/", &err));
-  auto v6 = parse_url("http://[::1]:9000", &err);
-  ASSERT_TRUE(v6) << err;
+  EXPECT_TRUE(parse_url("http://localhost:1/"));
+  auto v6 = parse_url("http://[::1]:9000");
+  ASSERT_TRUE(v6) << v6.error().message;
   EXPECT_EQ(v6->host_header, "[::1]:9000");
-  EXPECT_EQ(parse_url("http://10.0.0.1", &err)->port, 80);
-  EXPECT_FALSE(parse_url("https://127.0.0.1:1", &err));
-  EXPECT_FALSE(parse_url("http://example.com:80", &err));
-  EXPECT_FALSE(parse_url("http://127.0.0.1:0", &err));
-  EXPECT_FALSE(parse_url("http://127.0.0.1:99999", &err));
+  EXPECT_EQ(parse_url("http://10.0.0.1")->port, 80);
+  EXPECT_FALSE(parse_url("https://127.0.0.1:1"));
+  EXPECT_FALSE(parse_url("http://example.com:80"));
+  EXPECT_FALSE(parse_url("http://127.0.0.1:0"));
+  EXPECT_FALSE(parse_url("http://127.0.0.1:99999"));
+}
+
+// A bad URL is the user's mistake (invalid_argument, exit 2), and the message says which part.
+TEST(Options, BadUrlIsInvalidArgumentSayingWhy) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"https://127.0.0.1:1", "URL must start with http:// (https is not supported)"},
+      {"http://[::1:80", "unterminated [ in URL"},
+      {"http://[::1]x", "junk after ] in URL"},
+      {"http://:80", "URL has no host"},
+      {"http://127.0.0.1:0", "bad port in URL"},
+      {"http://example.com:80", "host must be a numeric IP address or localhost: example.com"},
+  };
+  size_t checked = 0;
+  for (const auto& [url, message] : cases) {
+    const auto ep = parse_url(url);
+    ASSERT_FALSE(ep) << url;
+    EXPECT_EQ(ep.error().code, hitcost::Errc::invalid_argument) << url;
+    EXPECT_EQ(ep.error().message, message) << url;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6u);
 }
 
 TEST(Options, RequestTemplateEncodesStrategyAndRows) {
   RunOptions o;
   o.url = "http://127.0.0.1:8080";
-  std::string err;
-  auto plan = build_plan(o, "1s", 0, std::nullopt, 50, "struct:json+zlib", &err);
-  ASSERT_TRUE(plan) << err;
+  auto plan = build_plan(o, "1s", 0, std::nullopt, 50, "struct:json+zlib");
+  ASSERT_TRUE(plan) << plan.error().message;
   const auto t = make_request_template(*plan);
   EXPECT_EQ(t.prefix, "GET /page/");
   EXPECT_EQ(t.suffix, "?rows=50&strategy=struct%3Ajson%2Bzlib HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n");
@@ -61,40 +83,108 @@ TEST(Options, RequestTemplateEncodesStrategyAndRows) {
 
 TEST(Options, BadValuesAreRejectedWithAReason) {
   RunOptions o;
-  std::string err;
-  EXPECT_FALSE(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err));  // no url
+  auto plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "");
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, hitcost::Errc::invalid_argument);
+  EXPECT_EQ(plan.error().message, "--url is required");
   o.url = "http://127.0.0.1:8080";
   o.key_dist = "zipf:x";
-  EXPECT_FALSE(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err));
-  EXPECT_NE(err.find("key-dist"), std::string::npos);
+  plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "");
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("key-dist"), std::string::npos);
   o.key_dist = "uniform";
   o.connections = 1;
   o.threads = 2;
-  EXPECT_FALSE(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err));
+  EXPECT_FALSE(build_plan(o, "1s", 0, std::nullopt, std::nullopt, ""));
   o.threads = 1;
-  EXPECT_FALSE(build_plan(o, "soon", 0, std::nullopt, std::nullopt, "", &err));
+  plan = build_plan(o, "soon", 0, std::nullopt, std::nullopt, "");
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().message, "bad --duration: soon");
+  // parse_url's reason comes through as it is.
+  o.url = "http://example.com:80";
+  plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "");
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, hitcost::Errc::invalid_argument);
+  EXPECT_EQ(plan.error().message, "host must be a numeric IP address or localhost: example.com");
 }
 
 TEST(Options, SpinUsBecomesThePlansSpinNs) {
   RunOptions o;
   o.url = "http://127.0.0.1:8080";
-  std::string err;
-  auto plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err);
-  ASSERT_TRUE(plan) << err;
+  auto plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "");
+  ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_TRUE(plan->spin_adaptive);  // the default: "auto", starting from 30 µs
   EXPECT_EQ(plan->spin_ns, 30'000u);
   o.spin_us = "2.5";
-  plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err);
-  ASSERT_TRUE(plan) << err;
+  plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "");
+  ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_FALSE(plan->spin_adaptive);
   EXPECT_EQ(plan->spin_ns, 2'500u);
   o.spin_us = "0";  // always sleep
-  EXPECT_EQ(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err)->spin_ns, 0u);
+  EXPECT_EQ(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "")->spin_ns, 0u);
   for (const char* bad : {"-1", "fast", "5us", "2000000"}) {
     o.spin_us = bad;
-    EXPECT_FALSE(build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", &err)) << bad;
-    EXPECT_NE(err.find("spin-us"), std::string::npos) << bad;
+    plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "");
+    ASSERT_FALSE(plan) << bad;
+    EXPECT_NE(plan.error().message.find("spin-us"), std::string::npos) << bad;
   }
+}
+
+TEST(Options, PidListsNameTheBadItem) {
+  const auto self = parse_pid_list(" " + std::to_string(::getpid()) + ",,");  // empty items dropped
+  ASSERT_TRUE(self) << self.error().message;
+  EXPECT_EQ(*self, (std::vector<int64_t>{int64_t(::getpid())}));
+  const std::pair<std::string, std::string> cases[] = {
+      {"12x", "'12x' is not a pid"},
+      {"0", "'0' is not a pid"},
+      {"", "no pid given"},
+      {" , ", "no pid given"},
+      // Above any pid_max (4194304), so never a live process.
+      {"999999999", "no process 999999999 visible here (the server must run on this machine)"},
+  };
+  size_t checked = 0;
+  for (const auto& [text, message] : cases) {
+    const auto pids = parse_pid_list(text);
+    ASSERT_FALSE(pids) << text;
+    EXPECT_EQ(pids.error().code, hitcost::Errc::invalid_argument) << text;
+    EXPECT_EQ(pids.error().message, message) << text;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5u);
+}
+
+TEST(Options, MeasureOptionsSayWhichFlagIsBad) {
+  RunOptions o;
+  auto mo = measure_options(o);
+  ASSERT_TRUE(mo) << mo.error().message;
+  EXPECT_EQ(mo->idle_ns, 1'000'000'000u);
+  EXPECT_TRUE(mo->server_processes.empty());
+
+  o.server_tree = std::to_string(::getpid());
+  o.idle = "250ms";
+  o.attribution = "receiver";
+  mo = measure_options(o);
+  ASSERT_TRUE(mo) << mo.error().message;
+  EXPECT_EQ(mo->server_processes.trees, (std::vector<int64_t>{int64_t(::getpid())}));
+  EXPECT_EQ(mo->idle_ns, 250'000'000u);
+  EXPECT_EQ(mo->attribution, Attribution::receiver_pays);
+
+  o.cache_pids = "memcached";
+  mo = measure_options(o);
+  ASSERT_FALSE(mo);
+  EXPECT_EQ(mo.error().code, hitcost::Errc::invalid_argument);
+  EXPECT_EQ(mo.error().message, "--cache-pids: 'memcached' is not a pid");
+
+  o.cache_pids = std::to_string(::getpid());
+  o.server_tree.clear();
+  mo = measure_options(o);
+  ASSERT_FALSE(mo);
+  EXPECT_EQ(mo.error().message, "--cache-pids/--cache-tree need --server-pids or --server-tree");
+
+  o.idle = "soon";
+  mo = measure_options(o);
+  ASSERT_FALSE(mo);
+  EXPECT_EQ(mo.error().message, "bad --idle: soon");
 }
 
 TEST(Options, DefaultMissStartIsFarAboveTheWarmedSet) {

@@ -105,15 +105,16 @@ TEST(ProcessSet, SnapshotIsShapedLikeStatsAndRefusesAnEmptySet) {
   ProcessSetSpec server, cache;
   server.pids = {child};
   cache.pids = {::getpid()};
-  std::string err;
-  auto j = process_set_stats(server, cache, 12.5, &err);
-  ASSERT_TRUE(j) << err;
+  auto j = process_set_stats(server, cache, 12.5);
+  ASSERT_TRUE(j) << j.error().message;
   EXPECT_EQ((*j)["backend"], "processes: pids " + std::to_string(child));
   EXPECT_EQ((*j)["host"]["pid"], child);
   EXPECT_EQ(members_of(*j, "processes").size(), 1u);
   EXPECT_EQ(members_of(*j, "cache_processes").size(), 1u);
   EXPECT_TRUE((*j)["store"]["extra"].contains("rusage_user_s"));
   kill_tree(child);
-  EXPECT_FALSE(process_set_stats(server, {}, 13.0, &err));
-  EXPECT_NE(err.find("no live process"), std::string::npos) << err;
+  const auto gone = process_set_stats(server, {}, 13.0);
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().code, hitcost::Errc::not_found);
+  EXPECT_EQ(gone.error().message, "no live process in the server set (pids " + std::to_string(child) + ")");
 }

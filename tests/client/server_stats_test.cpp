@@ -1,12 +1,21 @@
 #include "client/server_stats.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
+#include <thread>
+
+#include "core/unique_fd.h"
 
 using namespace hitcost::client;
+using hitcost::Errc;
+using hitcost::UniqueFd;
 
 TEST(ServerStats, DeltasFollowTheStatsSchema) {
   const auto before = nlohmann::json::parse(R"({
@@ -135,4 +144,114 @@ TEST(ServerStats, SelfCpuCountsCpuBurnedInThisThread) {
   EXPECT_GE(burned, 0.9 * kBurn) << "wall " << wall << " s";
   // ... and no process burns more CPU than its threads had wall time (+10 ms of slack).
   EXPECT_LE(burned, wall * double(thread_count()) + 0.01) << "wall " << wall << " s";
+}
+
+namespace {
+// A loopback listening socket on a free port; nothing accepts on it unless answer_once runs.
+struct Listener {
+  UniqueFd fd{::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+  uint16_t port = 0;
+  Listener() {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (!fd || ::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd.get(), 4) != 0 ||
+        ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      return;
+    port = ntohs(a.sin_port);
+  }
+  Endpoint endpoint() const { return parse_url("http://127.0.0.1:" + std::to_string(port)).value(); }
+  // Accepts one connection, reads the request head, sends `raw` and closes.
+  std::thread answer_once(std::string raw) {
+    return std::thread([this, raw = std::move(raw)] {
+      UniqueFd c(::accept(fd.get(), nullptr, nullptr));
+      if (!c) return;
+      std::string head;
+      char buf[4096];
+      while (head.find("\r\n\r\n") == std::string::npos) {
+        const ssize_t n = ::recv(c.get(), buf, sizeof buf, 0);
+        if (n <= 0) return;
+        head.append(buf, size_t(n));
+      }
+      write_all(c.get(), raw.data(), raw.size());
+    });
+  }
+};
+
+hitcost::Result<nlohmann::json> fetch_answered(const std::string& raw) {
+  Listener l;
+  EXPECT_NE(l.port, 0);
+  std::thread server = l.answer_once(raw);
+  auto stats = fetch_stats(l.endpoint());
+  server.join();
+  return stats;
+}
+}  // namespace
+
+TEST(ServerStats, FetchStatsParsesTheAnswer) {
+  const auto stats = fetch_answered("HTTP/1.1 200 OK\r\nContent-Length: 15\r\n\r\n{\"requests\": 5}");
+  ASSERT_TRUE(stats) << stats.error().message;
+  EXPECT_EQ((*stats)["requests"], 5);
+}
+
+// Each way GET /stats can fail has its own kind, and the message is the text printed before.
+TEST(ServerStats, FetchStatsSaysWhatKindOfFailureItWas) {
+  size_t checked = 0;
+  {
+    const auto stats = fetch_answered("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\nboom");
+    ASSERT_FALSE(stats);
+    EXPECT_EQ(stats.error().code, Errc::server_error);
+    EXPECT_EQ(stats.error().message, "GET /stats: HTTP 500: boom");
+    ++checked;
+  }
+  {
+    const auto stats = fetch_answered("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n[1]");
+    ASSERT_FALSE(stats);
+    EXPECT_EQ(stats.error().code, Errc::parse_error);
+    EXPECT_EQ(stats.error().message, "GET /stats: answer is not a JSON object");
+    ++checked;
+  }
+  {
+    const auto stats = fetch_answered("SSH-2.0-OpenSSH\r\n\r\n");
+    ASSERT_FALSE(stats);
+    EXPECT_EQ(stats.error().code, Errc::parse_error);
+    EXPECT_EQ(stats.error().message, "GET /stats: malformed HTTP answer");
+    ++checked;
+  }
+  {
+    const auto stats = fetch_answered("");  // read the request, then closed without a word
+    ASSERT_FALSE(stats);
+    EXPECT_EQ(stats.error().code, Errc::connection);
+    EXPECT_EQ(stats.error().message, "GET /stats: malformed HTTP answer");
+    ++checked;
+  }
+  {
+    Endpoint closed;
+    {
+      Listener gone;
+      ASSERT_NE(gone.port, 0);
+      closed = gone.endpoint();
+    }  // nothing listens there any more
+    const auto stats = fetch_stats(closed);
+    ASSERT_FALSE(stats);
+    EXPECT_EQ(stats.error().code, Errc::connection);
+    EXPECT_EQ(stats.error().message, "GET /stats: connect to " + closed.host_header + ": Connection refused");
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5u);
+}
+
+// A server that takes the connection (the kernel's backlog) but never answers.
+TEST(ServerStats, NoAnswerWithinTheTimeoutIsATimeout) {
+  Listener silent;
+  ASSERT_NE(silent.port, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  const HttpReply r = http_request(silent.endpoint(), "GET", "/stats", {}, 200);
+  const double waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.error_kind, Errc::timeout) << r.error;
+  EXPECT_EQ(r.error.rfind("recv: ", 0), 0u) << r.error;
+  EXPECT_GE(waited_s, 0.15);
+  EXPECT_LT(waited_s, 5.0);
 }
