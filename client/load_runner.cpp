@@ -74,7 +74,7 @@ void keep_first_error(std::vector<ErrorSample>& samples, std::string_view kind, 
 
 namespace {
 
-using detail::Worker;
+using detail::LoadThread;
 
 void sleep_until_ns(uint64_t t, const std::atomic<bool>* stop) {
   for (;;) {
@@ -97,7 +97,7 @@ LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std
   const uint64_t measure_start = t0 + plan.warmup_ns;
   const uint64_t measure_end = plan.requests ? UINT64_MAX : measure_start + plan.duration_ns;
 
-  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::unique_ptr<LoadThread>> load_threads;
   for (int i = 0; i < plan.threads; ++i) {
     const int conns = plan.connections / plan.threads + (i < plan.connections % plan.threads ? 1 : 0);
     const double rate = plan.rate * double(conns) / double(plan.connections);
@@ -105,14 +105,14 @@ LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std
                                                (uint64_t(i) < plan.requests % uint64_t(plan.threads) ? 1 : 0)
                                          : 0;
     if (plan.requests && quota == 0) continue;  // fewer requests than threads
-    workers.push_back(std::make_unique<Worker>(plan, tmpls, i, conns, rate, quota, t0, measure_start,
-                                               measure_end, stop));
+    load_threads.push_back(std::make_unique<LoadThread>(plan, tmpls, i, conns, rate, quota, t0, measure_start,
+                                                        measure_end, stop));
   }
   std::vector<std::thread> threads;
-  std::atomic<size_t> done_workers{0};
-  for (auto& w : workers) threads.emplace_back([&w, &done_workers] {
+  std::atomic<size_t> done_threads{0};
+  for (auto& w : load_threads) threads.emplace_back([&w, &done_threads] {
     w->run();
-    done_workers.fetch_add(1);
+    done_threads.fetch_add(1);
   });
 
   sleep_until_ns(measure_start, stop);
@@ -122,16 +122,16 @@ LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std
   const uint64_t mono = now_ns();
   const uint64_t wall_ns = uint64_t(wall.tv_sec) * 1'000'000'000ULL + uint64_t(wall.tv_nsec);
   const uint64_t started_unix_ns = wall_ns - (mono > measure_start ? mono - measure_start : 0);
-  // Progress ticks while the window runs (duration mode) or until every worker is done.
+  // Progress ticks while the window runs (duration mode) or until every load thread is done.
   if (plan.live_progress && hooks.every_second) {
     std::vector<const LiveProgress*> parts;
-    for (auto& w : workers) parts.push_back(&w->progress());
+    for (auto& w : load_threads) parts.push_back(&w->progress());
     uint64_t prev = 0, tick = measure_start;
     for (;;) {
       tick += 1'000'000'000ULL;
       if (!plan.requests && tick > measure_end) break;
       sleep_until_ns(tick, stop);
-      if ((stop && stop->load()) || done_workers.load() == workers.size()) break;
+      if ((stop && stop->load()) || done_threads.load() == load_threads.size()) break;
       const ProgressSnapshot snap = read_progress(parts, double(tick - measure_start) / 1e9, prev, 1.0);
       prev = snap.requests;
       hooks.every_second(snap);
@@ -148,14 +148,14 @@ LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std
   }
   for (auto& t : threads) t.join();
   if (plan.requests && hooks.at_end) hooks.at_end();
-  for (auto& w : workers)
+  for (auto& w : load_threads)
     if (!w->result().setup_error.empty()) throw std::runtime_error(w->result().setup_error);
 
   LoadResult out;
   out.started_unix_ns = started_unix_ns;
   out.rows_requests.assign(plan.rows_mix.size(), 0);
   uint64_t last_done = measure_start;
-  for (auto& w : workers) {
+  for (auto& w : load_threads) {
     LoadResult& r = w->result();
     out.latency.merge(r.latency);
     out.hit.merge(r.hit);
@@ -179,7 +179,7 @@ LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std
     last_done = std::max(last_done, w->last_done_ns());
   }
   uint64_t stopped = 0;  // the last load thread's sight of `stop`: every response counted came before it
-  for (auto& w : workers) stopped = std::max(stopped, w->stopped_ns());
+  for (auto& w : load_threads) stopped = std::max(stopped, w->stopped_ns());
   if (stopped) window_end = std::max(measure_start, std::min(measure_end, stopped));
   out.interrupted = stop && stop->load() &&
                     (plan.requests ? out.requests + out.errors.total() < plan.requests : window_end < measure_end);

@@ -18,7 +18,7 @@
 
 namespace hitcost::client::detail {
 
-void Worker::set_out(Conn& c, bool on) {
+void LoadThread::set_out(Conn& c, bool on) {
   if (c.want_out == on) return;
   epoll_event ev{};
   ev.events = EPOLLIN | (on ? EPOLLOUT : 0u);
@@ -27,7 +27,7 @@ void Worker::set_out(Conn& c, bool on) {
   c.want_out = on;
 }
 
-void Worker::open(Conn& c, uint64_t now) {
+void LoadThread::open(Conn& c, uint64_t now) {
   if (c.ever_opened) ++r_.reconnects;
   c.ever_opened = true;
   bool pending = false;
@@ -53,14 +53,14 @@ void Worker::open(Conn& c, uint64_t now) {
   }
 }
 
-void Worker::on_connected(Conn& c, uint64_t now) {
+void LoadThread::on_connected(Conn& c, uint64_t now) {
   set_out(c, false);
   c.state = Conn::State::idle;
   became_idle(c, now);
 }
 
 // Closing the fd also removes it from the epoll set (we never dup these fds).
-void Worker::drop(Conn& c, uint64_t now, uint64_t retry_after) {
+void LoadThread::drop(Conn& c, uint64_t now, uint64_t retry_after) {
   if (c.state == Conn::State::writing || c.state == Conn::State::reading) --in_flight_;
   if (c.fd >= 0) ::close(c.fd);
   c.fd = -1;
@@ -69,7 +69,7 @@ void Worker::drop(Conn& c, uint64_t now, uint64_t retry_after) {
   c.retry_ns = now + retry_after;
 }
 
-void Worker::became_idle(Conn& c, uint64_t now) {
+void LoadThread::became_idle(Conn& c, uint64_t now) {
   if (rate_ > 0) {
     if (!c.in_idle) {
       c.in_idle = true;
@@ -82,7 +82,7 @@ void Worker::became_idle(Conn& c, uint64_t now) {
   send(c, 0);
 }
 
-void Worker::send(Conn& c, uint64_t intended_ns) {
+void LoadThread::send(Conn& c, uint64_t intended_ns) {
   const KeyChooser::Pick pick = chooser_.next();
   c.tmpl = 0;
   if (mix_cdf_.size() > 1) {
@@ -111,7 +111,7 @@ void Worker::send(Conn& c, uint64_t intended_ns) {
   flush(c);
 }
 
-void Worker::flush(Conn& c) {
+void LoadThread::flush(Conn& c) {
   while (c.req_off < c.req_len) {
     const ssize_t n = ::send(c.fd, c.req + c.req_off, c.req_len - c.req_off, MSG_NOSIGNAL);
     if (n > 0) {
@@ -132,7 +132,7 @@ void Worker::flush(Conn& c) {
   c.state = Conn::State::reading;
 }
 
-void Worker::handle(Conn& c, uint32_t events) {
+void LoadThread::handle(Conn& c, uint32_t events) {
   if (c.state == Conn::State::connecting) {
     const uint64_t now = now_ns();
     if (const int err = connect_result(c.fd); err != 0) {
@@ -150,7 +150,7 @@ void Worker::handle(Conn& c, uint32_t events) {
   if ((events & EPOLLOUT) && c.state == Conn::State::writing) flush(c);
 }
 
-void Worker::on_readable(Conn& c) {
+void LoadThread::on_readable(Conn& c) {
   for (;;) {
     const ssize_t n = ::recv(c.fd, rbuf_.data(), rbuf_.size(), 0);
     if (n > 0) {
@@ -175,7 +175,7 @@ void Worker::on_readable(Conn& c) {
   }
 }
 
-bool Worker::consume(Conn& c, const char* data, size_t n, uint64_t t) {
+bool LoadThread::consume(Conn& c, const char* data, size_t n, uint64_t t) {
   while (n > 0) {
     if (c.state != Conn::State::reading) {  // bytes nobody asked for
       count_error(r_.errors.parse, t, "parse", "bytes arrived while no request was in flight");
@@ -209,7 +209,7 @@ bool Worker::consume(Conn& c, const char* data, size_t n, uint64_t t) {
   return true;
 }
 
-void Worker::on_response(Conn& c, uint64_t t) {
+void LoadThread::on_response(Conn& c, uint64_t t) {
   if (!c.measured) return;
   if (duration_mode() && t > measure_end_) {
     // Seen in the loop's last pass, after the window closed: open loop, that request was
@@ -270,7 +270,7 @@ void Worker::on_response(Conn& c, uint64_t t) {
   }
 }
 
-void Worker::dispatch_open_loop(uint64_t now) {
+void LoadThread::dispatch_open_loop(uint64_t now) {
   while (!idle_.empty()) {
     const uint64_t due = intended(next_k_);
     if (due > now) return;
@@ -285,7 +285,7 @@ void Worker::dispatch_open_loop(uint64_t now) {
   }
 }
 
-void Worker::check_timers(uint64_t now) {
+void LoadThread::check_timers(uint64_t now) {
   for (Conn& c : conns_) {
     switch (c.state) {
       case Conn::State::closed:
@@ -314,7 +314,7 @@ void Worker::check_timers(uint64_t now) {
 
 // A measured request that timed out weighs in the latency at what it has waited so far
 // (see the header), in both loop modes; only when it is also counted as a timeout error.
-void Worker::on_timeout(const Conn& c, uint64_t now) {
+void LoadThread::on_timeout(const Conn& c, uint64_t now) {
   if (!c.measured || !count_error(r_.errors.timeout, now, "timeout", "no complete response within the timeout"))
     return;
   r_.latency.record(now - c.intended_ns);
@@ -324,7 +324,7 @@ void Worker::on_timeout(const Conn& c, uint64_t now) {
 // Open loop, duration mode: what was due in the window but never answered is a symptom of
 // overload and must weigh in the latency (see the header). Closed loop always ends with C
 // requests cut off in flight: not a symptom, not counted.
-void Worker::account_cut_off(uint64_t end) {
+void LoadThread::account_cut_off(uint64_t end) {
   if (rate_ <= 0 || !duration_mode()) return;
   for (Conn& c : conns_) {
     if ((c.state != Conn::State::writing && c.state != Conn::State::reading) || !c.measured) continue;
@@ -340,7 +340,7 @@ void Worker::account_cut_off(uint64_t end) {
   }
 }
 
-void Worker::run() {
+void LoadThread::run() {
   // The CPUs were checked online before the run (proc::cpus_not_online_error), so a failure
   // here is not expected; the per-run record of where threads ran is cpu_accounting's.
   if (!plan_.cpus.empty()) pin_this_thread(plan_.cpus[size_t(index_) % plan_.cpus.size()]);
@@ -422,7 +422,7 @@ void Worker::run() {
   r_.spin_ns = rate_ > 0 ? spin_ns_ : 0;
 }
 
-void Worker::learn_wake_delay(uint64_t late_ns) noexcept {
+void LoadThread::learn_wake_delay(uint64_t late_ns) noexcept {
   wake_late_ns_[wake_late_count_++] = late_ns;
   if (wake_late_count_ < wake_late_ns_.size()) return;
   wake_late_count_ = 0;

@@ -33,15 +33,17 @@ struct Conn {
   uint32_t gen = 0;          // epoll tag generation: stale events after a reconnect are ignored
   uint32_t req_len = 0, req_off = 0;
   uint64_t intended_ns = 0, sent_ns = 0, deadline_ns = 0, retry_ns = 0;
-  char* req = nullptr;       // this connection's slice of the worker's request arena
+  char* req = nullptr;       // this connection's slice of the thread's request arena
   ResponseParser parser;
 };
 
-class Worker {
+// One load thread's state: its share of the connections, its epoll loop and its counts.
+// run_load starts run() on a std::thread of its own and reads result() after the join.
+class LoadThread {
  public:
-  Worker(const LoadPlan& plan, const std::vector<RequestTemplate>& tmpls, int index, int conns, double rate,
-         uint64_t requests_quota, uint64_t t0, uint64_t measure_start, uint64_t measure_end,
-         const std::atomic<bool>* stop)
+  LoadThread(const LoadPlan& plan, const std::vector<RequestTemplate>& tmpls, int index, int conns, double rate,
+             uint64_t requests_quota, uint64_t t0, uint64_t measure_start, uint64_t measure_end,
+             const std::atomic<bool>* stop)
       : plan_(plan), tmpls_(tmpls), index_(index), rate_(rate), quota_(requests_quota), t0_(t0),
         measure_start_(measure_start), measure_end_(measure_end), stop_(stop),
         chooser_(plan.keys, plan.seed * 0x9e3779b97f4a7c15ULL + uint64_t(index) + 1, uint64_t(index),
