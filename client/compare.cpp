@@ -10,25 +10,19 @@ std::optional<std::pair<std::string, std::string>> parse_labelled_input(const st
   return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
 }
 
-std::optional<nlohmann::json> pool_backend_runs(const std::vector<std::pair<std::string, nlohmann::json>>& docs,
-                                                std::string* error) {
-  nlohmann::json pooled = nlohmann::json::array();
+Result<std::vector<RunRecord>> pool_backend_runs(const std::vector<std::pair<std::string, nlohmann::json>>& docs) {
+  std::vector<RunRecord> pooled;
   for (const auto& [label, doc] : docs) {
-    if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array()) {
-      *error = "input labelled '" + label + "' is not a sweep JSON (no \"runs\")";
-      return std::nullopt;
-    }
-    for (nlohmann::json run : doc["runs"]) {
-      if (run.value("role", std::string("capacity")) != "capacity") continue;
-      run["sweep_store"] = run.value("strategy", std::string());
-      run["strategy"] = label;
+    if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array())
+      return Error{Errc::invalid_argument, "input labelled '" + label + "' is not a sweep JSON (no \"runs\")"};
+    for (RunRecord& run : records_of(doc)) {
+      if (run.is_latency_run()) continue;
+      run.sweep_store = run.strategy;
+      run.strategy = label;
       pooled.push_back(std::move(run));
     }
   }
-  if (pooled.empty()) {
-    *error = "no capacity run in the inputs";
-    return std::nullopt;
-  }
+  if (pooled.empty()) return Error{Errc::invalid_argument, "no capacity run in the inputs"};
   return pooled;
 }
 

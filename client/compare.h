@@ -14,7 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "client/run_record.h"
 #include "client/summary.h"
+#include "core/result.h"
 
 namespace hitcost::client {
 
@@ -22,11 +24,10 @@ namespace hitcost::client {
 std::optional<std::pair<std::string, std::string>> parse_labelled_input(const std::string& text);
 
 // The pooled runs: each capacity run of `docs[i].second` (a sweep JSON with "runs") with its
-// strategy moved to "sweep_store" and "strategy" set to the label `docs[i].first`. Latency
-// runs are left out (their rates differ between backends). nullopt with *error for a doc
-// without runs.
-std::optional<nlohmann::json> pool_backend_runs(const std::vector<std::pair<std::string, nlohmann::json>>& docs,
-                                                std::string* error);
+// strategy moved to sweep_store and strategy set to the label `docs[i].first`. Latency runs
+// are left out (their rates differ between backends). invalid_argument for a doc without
+// runs, or when no input has a capacity run.
+Result<std::vector<RunRecord>> pool_backend_runs(const std::vector<std::pair<std::string, nlohmann::json>>& docs);
 
 // Summary options for a pooled comparison: rows are backends (baseline first), grouped by strategy.
 SummaryOptions compare_options(const std::vector<std::string>& labels, const std::string& baseline,

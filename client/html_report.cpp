@@ -5,13 +5,14 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "client/histogram.h"
 #include "client/log2_histogram.h"
-#include "client/report.h"
+#include "client/run_record.h"
 #include "client/summary.h"
 #include "client/verdict.h"
 
@@ -55,7 +56,7 @@ std::string short_us(uint64_t us) {
 
 std::optional<double> num_at(const json& j, const char* pointer) {
   const auto p = json::json_pointer(pointer);
-  if (!j.contains(p) || !j.at(p).is_number()) return std::nullopt;
+  if (!j.is_object() || !j.contains(p) || !j.at(p).is_number()) return std::nullopt;
   return j.at(p).get<double>();
 }
 
@@ -64,10 +65,10 @@ double median_of(std::vector<double> v) {
   return r ? r->median : 0.0;
 }
 
-std::string run_store(const json& run) {
-  const std::string s = run.value("sweep_store", std::string());
-  if (!s.empty()) return s;
-  return run.contains("store") && run["store"].is_string() ? run["store"].get<std::string>() : "";
+// A value inside one of a run's JSON sub-documents (cpu, server_sampling...); null if absent.
+json at(const json& doc, const char* pointer) {
+  const auto p = json::json_pointer(pointer);
+  return doc.is_object() && doc.contains(p) ? doc.at(p) : json(nullptr);
 }
 std::string group_label(const std::string& store, const std::string& strategy) {
   const std::string s = strategy.empty() ? "(server's strategy)" : strategy;
@@ -76,13 +77,13 @@ std::string group_label(const std::string& store, const std::string& strategy) {
 
 struct Group {
   std::string store, strategy, label;
-  std::vector<const json*> runs;
+  std::vector<const RunRecord*> runs;
 };
 
-std::vector<Group> group_runs(const std::vector<json>& runs) {
+std::vector<Group> group_runs(const std::vector<RunRecord>& runs) {
   std::vector<Group> groups;
-  for (const json& r : runs) {
-    const std::string store = run_store(r), strategy = r.value("strategy", std::string());
+  for (const RunRecord& r : runs) {
+    const std::string store = r.group_store(), strategy = r.strategy;
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const Group& g) { return g.store == store && g.strategy == strategy; });
     if (it == groups.end()) {
@@ -102,9 +103,9 @@ const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
 // Latency percentiles per strategy: grouped bars on a log10 µs axis, bar = median over the
 // group's runs, whisker = min..max over them.
 std::string latency_chart(const std::vector<Group>& groups, bool open_loop_runs) {
-  static const std::pair<const char*, const char*> pcts[] = {
-      {"p50", "/latency_us/p50"}, {"p90", "/latency_us/p90"}, {"p99", "/latency_us/p99"},
-      {"p99.9", "/latency_us/p999"}, {"max", "/latency_us/max"}};
+  static const std::pair<const char*, double LatencyUs::*> pcts[] = {
+      {"p50", &LatencyUs::p50}, {"p90", &LatencyUs::p90}, {"p99", &LatencyUs::p99},
+      {"p99.9", &LatencyUs::p999}, {"max", &LatencyUs::max}};
   const int np = 5;
   struct Cell { double med = 0, lo = 0, hi = 0; };
   std::vector<std::vector<Cell>> cells(groups.size(), std::vector<Cell>(np));
@@ -112,9 +113,8 @@ std::string latency_chart(const std::vector<Group>& groups, bool open_loop_runs)
   for (size_t g = 0; g < groups.size(); ++g)
     for (int p = 0; p < np; ++p) {
       std::vector<double> v;
-      for (const json* r : groups[g].runs)
-        if (open_loop_runs == (r->value("role", std::string()) == "latency"))
-          if (auto x = num_at(*r, pcts[p].second)) v.push_back(std::max(*x, 0.001));
+      for (const RunRecord* r : groups[g].runs)
+        if (open_loop_runs == r->is_latency_run()) v.push_back(std::max(r->latency_us.*pcts[p].second, 0.001));
       if (auto range = Range::of(v)) {
         cells[g][size_t(p)] = {range->median, range->min, range->max};
         vmin = std::min(vmin, range->min);
@@ -174,14 +174,12 @@ std::string latency_chart(const std::vector<Group>& groups, bool open_loop_runs)
 const char* kCpuParts[] = {"receive", "fetch", "unwrap", "decode", "render", "write", "other"};
 const char* kWallParts[] = {"fetch", "unwrap", "decode", "render", "write"};
 
-bool is_capacity(const json& r) { return r.value("role", std::string("capacity")) != "latency"; }
-
 double part_median(const Group& g, const char* kind, const char* part) {
   std::vector<double> v;
-  for (const json* r : g.runs) {
-    if (!is_capacity(*r)) continue;
-    const std::string ptr = std::string("/server_sampling/hit/") + kind + "/" + part;
-    if (auto x = num_at(*r, ptr.c_str())) v.push_back(*x);
+  for (const RunRecord* r : g.runs) {
+    if (r->is_latency_run()) continue;
+    const std::string ptr = std::string("/hit/") + kind + "/" + part;
+    if (auto x = num_at(r->server_sampling, ptr.c_str())) v.push_back(*x);
   }
   return median_of(v);
 }
@@ -289,11 +287,11 @@ std::string phase_chart(const std::vector<Group>& groups) {
 
 // bcc-style log2 histogram of one run, hits and misses stacked, count on a log axis so a
 // 1 % miss peak is visible next to a 99 % hit peak. Peaks found as in the terminal report.
-std::string log2_chart(const json& run, const std::string& label) {
+std::string log2_chart(const RunRecord& run, const std::string& label) {
   Histogram all, hit, miss;
-  if (!run.contains("histogram") || !histogram_from_json(run["histogram"], &all)) return "";
-  if (run.contains("histogram_hit")) histogram_from_json(run["histogram_hit"], &hit);
-  if (run.contains("histogram_miss")) histogram_from_json(run["histogram_miss"], &miss);
+  if (!histogram_from_json(run.histogram, &all)) return "";
+  histogram_from_json(run.histogram_hit, &hit);
+  histogram_from_json(run.histogram_miss, &miss);
   const Log2Histogram la = Log2Histogram::from_ns(all), lh = Log2Histogram::from_ns(hit), lm = Log2Histogram::from_ns(miss);
   size_t first = 0;
   while (first < la.counts.size() && la.counts[first] == 0) ++first;
@@ -343,9 +341,9 @@ std::string log2_chart(const json& run, const std::string& label) {
 }
 
 // Per-second throughput (line) and p99 (dashed) of one run, each scaled to its own maximum.
-std::string series_chart(const json& run, const std::string& label) {
-  if (!run.contains("series") || !run["series"].is_array() || run["series"].empty()) return "";
-  const json& pts = run["series"];
+std::string series_chart(const RunRecord& run, const std::string& label) {
+  if (!run.series.is_array() || run.series.empty()) return "";
+  const json& pts = run.series;
   double rmax = 1e-9, pmax = 1e-9;
   for (const auto& p : pts) {
     rmax = std::max(rmax, p.value("throughput_rps", 0.0));
@@ -377,76 +375,85 @@ std::string series_chart(const json& run, const std::string& label) {
   return s.str();
 }
 
-std::string range_cell(const json& r, const char* f) {
-  if (!r.is_object()) return "<td>-</td>";
-  return "<td>" + fmt(f, r.value("median", 0.0)) + " <span class=\"rng\">[" + fmt(f, r.value("min", 0.0)) + ".." +
-         fmt(f, r.value("max", 0.0)) + "]</span></td>";
+std::string range_cell(const std::optional<Range>& r, const char* f) {
+  if (!r) return "<td>-</td>";
+  return "<td>" + fmt(f, r->median) + " <span class=\"rng\">[" + fmt(f, r->min) + ".." + fmt(f, r->max) +
+         "]</span></td>";
 }
 
-std::string uniq(const std::vector<json>& runs, const char* pointer) {
+// The distinct values of one field over the runs, as text ("-" when no run has one).
+std::string uniq(const std::vector<RunRecord>& runs, const std::function<json(const RunRecord&)>& field) {
   std::set<std::string> seen;
   std::string out;
-  for (const json& r : runs) {
-    const auto p = json::json_pointer(pointer);
-    if (!r.contains(p)) continue;
-    const json& v = r.at(p);
+  for (const RunRecord& r : runs) {
+    const json v = field(r);
     if (v.is_null()) continue;
     std::string text = v.is_string() ? v.get<std::string>() : v.dump();
     if (v.is_array() && v.empty()) text = "none";
-    if (v.is_array() && !v.empty() && v[0].is_object() && v[0].contains("weight")) {  // rows_mix
-      text.clear();
-      for (const auto& e : v) text += (text.empty() ? "" : ",") + e.value("rows", json(0)).dump() + ":" + e.value("weight", json(0)).dump();
-    }
     if (seen.insert(text).second) out += (out.empty() ? "" : ", ") + text;
   }
   return out.empty() ? "-" : out;
 }
+std::string rows_mix_text(const RunRecord& r) {
+  std::string text;
+  for (const RowsMixRecord& e : r.rows_mix.value_or(std::vector<RowsMixRecord>{}))
+    text += (text.empty() ? "" : ",") + json(e.rows).dump() + ":" + json(e.weight).dump();
+  return text;
+}
 
-std::string header_section(const std::vector<json>& runs, const std::vector<json>& merged_info) {
+std::string header_section(const std::vector<RunRecord>& runs, const std::vector<json>& merged_info) {
   std::ostringstream s;
-  size_t contaminated = 0, unknown = 0, retries = 0, unsent = 0;
+  size_t contaminated = 0, unknown = 0, retries = 0, unsent = 0, interrupted = 0;
   std::string unknown_why;
-  for (const json& r : runs) {
-    if (!r.contains("contaminated") || r["contaminated"].is_null()) {
+  for (const RunRecord& r : runs) {
+    if (!r.contaminated) {
       ++unknown;
-      const auto why = json::json_pointer("/cpu/contamination/why");
-      if (r.contains(why) && r.at(why).is_string()) unknown_why = r.at(why).get<std::string>();
-    } else if (r["contaminated"].get<bool>()) {
+      if (const json why = at(r.cpu, "/contamination/why"); why.is_string()) unknown_why = why.get<std::string>();
+    } else if (*r.contaminated) {
       ++contaminated;
     }
-    retries += r.value("contamination_retries", size_t{0});
-    unsent += r.value("unsent", size_t{0}) + r.value("unfinished", size_t{0});
+    retries += size_t(r.contamination_retries);
+    unsent += r.unsent + r.unfinished;
+    interrupted += r.interrupted;
   }
   s << "<table class=\"kv\">";
   auto row = [&](const std::string& k, const std::string& v) { s << "<tr><th>" << k << "</th><td>" << v << "</td></tr>"; };
-  std::string mode = esc(uniq(runs, "/mode"));
-  if (mode.find("open") != std::string::npos) mode += " at " + esc(uniq(runs, "/rate_rps")) + " req/s (latency from the intended send time)";
+  auto u = [&](auto field) { return esc(uniq(runs, field)); };
+  auto cpu = [&](const char* pointer) { return u([pointer](const RunRecord& r) { return at(r.cpu, pointer); }); };
+  std::string mode = u([](const RunRecord& r) { return json(r.mode); });
+  if (mode.find("open") != std::string::npos)
+    mode += " at " + u([](const RunRecord& r) { return json(r.rate_rps); }) +
+            " req/s (latency from the intended send time)";
   else mode += " (latency from the actual send: stalls are under-represented)";
   row("mode", mode);
-  row("connections / threads", esc(uniq(runs, "/connections")) + " / " + esc(uniq(runs, "/threads")));
-  row("runs", std::to_string(runs.size()) + ", window " + esc(uniq(runs, "/duration_s")) + " s after " +
-                  esc(uniq(runs, "/warmup_s")) + " s warmup");
-  size_t interrupted = 0;
-  for (const json& r : runs) interrupted += r.value("interrupted", false);
+  row("connections / threads", u([](const RunRecord& r) { return json(r.connections); }) + " / " +
+                                   u([](const RunRecord& r) { return json(r.threads); }));
+  row("runs", std::to_string(runs.size()) + ", window " + u([](const RunRecord& r) { return json(r.duration_s); }) +
+                  " s after " + u([](const RunRecord& r) { return json(r.warmup_s); }) + " s warmup");
   if (interrupted)
     row("INTERRUPTED", std::to_string(interrupted) + " run(s) stopped by a signal before their planned " +
-                           esc(uniq(runs, "/planned_duration_s")) + " s: their figures cover the window that ran");
-  row("keys", esc(uniq(runs, "/keys")) + " " + esc(uniq(runs, "/key_dist")) + ", target hit ratio " +
-                  esc(uniq(runs, "/target_hit_ratio")) + ", rows " + esc(uniq(runs, "/rows")) +
-                  (runs.empty() || !runs[0].contains("rows_mix") ? "" : ", rows mix " + esc(uniq(runs, "/rows_mix"))));
-  row("CPU placement", "client pinned " + esc(uniq(runs, "/placement/client_pinned")) + " (threads seen on " +
-                           esc(uniq(runs, "/placement/client_thread_cpus")) + "); server " +
-                           esc(uniq(runs, "/placement/server_cpus")) + "; cache " + esc(uniq(runs, "/placement/cache_cpus")));
+                           u([](const RunRecord& r) { return json(r.planned_duration_s); }) +
+                           " s: their figures cover the window that ran");
+  row("keys", u([](const RunRecord& r) { return json(r.keys); }) + " " +
+                  u([](const RunRecord& r) { return json(r.key_dist); }) + ", target hit ratio " +
+                  u([](const RunRecord& r) { return r.target_hit_ratio ? json(*r.target_hit_ratio) : json(); }) +
+                  ", rows " + u([](const RunRecord& r) { return r.rows ? json(*r.rows) : json(); }) +
+                  (runs.empty() || !runs[0].rows_mix
+                       ? ""
+                       : ", rows mix " + u([](const RunRecord& r) { return r.rows_mix ? json(rows_mix_text(r)) : json(); })));
+  row("CPU placement", "client pinned " + u([](const RunRecord& r) { return json(r.cpus); }) + " (threads seen on " +
+                           u([](const RunRecord& r) { return r.client_thread_cpus; }) + "); server " +
+                           u([](const RunRecord& r) { return r.server_cpus; }) + "; cache " +
+                           u([](const RunRecord& r) { return r.cache_cpus; }));
   row("CPU accounting",
-      "server CPU per hit sampled by the server (1 in " + esc(uniq(runs, "/server_sampling/period")) +
-          " requests, sampling cost " + esc(uniq(runs, "/server_sampling/overhead_fraction")) +
-          " of the CPU measured); net of the idle baseline (cores: server " + esc(uniq(runs, "/cpu/idle_cores/server")) +
-          ", cache " + esc(uniq(runs, "/cpu/idle_cores/cache")) + "); attribution: " +
-          esc(uniq(runs, "/cpu/attribution")) + " — " + esc(uniq(runs, "/cpu/attribution_note")));
+      "server CPU per hit sampled by the server (1 in " +
+          u([](const RunRecord& r) { return at(r.server_sampling, "/period"); }) + " requests, sampling cost " +
+          u([](const RunRecord& r) { return at(r.server_sampling, "/overhead_fraction"); }) +
+          " of the CPU measured); net of the idle baseline (cores: server " + cpu("/idle_cores/server") + ", cache " +
+          cpu("/idle_cores/cache") + "); attribution: " + cpu("/attribution") + " — " + cpu("/attribution_note"));
   row("receive work", "softirq µs/req on the server's CPUs (its peers receiving): " +
-                          esc(uniq(runs, "/cpu/softirq_us_per_req/server_cpus")) +
-                          "; on the peers' CPUs (the server receiving): " +
-                          esc(uniq(runs, "/cpu/softirq_us_per_req/peer_cpus")));
+                          cpu("/softirq_us_per_req/server_cpus") + "; on the peers' CPUs (the server receiving): " +
+                          cpu("/softirq_us_per_req/peer_cpus"));
   std::string cont = std::to_string(contaminated) + " of " + std::to_string(runs.size()) + " runs contaminated";
   if (unknown) cont += ", " + std::to_string(unknown) + " not judged (" + esc(unknown_why.empty() ? "no server stats" : unknown_why) + ")";
   cont += "; " + std::to_string(retries) + " re-runs because of it (the cleanest attempt kept)";
@@ -471,6 +478,85 @@ std::string header_section(const std::vector<json>& runs, const std::vector<json
   return s.str();
 }
 
+// The summary table (capacity), the latency table (open loop) and the verdicts.
+std::string summary_section(const Summary& summary) {
+  std::ostringstream h;
+  h << "<h2>Summary</h2><p class=\"note\">Capacity and CPU from closed-loop runs; CPU net of idle, in the "
+       "attribution named above; median [min..max] over the runs kept (runs with errors, off the target hit ratio, or "
+       "contaminated are left out and counted).</p><table><tr><th>strategy</th><th>store</th><th>runs kept</th>"
+       "<th>req/s (capacity)</th><th>server µs/hit</th><th>server µs/req</th><th>cache µs/req</th>"
+       "<th>total µs/req</th><th>hit ratio</th><th>server MiB, own</th><th>store file MiB, cached</th>"
+       "<th>errors</th></tr>";
+  bool any_latency = false;
+  for (const SweepRow& row : summary.rows) {
+    any_latency = any_latency || row.latency_rate.has_value();
+    if (row.runs == 0) continue;
+    h << "<tr><td>" << esc(row.strategy) << "</td><td>" << esc(row.store) << "</td><td>" << row.used << "/"
+      << row.runs << "</td>" << range_cell(row.rps, "%.0f") << range_cell(row.server_hit, "%.2f")
+      << range_cell(row.server_req, "%.2f") << range_cell(row.cache_req, "%.2f") << range_cell(row.total_req, "%.2f")
+      << range_cell(row.hit_ratio, "%.3f") << range_cell(row.own_mib, "%.0f") << range_cell(row.store_file_mib, "%.0f")
+      << "<td>" << row.errors << "</td></tr>";
+  }
+  h << "</table>";
+  if (any_latency) {
+    h << "<h3>Latency: open loop, every strategy at the same rate</h3><table><tr><th>strategy</th><th>store</th>"
+         "<th>req/s</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>send lateness p99 µs</th>"
+         "<th>errors</th></tr>";
+    auto cell = [](const std::optional<double>& v) { return v ? fmt("%.1f", *v) : std::string("-"); };
+    for (const SweepRow& row : summary.rows) {
+      if (!row.latency_rate) continue;
+      h << "<tr><td>" << esc(row.strategy) << "</td><td>" << esc(row.store) << "</td><td>" << cell(row.latency_rate)
+        << "</td><td>" << cell(row.p50_us) << "</td><td>" << cell(row.p99_us) << "</td><td>" << cell(row.p999_us)
+        << "</td><td>" << cell(row.max_us) << "</td><td>" << cell(row.lateness_p99_us) << "</td><td>"
+        << row.latency_errors << "</td></tr>";
+    }
+    h << "</table>";
+  }
+  h << "<h3>Verdicts</h3><ul class=\"verdicts\">";
+  if (summary.verdicts.empty()) h << "<li>none (fewer than two strategies with server CPU figures)</li>";
+  for (const auto& [store, v] : summary.verdicts)
+    h << "<li class=\"" << esc(to_string(v.kind)) << "\">" << esc((store.empty() ? "" : "[" + store + "] ") + v.text)
+      << "</li>";
+  h << "</ul>";
+  return h.str();
+}
+
+// Every run's CSV columns, one row each: the record's headline fields, as `--csv` writes them.
+std::string runs_table(const std::vector<Group>& groups) {
+  std::ostringstream h;
+  h << "<h2>All runs</h2><table class=\"runs-table\"><tr><th>run</th>";
+  bool header = false;
+  for (const Group& g : groups)
+    for (const RunRecord* r : g.runs) {
+      const auto cells = csv_run_cells(*r);
+      if (!header) {
+        for (const auto& [column, text] : cells) h << "<th>" << esc(column) << "</th>";
+        h << "</tr>";
+        header = true;
+      }
+      h << "<tr><td>" << esc(g.label) << "</td>";
+      for (const auto& [column, text] : cells) h << "<td>" << esc(text) << "</td>";
+      h << "</tr>";
+    }
+  if (!header) h << "</tr>";
+  h << "</table>";
+  return h.str();
+}
+
+// One run's charts and its line of figures.
+std::string run_section(const Group& g, const RunRecord& r) {
+  const std::string label = g.label + (r.is_latency_run() ? " (latency)"
+                                       : r.repeat ? " #" + std::to_string(*r.repeat) : "");
+  const std::string mode = r.mode == "open-loop" ? "open loop at " + num3(r.rate_rps) + " req/s" : "closed loop";
+  std::ostringstream h;
+  h << "<div class=\"run\">" << log2_chart(r, label) << series_chart(r, label) << "<div class=\"note\">" << mode
+    << ": " << num3(r.throughput_rps) << " req/s, server " << num3(r.server_cpu_us_per_hit.value_or(0))
+    << " µs/hit, p50 " << num3(r.latency_us.p50) << " µs, p99 " << num3(r.latency_us.p99) << " µs, errors "
+    << double(r.errors_total) << ", contaminated " << (r.contaminated ? json(*r.contaminated).dump() : "null")
+    << "</div></div>";
+  return h.str();
+}
+
 const char* kStyle = R"(body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}
 h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}
 svg text{font:12px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg .tick{font-size:10px;fill:#666}
@@ -491,28 +577,16 @@ var b=s.getBBox();if(b.width>0&&b.height>0)n++;});document.body.setAttribute('da
 }  // namespace
 
 std::string html_report(const std::vector<json>& docs, const std::string& title) {
-  std::vector<json> runs, merged_info;
-  json summary, verdicts;
-  size_t with_summary = 0;
-  for (const json& d : docs) {
-    if (d.contains("runs") && d["runs"].is_array()) {
-      for (const auto& r : d["runs"]) runs.push_back(r);
-      if (d.contains("summary")) {
-        ++with_summary;
-        summary = d["summary"];
-        verdicts = d.value("verdicts", json::array());
-      }
-    } else if (d.is_object()) {
-      runs.push_back(d);
-    }
-  }
-  for (const json& r : runs)
-    if (r.contains("merged")) merged_info.push_back(r["merged"]);
-  if (with_summary != 1 || docs.size() != 1) {  // several inputs: one table over all of them
-    const json s = summarize_runs_json(json(runs), summary_options_of(docs.front()));
-    summary = s["summary"];
-    verdicts = s["verdicts"];
-  }
+  std::vector<RunRecord> runs;
+  for (const json& d : docs)
+    for (RunRecord& r : records_of(d)) runs.push_back(std::move(r));
+  std::vector<json> merged_info;
+  for (const RunRecord& r : runs)
+    if (!r.merged.is_null()) merged_info.push_back(r.merged);
+  // One table over every input, with the options the (first) sweep recorded.
+  const Summary summary = summarize(runs, docs.empty() ? SummaryOptions{} : summary_options_of(docs.front()));
+  bool any_latency = false;
+  for (const SweepRow& row : summary.rows) any_latency = any_latency || row.latency_rate.has_value();
   const std::vector<Group> groups = group_runs(runs);
   std::ostringstream h;
   char when[64];
@@ -522,72 +596,16 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
     << kStyle << "</style>" << kScript << "</head><body><h1>" << esc(title) << "</h1><p class=\"note\">hitcost-load report, "
     << when << ". Figures are median [min..max] over repeats; CPU per request is process CPU over the measured "
     << "window divided by requests.</p><h2>What was measured</h2>" << header_section(runs, merged_info);
-  h << "<h2>Summary</h2><p class=\"note\">Capacity and CPU from closed-loop runs; CPU net of idle, in the "
-       "attribution named above; median [min..max] over the runs kept (runs with errors, off the target hit ratio, or "
-       "contaminated are left out and counted).</p><table><tr><th>strategy</th><th>store</th><th>runs kept</th>"
-       "<th>req/s (capacity)</th><th>server µs/hit</th><th>server µs/req</th><th>cache µs/req</th>"
-       "<th>total µs/req</th><th>hit ratio</th><th>server MiB, own</th><th>store file MiB, cached</th>"
-       "<th>errors</th></tr>";
-  bool any_latency = false;
-  for (const auto& row : summary) {
-    any_latency = any_latency || (row.contains("latency") && row["latency"].is_object());
-    if (row.value("runs", 0) == 0) continue;
-    h << "<tr><td>" << esc(row.value("strategy", std::string())) << "</td><td>" << esc(row.value("store", std::string()))
-      << "</td><td>" << row.value("used", row.value("runs", 0)) << "/" << row.value("runs", 0) << "</td>"
-      << range_cell(row.value("throughput_rps", json()), "%.0f")
-      << range_cell(row.value("server_cpu_us_per_hit", json()), "%.2f")
-      << range_cell(row.value("server_cpu_us_per_req", json()), "%.2f")
-      << range_cell(row.value("cache_cpu_us_per_req", json()), "%.2f")
-      << range_cell(row.value("total_cpu_us_per_req", json()), "%.2f")
-      << range_cell(row.value("hit_ratio", json()), "%.3f")
-      << range_cell(row.value("server_own_memory_mib", json()), "%.0f")
-      << range_cell(row.value("store_file_resident_mib", json()), "%.0f") << "<td>" << row.value("errors", 0)
-      << "</td></tr>";
-  }
-  h << "</table>";
-  if (any_latency) {
-    h << "<h3>Latency: open loop, every strategy at the same rate</h3><table><tr><th>strategy</th><th>store</th>"
-         "<th>req/s</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>send lateness p99 µs</th>"
-         "<th>errors</th></tr>";
-    for (const auto& row : summary) {
-      if (!row.contains("latency") || !row["latency"].is_object()) continue;
-      const json& l = row["latency"];
-      auto cell = [&](const char* k) { return l.contains(k) && l[k].is_number() ? fmt("%.1f", l[k].get<double>()) : "-"; };
-      h << "<tr><td>" << esc(row.value("strategy", std::string())) << "</td><td>"
-        << esc(row.value("store", std::string())) << "</td><td>" << cell("rate_rps") << "</td><td>" << cell("p50_us")
-        << "</td><td>" << cell("p99_us") << "</td><td>" << cell("p999_us") << "</td><td>" << cell("max_us")
-        << "</td><td>" << cell("send_lateness_p99_us") << "</td><td>" << l.value("errors", 0) << "</td></tr>";
-    }
-    h << "</table>";
-  }
-  h << "<h3>Verdicts</h3><ul class=\"verdicts\">";
-  if (verdicts.empty()) h << "<li>none (fewer than two strategies with server CPU figures)</li>";
-  for (const auto& v : verdicts)
-    h << "<li class=\"" << esc(v.value("kind", std::string("inconclusive"))) << "\">"
-      << esc(v.value("text", std::string())) << "</li>";
-  h << "</ul>";
+  h << summary_section(summary);
   if (any_latency)
     h << "<h2>Latency percentiles per strategy: open loop at one common rate</h2>" << latency_chart(groups, true);
   else
     h << "<h2>Latency percentiles per strategy: closed loop (queueing at saturation, not service time)</h2>"
       << latency_chart(groups, false);
-  h << "<h2>Server CPU and wall time per hit, by phase</h2>" << phase_chart(groups) << "<h2>Runs</h2><div class=\"runs\">";
+  h << "<h2>Server CPU and wall time per hit, by phase</h2>" << phase_chart(groups) << runs_table(groups)
+    << "<h2>Runs</h2><div class=\"runs\">";
   for (const Group& g : groups)
-    for (const json* r : g.runs) {
-      const bool latency_run = !is_capacity(*r);
-      const std::string label = g.label + (latency_run ? " (latency)"
-                                           : r->contains("repeat") ? " #" + (*r)["repeat"].dump() : "");
-      const std::string mode = r->value("mode", std::string()) == "open-loop"
-                                   ? "open loop at " + num3(r->value("rate_rps", 0.0)) + " req/s"
-                                   : "closed loop";
-      h << "<div class=\"run\">" << log2_chart(*r, label) << series_chart(*r, label) << "<div class=\"note\">" << mode
-        << ": " << num3(r->value("throughput_rps", 0.0)) << " req/s, server "
-        << num3(num_at(*r, "/server_cpu_us_per_hit").value_or(0)) << " µs/hit, p50 "
-        << num3(num_at(*r, "/latency_us/p50").value_or(0))
-        << " µs, p99 " << num3(num_at(*r, "/latency_us/p99").value_or(0)) << " µs, errors "
-        << num_at(*r, "/errors/total").value_or(0) << ", contaminated "
-        << (r->contains("contaminated") ? (*r)["contaminated"].dump() : "null") << "</div></div>";
-    }
+    for (const RunRecord* r : g.runs) h << run_section(g, *r);
   h << "</div></body></html>\n";
   return h.str();
 }

@@ -52,11 +52,10 @@ int run_merge(const hitcost::client::FilesOptions& o) {
   bool ok = true;
   const auto docs = load_all(o.inputs, &ok);
   if (!ok) return kExitUsage;
-  std::string err;
   std::vector<std::string> warnings;
-  auto merged = merge_docs(docs, o.inputs, &err, &warnings);
+  auto merged = merge_docs(docs, o.inputs, &warnings);
   if (!merged) {
-    std::fprintf(stderr, "hitcost-load merge: %s\n", err.c_str());
+    std::fprintf(stderr, "hitcost-load merge: %s\n", merged.error().message.c_str());
     return kExitUsage;
   }
   for (const auto& w : warnings) std::fprintf(stderr, "hitcost-load merge: warning: %s\n", w.c_str());
@@ -98,10 +97,9 @@ int run_compare(const hitcost::client::CompareOptions& o) {
     std::fprintf(stderr, "hitcost-load compare: --baseline %s is not a label of the inputs\n", baseline.c_str());
     return kExitUsage;
   }
-  std::string err;
-  auto runs = pool_backend_runs(docs, &err);
+  auto runs = pool_backend_runs(docs);
   if (!runs) {
-    std::fprintf(stderr, "hitcost-load compare: %s\n", err.c_str());
+    std::fprintf(stderr, "hitcost-load compare: %s\n", runs.error().message.c_str());
     return kExitUsage;
   }
   VerdictOptions vo;

@@ -19,22 +19,26 @@
 //   only itself). Contaminated if any client's machine was.
 // Sweep JSONs: runs with the same (strategy, store, repeat) are merged, then the summary and
 // verdicts are recomputed from the merged runs.
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "client/run_record.h"
+#include "core/result.h"
+
 namespace hitcost::client {
 
-// `names` label the inputs (file names) in merged.* fields. nullopt with *error when the
-// inputs cannot be merged (mixed kinds, missing histograms). Notes for people in *warnings.
-std::optional<nlohmann::json> merge_docs(const std::vector<nlohmann::json>& docs, const std::vector<std::string>& names,
-                                         std::string* error, std::vector<std::string>* warnings);
+// `names` label the inputs (file names) in merged.* fields. An error (invalid_argument: mixed
+// kinds, the same run twice; parse_error: an input without a histogram) when the inputs
+// cannot be merged. Notes for people in *warnings.
+Result<nlohmann::json> merge_docs(const std::vector<nlohmann::json>& docs, const std::vector<std::string>& names,
+                                  std::vector<std::string>* warnings);
 
-// Merges single-run JSONs (the building block of merge_docs).
-std::optional<nlohmann::json> merge_runs(const std::vector<const nlohmann::json*>& runs,
-                                         const std::vector<std::string>& names, std::string* error,
-                                         std::vector<std::string>* warnings);
+// Merges the records of one run from several clients (the building block of merge_docs), in
+// steps: histograms bucket by bucket, the clients' own counts summed, the common window, the
+// server figures from one client, the per-second series aligned, merged.* saying how.
+Result<RunRecord> merge_runs(const std::vector<const RunRecord*>& runs, const std::vector<std::string>& names,
+                             std::vector<std::string>* warnings);
 
 }  // namespace hitcost::client

@@ -1,119 +1,25 @@
 #pragma once
-// One measured run, end to end: the load result, the server's /stats deltas, this machine's
-// CPU accounting, and the derived per-request figures. Printed for people (terminal) and
-// for tools (JSON; top-level key names are a contract other parts of the kit rely on:
-// requests, duration_s, throughput_rps, hit_ratio, latency_us{p50,p90,p99,p999,max},
-// server_cpu_us_per_req, cache_cpu_us_per_req, client_cpu_us_per_req, errors, strategy,
-// store, histogram).
-#include <optional>
+// The reporters of one run: record_of turns a measurement (client/measure.h) into the typed
+// record (client/run_record.h) that the JSON, CSV, HTML and summary reporters read; the
+// terminal report prints the measurement for people. The JSON's top-level key names are a
+// contract other parts of the kit rely on: requests, duration_s, throughput_rps, hit_ratio,
+// latency_us{p50,p90,p99,p999,max}, server_cpu_us_per_req, cache_cpu_us_per_req,
+// client_cpu_us_per_req, errors, strategy, store, histogram.
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "client/cpu_accounting.h"
-#include "client/error_limits.h"
-#include "client/histogram.h"
-#include "client/load_runner.h"
-#include "client/process_set.h"
-#include "client/server_stats.h"
+#include "client/measure.h"
+#include "client/run_record.h"
 
 namespace hitcost::client {
 
-// CPU of the three parties with no load, measured just before a run (cpu_accounting.h, 1).
-struct IdleBaseline {
-  double window_s = 0;
-  double server_cpu_s = 0;
-  std::optional<double> cache_cpu_s;
-  double client_cpu_s = 0;
-  std::optional<proc::MachineCpu> machine;
-};
-
-struct RunReport {
-  // what was asked
-  std::string url;
-  std::string path_template;
-  int connections = 0;
-  int threads = 0;
-  std::vector<int> cpus;
-  double rate = 0;                       // 0 = closed loop
-  uint64_t keys = 0;
-  std::string key_dist;
-  std::optional<double> target_hit_ratio;
-  std::optional<int> rows;
-  std::string requested_strategy;        // "" = whatever the server is configured with
-  double warmup_s = 0;
-  double planned_duration_s = 0;         // --duration; 0 in request-count mode
-  ErrorLimits error_limits;              // what a measurement may have (client/error_limits.h)
-  // what happened
-  LoadResult load;
-  std::optional<ServerDelta> server;     // absent with --no-server-stats or on failure
-  std::string server_error;
-  double client_cpu_s = 0;               // getrusage(RUSAGE_SELF) over the window
-  std::optional<proc::MachineCpu> machine;  // per-CPU /proc/stat delta over the window
-  double snapshot_window_s = 0;          // wall time between the two snapshots
-  std::optional<IdleBaseline> idle;      // absent with --idle 0 or without server stats
-  // Placement, resolved while the processes were there to look at.
-  bool server_local = false;             // same machine (boot id, pid and start time match)
-  bool cache_local = false;              // every cache node is a local memcached process
-  std::vector<int> client_cpus;          // CPUs the load threads may run on
-  Attribution attribution = Attribution::sender_pays;  // asked for (receiver-pays falls back, with a note)
-  double contamination_threshold = 0.05;
-  // sweep context (absent for a single run)
-  std::string sweep_store;
-  int repeat_index = -1;
-  std::vector<RowsShare> rows_mix;       // --rows-mix; counts per entry in load.rows_requests
-  int contamination_retries = 0;         // runs thrown away because they were contaminated
-
-  std::string mode() const { return rate > 0 ? "open-loop" : "closed-loop"; }
-  bool interrupted() const { return load.interrupted; }
-  // nullopt when the errors are within error_limits; else why not (client/error_limits.h).
-  std::optional<std::string> over_error_limit() const { return client::over_error_limit(load, error_limits); }
-  double throughput_rps() const;
-  double hit_ratio() const;              // server's counters when present, else X-Cache
-  std::string strategy() const;          // requested, else the server's configured one
-  std::string store() const;
-  // Raw, sender-pays, idle included: the legacy per-request figures (see cpu() for the rest).
-  std::optional<double> server_cpu_us_per_req() const;
-  std::optional<double> cache_cpu_us_per_req() const;
-  double client_cpu_us_per_req() const;
-  // Every CPU figure of the run: idle baseline, attribution, contamination, CPU per hit.
-  // nullopt without server stats.
-  std::optional<CpuFigures> cpu() const;
-  // nullopt when it cannot be judged (see Contamination::why).
-  std::optional<bool> contaminated() const;
-};
-
-nlohmann::json histogram_to_json(const Histogram& h);
-bool histogram_from_json(const nlohmann::json& j, Histogram* h);  // exact inverse
-nlohmann::json latency_json(const Histogram& h);                   // µs percentiles
-
+// The record every reporter reads (client/run_record.h); to_json(r) is its JSON.
+RunRecord record_of(const RunReport& r);
 nlohmann::json to_json(const RunReport& r);
 std::string format_terminal(const RunReport& r, bool quiet);
 // The first error of each kind with its reason, and the error-limit verdict: a line each
 // (empty when the run had no errors). Part of format_terminal unless quiet.
 std::string format_error_lines(const RunReport& r);
-
-struct MeasureOptions {
-  bool server_stats = true;
-  // Non-empty: the server (and the cache) are read from /proc instead of GET /stats.
-  ProcessSetSpec server_processes, cache_processes;
-  bool progress = false;       // rewrite one status line on stderr every second (a TTY only)
-  int retry_contaminated = 0;  // re-run a contaminated run up to N times; the cleanest counts
-  uint64_t idle_ns = 1'000'000'000;  // idle baseline before each run; 0 = none
-  Attribution attribution = Attribution::sender_pays;
-  double contamination_threshold = 0.05;
-  ErrorLimits error_limits;
-};
-// measure_run plus the idle baseline, the progress line and contamination retries. Each retry
-// asks never-seen ids past the previous attempt's (plan.keys.miss_start advances), so misses
-// stay misses; of all attempts the one with the least other work on its CPUs is kept.
-RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<bool>* stop);
-// The load and the window-edge snapshots only: no idle baseline, no retries.
-RunReport measure_run(const LoadPlan& plan, bool server_stats, const std::atomic<bool>* stop);
-
-// One CSV header line and one row for a run JSON (to_json's or a merged one).
-std::string csv_run_header();
-std::string csv_run_row(const nlohmann::json& run);
 
 }  // namespace hitcost::client

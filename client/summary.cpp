@@ -1,6 +1,7 @@
 #include "client/summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -10,23 +11,16 @@ namespace {
 
 using nlohmann::json;
 
-std::optional<double> num_at(const json& j, const char* pointer) {
-  const auto p = json::json_pointer(pointer);
-  if (!j.contains(p) || !j.at(p).is_number()) return std::nullopt;
-  return j.at(p).get<double>();
-}
-std::string run_store(const json& run) {
-  const std::string s = run.value("sweep_store", std::string());
-  if (!s.empty()) return s;
-  return run.contains("store") && run["store"].is_string() ? run["store"].get<std::string>() : "";
-}
-bool is_latency_run(const json& run) { return run.value("role", std::string()) == "latency"; }
-
 // The verdict figure of a run: the server's CPU per hit; per request where a run lacks it.
-std::optional<double> per_hit(const json& r) { return num_at(r, "/server_cpu_us_per_hit"); }
-std::optional<double> per_request(const json& r) {
-  if (auto v = num_at(r, "/cpu/per_request_us/attributed/server")) return v;
-  return num_at(r, "/server_cpu_us_per_req");  // a run saved before CPU accounting
+std::optional<double> per_hit(const RunRecord& r) { return r.server_cpu_us_per_hit; }
+std::optional<double> per_request(const RunRecord& r) {
+  if (auto v = r.cpu_figure("/per_request_us/attributed/server")) return v;
+  return r.server_cpu_us_per_req;  // a run saved before CPU accounting
+}
+std::optional<double> memory_mib(const RunRecord& r, const char* key) {
+  const json& m = r.server_memory_kb;
+  if (!m.is_object() || !m.contains(key) || !m[key].is_number()) return std::nullopt;
+  return m[key].get<double>() / 1024;
 }
 
 std::string fmt(const char* f, auto... args) {
@@ -45,108 +39,77 @@ std::string range_text(const std::optional<Range>& r, const char* f) {
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 // Why a capacity run is left out, or "" when it is kept.
-std::string exclusion(const json& r, const SummaryOptions& o, bool per_hit_metric) {
-  if (num_at(r, "/errors/total").value_or(0) > 0) return "errors";
+std::string exclusion(const RunRecord& r, const SummaryOptions& o, bool per_hit_metric) {
+  if (r.errors_total > 0) return "errors";
   if (!(per_hit_metric ? per_hit(r) : per_request(r))) return "no_figures";
-  const auto target = num_at(r, "/target_hit_ratio"), got = num_at(r, "/hit_ratio");
-  if (target && got && std::abs(*target - *got) > o.hit_ratio_tolerance) return "hit_ratio";
-  if (r.value("contaminated", json()).is_boolean() && r["contaminated"].get<bool>()) return "contaminated";
+  if (r.target_hit_ratio && std::abs(*r.target_hit_ratio - r.hit_ratio) > o.hit_ratio_tolerance) return "hit_ratio";
+  if (r.contaminated.value_or(false)) return "contaminated";
   return "";
 }
 
-}  // namespace
+// The metric: per hit when every capacity run carries it (a run saved by an older client, or a
+// server without sampling, falls back to per request for the whole table).
+bool every_run_has_per_hit(const std::vector<RunRecord>& runs) {
+  for (const RunRecord& r : runs)
+    if (!r.is_latency_run() && r.errors_total == 0 && !per_hit(r)) return false;
+  return true;
+}
 
-Summary summarize(const json& runs, const SummaryOptions& o) {
-  Summary out;
-  out.options = o;
-  // The metric: per hit when every capacity run carries it (a run saved by an older client,
-  // or a server without sampling, falls back to per request for the whole table).
-  bool all_per_hit = true;
-  for (const json& r : runs)
-    if (!is_latency_run(r) && num_at(r, "/errors/total").value_or(0) == 0 && !per_hit(r)) all_per_hit = false;
-  out.metric = all_per_hit ? "server CPU per hit" : "server CPU per request";
+using RowKey = std::pair<std::string, std::string>;  // (store, strategy)
 
-  std::vector<std::pair<std::string, std::string>> order;
-  std::map<std::pair<std::string, std::string>, std::vector<const json*>> groups;
-  for (const json& r : runs) {
-    const auto key = std::make_pair(run_store(r), r.value("strategy", std::string()));
-    if (!groups.count(key)) order.push_back(key);
-    groups[key].push_back(&r);
+// The runs of each store × strategy, rows in the order asked for (the sweep's --strategies,
+// stores as first seen), not in the shuffled run order.
+std::vector<std::pair<RowKey, std::vector<const RunRecord*>>> rows_in_order(const std::vector<RunRecord>& runs,
+                                                                            const SummaryOptions& o) {
+  std::vector<std::pair<RowKey, std::vector<const RunRecord*>>> rows;
+  std::vector<std::string> store_order;
+  for (const RunRecord& r : runs) {
+    const RowKey key{r.group_store(), r.strategy};
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) { return row.first == key; });
+    if (it == rows.end()) {
+      rows.push_back({key, {}});
+      it = rows.end() - 1;
+    }
+    it->second.push_back(&r);
+    if (std::find(store_order.begin(), store_order.end(), key.first) == store_order.end())
+      store_order.push_back(key.first);
   }
-  // Rows in the order asked for (the sweep's --strategies), not in the shuffled run order.
   auto rank = [&](const std::string& strategy) {
     const auto it = std::find(o.order.begin(), o.order.end(), strategy);
     return it == o.order.end() ? o.order.size() : size_t(it - o.order.begin());
   };
-  std::vector<std::string> store_order;  // stores as first seen
-  for (const auto& key : order)
-    if (std::find(store_order.begin(), store_order.end(), key.first) == store_order.end())
-      store_order.push_back(key.first);
   auto store_rank = [&](const std::string& s) {
     return size_t(std::find(store_order.begin(), store_order.end(), s) - store_order.begin());
   };
-  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    return std::pair(store_rank(a.first), rank(a.second)) < std::pair(store_rank(b.first), rank(b.second));
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    return std::pair(store_rank(a.first.first), rank(a.first.second)) <
+           std::pair(store_rank(b.first.first), rank(b.first.second));
   });
-  std::map<std::string, std::vector<Sample>> by_store;
-  std::vector<std::string> stores;
-  for (const auto& key : order) {
-    SweepRow row;
-    row.store = key.first;
-    row.strategy = key.second;
-    std::vector<double> rps, hit, req, cache, client, total, ratio, own, file;
-    auto take_figures = [&](const json& r) {
-      // The cache's own figure where the attribution could split it from the client's, else
-      // its sender-pays figure (marked).
-      if (auto v = num_at(r, "/cpu/per_request_us/attributed/cache")) {
-        cache.push_back(*v);
-      } else if (auto w = num_at(r, "/cpu/per_request_us/net/cache")) {
-        cache.push_back(*w);
-        row.cache_sender_pays = true;
-      }
-      for (auto [vec, ptr] : {std::pair{&rps, "/throughput_rps"}, {&hit, "/server_cpu_us_per_hit"},
-                              {&client, "/cpu/per_request_us/attributed/client"},
-                              {&total, "/cpu/per_request_us/attributed/total"}, {&ratio, "/hit_ratio"}})
-        if (auto v = num_at(r, ptr)) vec->push_back(*v);
-      if (auto v = num_at(r, "/server_memory_kb/process_own_kb")) own.push_back(*v / 1024);
-      if (auto v = num_at(r, "/server_memory_kb/store_file_resident_kb")) file.push_back(*v / 1024);
-      if (auto v = per_request(r)) req.push_back(*v);
-    };
-    for (const json* r : groups[key]) {
-      if (is_latency_run(*r)) {
-        row.latency_rate = num_at(*r, "/rate_rps");
-        row.p50_us = num_at(*r, "/latency_us/p50");
-        row.p99_us = num_at(*r, "/latency_us/p99");
-        row.p999_us = num_at(*r, "/latency_us/p999");
-        row.max_us = num_at(*r, "/latency_us/max");
-        row.lateness_p99_us = num_at(*r, "/send_lateness_us/p99");
-        row.latency_errors = uint64_t(num_at(*r, "/errors/total").value_or(0));
-        row.latency_unsent = uint64_t(num_at(*r, "/unsent").value_or(0));
-        continue;
-      }
-      ++row.runs;
-      row.errors += uint64_t(num_at(*r, "/errors/total").value_or(0));
-      const std::string why = exclusion(*r, o, all_per_hit);
-      if (why == "errors") ++row.excluded_errors;
-      if (why == "no_figures") ++row.excluded_no_figures;
-      if (why == "hit_ratio") ++row.excluded_hit_ratio;
-      if (why == "contaminated") ++row.excluded_contaminated;
-      if (!why.empty()) continue;
-      ++row.used;
-      const std::string attribution = r->contains("cpu") && (*r)["cpu"].is_object()
-                                          ? (*r)["cpu"].value("attribution", std::string("sender-pays"))
-                                          : "sender-pays";
-      row.attribution = row.attribution.empty() || row.attribution == attribution ? attribution : "mixed";
-      row.metric_values.push_back(*(all_per_hit ? per_hit(*r) : per_request(*r)));
-      take_figures(*r);
+  return rows;
+}
+
+// The figures of the runs taken into a row, gathered before they become ranges.
+struct RowFigures {
+  std::vector<double> rps, hit, req, cache, client, total, ratio, own, file;
+  void take(const RunRecord& r, SweepRow& row) {
+    // The cache's own figure where the attribution could split it from the client's, else
+    // its sender-pays figure (marked).
+    if (auto v = r.cpu_figure("/per_request_us/attributed/cache")) {
+      cache.push_back(*v);
+    } else if (auto w = r.cpu_figure("/per_request_us/net/cache")) {
+      cache.push_back(*w);
+      row.cache_sender_pays = true;
     }
-    // Nothing kept: the figures of the runs left out, marked, so that a busy machine still
-    // shows what it measured; they never feed a verdict.
-    if (row.used == 0 && row.runs > 0) {
-      row.from_left_out = true;
-      for (const json* r : groups[key])
-        if (!is_latency_run(*r)) take_figures(*r);
-    }
+    rps.push_back(r.throughput_rps);
+    if (auto v = per_hit(r)) hit.push_back(*v);
+    if (auto v = r.cpu_figure("/per_request_us/attributed/client")) client.push_back(*v);
+    if (auto v = r.cpu_figure("/per_request_us/attributed/total")) total.push_back(*v);
+    ratio.push_back(r.hit_ratio);
+    if (auto v = memory_mib(r, "process_own_kb")) own.push_back(*v);
+    if (auto v = memory_mib(r, "store_file_resident_kb")) file.push_back(*v);
+    if (auto v = per_request(r)) req.push_back(*v);
+  }
+  void into(SweepRow& row) const {
     row.rps = Range::of(rps);
     row.server_hit = Range::of(hit);
     row.server_req = Range::of(req);
@@ -156,13 +119,66 @@ Summary summarize(const json& runs, const SummaryOptions& o) {
     row.hit_ratio = Range::of(ratio);
     row.own_mib = Range::of(own);
     row.store_file_mib = Range::of(file);
-    if (row.runs > 0) {
-      if (!by_store.count(row.store)) stores.push_back(row.store);
-      by_store[row.store].push_back({row.strategy, row.metric_values});
-    }
-    out.rows.push_back(std::move(row));
   }
-  // One family over the whole sweep: m = Σ over stores (strategies − 1).
+};
+
+void take_latency_run(const RunRecord& r, SweepRow& row) {
+  row.latency_rate = r.rate_rps;
+  row.p50_us = r.latency_us.p50;
+  row.p99_us = r.latency_us.p99;
+  row.p999_us = r.latency_us.p999;
+  row.max_us = r.latency_us.max;
+  row.lateness_p99_us = r.send_lateness_us.p99;
+  row.latency_errors = r.errors_total;
+  row.latency_unsent = r.unsent;
+}
+
+SweepRow summarize_row(const RowKey& key, const std::vector<const RunRecord*>& runs, const SummaryOptions& o,
+                       bool per_hit_metric) {
+  SweepRow row;
+  row.store = key.first;
+  row.strategy = key.second;
+  RowFigures kept;
+  for (const RunRecord* r : runs) {
+    if (r->is_latency_run()) {
+      take_latency_run(*r, row);
+      continue;
+    }
+    ++row.runs;
+    row.errors += r->errors_total;
+    const std::string why = exclusion(*r, o, per_hit_metric);
+    if (why == "errors") ++row.excluded_errors;
+    if (why == "no_figures") ++row.excluded_no_figures;
+    if (why == "hit_ratio") ++row.excluded_hit_ratio;
+    if (why == "contaminated") ++row.excluded_contaminated;
+    if (!why.empty()) continue;
+    ++row.used;
+    const std::string attribution = r->attribution();
+    row.attribution = row.attribution.empty() || row.attribution == attribution ? attribution : "mixed";
+    row.metric_values.push_back(*(per_hit_metric ? per_hit(*r) : per_request(*r)));
+    kept.take(*r, row);
+  }
+  // Nothing kept: the figures of the runs left out, marked, so that a busy machine still
+  // shows what it measured; they never feed a verdict.
+  if (row.used == 0 && row.runs > 0) {
+    row.from_left_out = true;
+    for (const RunRecord* r : runs)
+      if (!r->is_latency_run()) kept.take(*r, row);
+  }
+  kept.into(row);
+  return row;
+}
+
+// Each store's strategies against its baseline, as one family over the whole sweep:
+// m = Σ over stores (strategies − 1).
+void add_verdicts(Summary& out, const SummaryOptions& o) {
+  std::map<std::string, std::vector<Sample>> by_store;
+  std::vector<std::string> stores;
+  for (const SweepRow& row : out.rows) {
+    if (row.runs == 0) continue;
+    if (!by_store.count(row.store)) stores.push_back(row.store);
+    by_store[row.store].push_back({row.strategy, row.metric_values});
+  }
   for (const auto& store : stores) out.comparisons += by_store[store].size() - 1;
   for (const auto& store : stores) {
     const auto& samples = by_store[store];
@@ -172,7 +188,24 @@ Summary summarize(const json& runs, const SummaryOptions& o) {
     for (Verdict& v : compare_to_baseline(samples, baseline, out.metric, o.verdict, out.comparisons))
       out.verdicts.emplace_back(store, std::move(v));
   }
+}
+
+}  // namespace
+
+Summary summarize(const std::vector<RunRecord>& runs, const SummaryOptions& o) {
+  Summary out;
+  out.options = o;
+  const bool per_hit_metric = every_run_has_per_hit(runs);
+  out.metric = per_hit_metric ? "server CPU per hit" : "server CPU per request";
+  for (const auto& [key, members] : rows_in_order(runs, o)) out.rows.push_back(summarize_row(key, members, o, per_hit_metric));
+  add_verdicts(out, o);
   return out;
+}
+
+Summary summarize(const json& runs, const SummaryOptions& o) {
+  std::vector<RunRecord> records;
+  for (const json& r : runs) records.push_back(r.get<RunRecord>());
+  return summarize(records, o);
 }
 
 nlohmann::json summary_options_json(const SummaryOptions& o) {
@@ -253,6 +286,9 @@ json summary_json(const Summary& s) {
 }
 
 json summarize_runs_json(const json& runs, const SummaryOptions& o) { return summary_json(summarize(runs, o)); }
+json summarize_runs_json(const std::vector<RunRecord>& runs, const SummaryOptions& o) {
+  return summary_json(summarize(runs, o));
+}
 
 std::string format_summary(const Summary& s) {
   std::string out;

@@ -1,6 +1,6 @@
 #pragma once
-// The comparison table and its verdicts, from run JSONs (a sweep's own, a saved sweep's
-// "runs", merged runs): the one place where a sweep's figures are summarised. The sweep, the
+// The comparison table and its verdicts, from run records (client/run_record.h: a sweep's own,
+// a saved sweep's "runs", merged runs): the one place where a sweep's figures are summarised. The sweep, the
 // merge and the HTML report all read this; the text and CSV reporters print it.
 //
 // Each run is either a capacity run (closed loop: CPU per hit, req/s) or a latency run
@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "client/run_record.h"
 #include "client/verdict.h"
 
 namespace hitcost::client {
@@ -52,9 +53,11 @@ struct Summary {
   SummaryOptions options;
 };
 
-Summary summarize(const nlohmann::json& runs, const SummaryOptions& o);
+Summary summarize(const std::vector<RunRecord>& runs, const SummaryOptions& o);
+Summary summarize(const nlohmann::json& runs, const SummaryOptions& o);  // a JSON array of runs
 // {"summary": [rows], "verdicts": [...], "metric", "verdict_options"}: what a sweep writes.
 nlohmann::json summary_json(const Summary& s);
+nlohmann::json summarize_runs_json(const std::vector<RunRecord>& runs, const SummaryOptions& o = {});
 nlohmann::json summarize_runs_json(const nlohmann::json& runs, const SummaryOptions& o = {});
 // Options as a saved sweep recorded them (baseline, alpha, min effect); defaults otherwise.
 SummaryOptions summary_options_of(const nlohmann::json& sweep_doc);

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <random>
+#include <variant>
 
 #include "client/exit_code.h"
 #include "client/files.h"
@@ -53,8 +54,9 @@ struct Sweep {
   bool admin_is_target = true;
   MeasureOptions mo;
   const std::atomic<bool>* stop;
+  const SummaryOptions& summary_options;
   uint64_t next_miss = 0;
-  nlohmann::json runs = nlohmann::json::array();
+  std::vector<RunRecord> runs;
   int failures = 0;           // cells skipped: the server could not be configured or warmed
   bool refused = false;       // ... of which one because the server answered 400 (a bad value)
   int over_limit = 0;         // runs with errors above --max-error-rate / --max-transport-error-rate
@@ -133,13 +135,19 @@ struct Sweep {
     r.sweep_store = c.store;
     r.repeat_index = round;
     if (p.rows_mix.empty()) r.rows = o.rows;
-    nlohmann::json j = to_json(r);
-    j["strategy"] = c.strategy;
-    j["sweep_store"] = c.store;
-    j["role"] = role;
-    j["round"] = round;
-    runs.push_back(std::move(j));
+    RunRecord record = record_of(r);
+    record.strategy = c.strategy;
+    record.sweep_store = c.store;
+    record.role = role;
+    record.round = round;
+    runs.push_back(std::move(record));
     if (!o.quiet) std::printf("  %s %s: %s", label.c_str(), c.strategy.c_str(), format_terminal(r, true).c_str());
+    tell_problems(r, c, label);
+  }
+
+  // What went wrong in a run, on stderr: each error reason once, the error limit, missing
+  // server figures, contamination.
+  void tell_problems(const RunReport& r, const Cell& c, const std::string& label) {
     for (const ErrorSample& e : r.load.error_samples) {
       const std::string shown = e.kind + ": " + e.detail;
       if (std::find(errors_shown.begin(), errors_shown.end(), shown) != errors_shown.end()) continue;
@@ -157,19 +165,21 @@ struct Sweep {
                    r.contamination_retries == 1 ? "y" : "ies", r.cpu()->contamination.why.c_str());
   }
 
-  // The common open-loop rate: as asked, or half the slowest strategy's median capacity.
+  // The common open-loop rate: as asked, or half the slowest strategy's median capacity, as
+  // the summary (client/summary.h) has it for this store's cells.
   double latency_rate(const std::vector<Cell>& cells) const {
     if (o.latency_rate != "auto") return std::strtod(o.latency_rate.c_str(), nullptr);
+    if (cells.empty()) return 0;
+    std::vector<RunRecord> this_store;
+    for (const RunRecord& r : runs)
+      if (r.sweep_store.value_or("") == cells.front().store) this_store.push_back(r);
+    const Summary so_far = summarize(this_store, summary_options);
     double slowest = 0;
-    for (const Cell& c : cells) {
-      std::vector<double> rps;
-      for (const auto& r : runs)
-        if (r.value("role", "") == "capacity" && r.value("strategy", "") == c.strategy &&
-            r.value("sweep_store", "") == c.store && r.value("errors", nlohmann::json::object()).value("total", 0) == 0)
-          rps.push_back(r.value("throughput_rps", 0.0));
-      const auto med = Range::of(rps);
-      if (med && med->median > 0 && (slowest == 0 || med->median < slowest)) slowest = med->median;
-    }
+    for (const Cell& c : cells)
+      for (const SweepRow& row : so_far.rows) {
+        if (row.strategy != c.strategy || !row.rps || row.rps->median <= 0) continue;
+        if (slowest == 0 || row.rps->median < slowest) slowest = row.rps->median;
+      }
     return slowest / 2;
   }
 
@@ -216,99 +226,109 @@ void restore_config(const Endpoint& admin, const nlohmann::json& original) {
                  "sweep's last cell\n", r.error.c_str());
 }
 
-}  // namespace
+// What a sweep needs before it touches the server, from the options; an exit code when they
+// are wrong.
+struct SweepSetup {
+  LoadPlan plan;
+  MeasureOptions measure;
+  std::vector<std::string> strategies, stores;
+  SummaryOptions summary;
+  uint64_t seed = 0;
+  Endpoint admin;
+};
 
-int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
+std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
+  auto fail = [](const std::string& why) {
+    std::fprintf(stderr, "hitcost-load sweep: %s\n", why.c_str());
+    return kExitUsage;
+  };
   auto plan = build_plan(o, o.duration, 0, o.hit_ratio, std::nullopt, "");
-  if (!plan) {
-    std::fprintf(stderr, "hitcost-load sweep: %s\n", plan.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!plan) return fail(plan.error().message);
   auto measure = measure_options(o);
-  if (!measure) {
-    std::fprintf(stderr, "hitcost-load sweep: %s\n", measure.error().message.c_str());
-    return kExitUsage;
-  }
-  MeasureOptions mo = std::move(measure).value();
+  if (!measure) return fail(measure.error().message);
+  SweepSetup s{std::move(plan).value(), std::move(measure).value(), {}, {}, {}, 0, {}};
   if (o.latency_rate != "auto") {
     char* end = nullptr;
     const double r = std::strtod(o.latency_rate.c_str(), &end);
-    if (o.latency_rate.empty() || *end != '\0' || !(r >= 0)) {
-      std::fprintf(stderr, "hitcost-load sweep: bad --latency-rate (auto | REQ/S | 0): %s\n", o.latency_rate.c_str());
-      return kExitUsage;
-    }
+    if (o.latency_rate.empty() || *end != '\0' || !(r >= 0))
+      return fail("bad --latency-rate (auto | REQ/S | 0): " + o.latency_rate);
   }
-  const auto strategies = split_list(o.strategies);
-  std::vector<std::string> stores = split_list(o.stores);
-  if (stores.empty()) stores.push_back("");
-  if (strategies.empty()) {
-    std::fprintf(stderr, "hitcost-load sweep: --strategies is empty\n");
-    return kExitUsage;
-  }
-  SummaryOptions so;
-  so.baseline = o.baseline.empty() ? strategies.front() : o.baseline;
-  so.order = strategies;
-  so.verdict.alpha = o.alpha;
-  so.verdict.min_effect = o.min_effect;
-  if (std::find(strategies.begin(), strategies.end(), so.baseline) == strategies.end()) {
-    std::fprintf(stderr, "hitcost-load sweep: --baseline %s is not in --strategies\n", so.baseline.c_str());
-    return kExitUsage;
-  }
-  mo.progress = !o.no_progress && ::isatty(2);
-  const uint64_t seed = o.order_seed.value_or(o.seed);
-  if (!o.quiet)
-    std::printf("%zu strateg%s x %d runs, interleaved: a shuffled order in each round (order seed %llu)\n",
-                strategies.size(), strategies.size() == 1 ? "y" : "ies", o.repeat,
-                static_cast<unsigned long long>(seed));
-
-  Endpoint admin = plan->endpoint;
+  s.strategies = split_list(o.strategies);
+  s.stores = split_list(o.stores);
+  if (s.stores.empty()) s.stores.push_back("");
+  if (s.strategies.empty()) return fail("--strategies is empty");
+  s.summary.baseline = o.baseline.empty() ? s.strategies.front() : o.baseline;
+  s.summary.order = s.strategies;
+  s.summary.verdict.alpha = o.alpha;
+  s.summary.verdict.min_effect = o.min_effect;
+  if (std::find(s.strategies.begin(), s.strategies.end(), s.summary.baseline) == s.strategies.end())
+    return fail("--baseline " + s.summary.baseline + " is not in --strategies");
+  s.measure.progress = !o.no_progress && ::isatty(2);
+  s.seed = o.order_seed.value_or(o.seed);
+  s.admin = s.plan.endpoint;
   if (!o.admin_url.empty()) {
     auto ep = parse_url(o.admin_url);
-    if (!ep) {
-      std::fprintf(stderr, "hitcost-load sweep: bad --admin-url: %s\n", ep.error().message.c_str());
-      return kExitUsage;
-    }
-    admin = *ep;
+    if (!ep) return fail("bad --admin-url: " + ep.error().message);
+    s.admin = *ep;
   }
-  // What the server runs now, to put back when the sweep ends (POST {} changes nothing and
-  // answers the whole configuration).
-  const HttpReply before = http_request(admin, "POST", "/admin/config", "{}");
-  const auto original = nlohmann::json::parse(before.body, nullptr, false);
-  if (!before.ok() || !original.is_object()) {
-    std::fprintf(stderr, "hitcost-load sweep: cannot read the server's configuration: %s\n",
-                 before.ok() ? "POST /admin/config {} did not answer a JSON object" : before.error.c_str());
-    return before.status == 0 ? kExitFailed : kExitUsage;
-  }
-  Sweep sw{o, *plan, admin, o.admin_url.empty(), mo, stop};
-  sw.next_miss = plan->keys.miss_start;
-  for (size_t k = 0; k < stores.size() && !sw.stopped(); ++k) sw.sweep_store(stores[k], strategies, seed + k);
-  const bool interrupted = sw.stopped();
-  if (interrupted) std::fprintf(stderr, "hitcost-load sweep: interrupted; the runs finished so far follow\n");
-  restore_config(admin, original);
+  return s;
+}
 
-  // Every finished run and their summary go to every output, interrupted or not.
-  const Summary summary = summarize(sw.runs, so);
+// Every finished run and their summary go to every output, interrupted or not. Returns
+// whether every output was written.
+bool report_sweep(const SweepOptions& o, const SweepSetup& s, const std::vector<RunRecord>& runs, bool interrupted) {
+  const Summary summary = summarize(runs, s.summary);
   std::printf("\n%s", format_summary(summary).c_str());
   nlohmann::json doc = summary_json(summary);
-  doc["runs"] = sw.runs;
-  doc["order"] = {{"seed", seed}, {"rounds", o.repeat}, {"rule", "strategies shuffled anew in each round"}};
+  doc["runs"] = runs;
+  doc["order"] = {{"seed", s.seed}, {"rounds", o.repeat}, {"rule", "strategies shuffled anew in each round"}};
   doc["interrupted"] = interrupted;
   OutputWriter out("hitcost-load sweep");
   out.write(o.json_out, doc.dump(2) + "\n");
   if (!o.html_out.empty())
     out.write(o.html_out, html_report({doc}, interrupted ? "hitcost sweep (interrupted)" : "hitcost sweep"));
   out.write(o.csv_out, csv_summary(summary));
+  return out.all_written();
+}
 
-  int code = kExitOk;
-  if (interrupted) code = kExitInterrupted;
-  else if (sw.runs.empty()) code = sw.refused ? kExitUsage : kExitFailed;
-  else if (sw.failures) code = sw.refused ? kExitUsage : kExitFailed;
-  else if (sw.over_limit) {
+int sweep_exit_code(const Sweep& sw, bool interrupted) {
+  if (interrupted) return kExitInterrupted;
+  if (sw.runs.empty() || sw.failures) return sw.refused ? kExitUsage : kExitFailed;
+  if (sw.over_limit) {
     std::fprintf(stderr, "hitcost-load sweep: %d run%s had errors above the limits (see above)\n", sw.over_limit,
                  sw.over_limit == 1 ? "" : "s");
-    code = kExitErrors;
+    return kExitErrors;
   }
-  return worse_exit(code, out.all_written() ? kExitOk : kExitOutput);
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
+  auto setup = set_up(o);
+  if (const int* code = std::get_if<int>(&setup)) return *code;
+  const SweepSetup& s = std::get<SweepSetup>(setup);
+  if (!o.quiet)
+    std::printf("%zu strateg%s x %d runs, interleaved: a shuffled order in each round (order seed %llu)\n",
+                s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies", o.repeat,
+                static_cast<unsigned long long>(s.seed));
+  // What the server runs now, to put back when the sweep ends (POST {} changes nothing and
+  // answers the whole configuration).
+  const HttpReply before = http_request(s.admin, "POST", "/admin/config", "{}");
+  const auto original = nlohmann::json::parse(before.body, nullptr, false);
+  if (!before.ok() || !original.is_object()) {
+    std::fprintf(stderr, "hitcost-load sweep: cannot read the server's configuration: %s\n",
+                 before.ok() ? "POST /admin/config {} did not answer a JSON object" : before.error.c_str());
+    return before.status == 0 ? kExitFailed : kExitUsage;
+  }
+  Sweep sw{o, s.plan, s.admin, o.admin_url.empty(), s.measure, stop, s.summary};
+  sw.next_miss = s.plan.keys.miss_start;
+  for (size_t k = 0; k < s.stores.size() && !sw.stopped(); ++k) sw.sweep_store(s.stores[k], s.strategies, s.seed + k);
+  const bool interrupted = sw.stopped();
+  if (interrupted) std::fprintf(stderr, "hitcost-load sweep: interrupted; the runs finished so far follow\n");
+  restore_config(s.admin, original);
+  const bool written = report_sweep(o, s, sw.runs, interrupted);
+  return worse_exit(sweep_exit_code(sw, interrupted), written ? kExitOk : kExitOutput);
 }
 
 }  // namespace hitcost::client

@@ -43,15 +43,14 @@ TEST(Compare, LabelledInputsNeedBothSides) {
 }
 
 TEST(Compare, PoolsBackendsByStrategyAndComparesEachWithTheBaseline) {
-  std::string err;
   // Alternate inputs, as the script gives them: c++ then php, twice (3 + 3 runs each).
   auto pooled = pool_backend_runs({{"c++", sweep(1.0, 3)}, {"php", sweep(3.0, 3)},
-                                   {"c++", sweep(1.0, 3)}, {"php", sweep(3.0, 3)}}, &err);
-  ASSERT_TRUE(pooled) << err;
+                                   {"c++", sweep(1.0, 3)}, {"php", sweep(3.0, 3)}});
+  ASSERT_TRUE(pooled) << pooled.error().message;
   EXPECT_EQ(pooled->size(), 4u * 3 * 2) << "latency runs are left out";
-  for (const auto& r : *pooled) {
-    EXPECT_TRUE(r["strategy"] == "c++" || r["strategy"] == "php");
-    EXPECT_TRUE(r["sweep_store"] == "html" || r["sweep_store"] == "struct:php");
+  for (const RunRecord& r : *pooled) {
+    EXPECT_TRUE(r.strategy == "c++" || r.strategy == "php") << r.strategy;
+    EXPECT_TRUE(r.sweep_store == "html" || r.sweep_store == "struct:php") << r.sweep_store.value_or("(none)");
   }
   const Summary s = summarize(*pooled, compare_options({"c++", "php", "c++", "php"}, "c++", VerdictOptions{}));
   ASSERT_EQ(s.rows.size(), 4u);  // 2 backends x 2 strategies
@@ -73,9 +72,11 @@ TEST(Compare, PoolsBackendsByStrategyAndComparesEachWithTheBaseline) {
 }
 
 TEST(Compare, RefusesAnInputThatIsNotASweep) {
-  std::string err;
-  EXPECT_FALSE(pool_backend_runs({{"c++", json{{"requests", 5}}}}, &err));
-  EXPECT_NE(err.find("c++"), std::string::npos) << err;
-  EXPECT_FALSE(pool_backend_runs({{"c++", json{{"runs", json::array()}}}}, &err));
-  EXPECT_NE(err.find("no capacity run"), std::string::npos) << err;
+  const auto not_sweep = pool_backend_runs({{"c++", json{{"requests", 5}}}});
+  ASSERT_FALSE(not_sweep);
+  EXPECT_EQ(not_sweep.error().code, hitcost::Errc::invalid_argument);
+  EXPECT_EQ(not_sweep.error().message, "input labelled 'c++' is not a sweep JSON (no \"runs\")");
+  const auto empty = pool_backend_runs({{"c++", json{{"runs", json::array()}}}});
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().message, "no capacity run in the inputs");
 }

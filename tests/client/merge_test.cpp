@@ -54,10 +54,9 @@ TEST(Merge, PercentilesEqualThoseOfAllSamplesAndCountsAddUp) {
   Histogram all;
   const std::vector<json> docs = {client_run(1, 1000, 3, 0, 0.030, &all), client_run(2, 2500, 5, 20, 0.060, &all),
                                   client_run(3, 700, 0, 40, 0.090, &all)};
-  std::string err;
   std::vector<std::string> warnings;
-  auto m = merge_docs(docs, {"a.json", "b.json", "c.json"}, &err, &warnings);
-  ASSERT_TRUE(m) << err;
+  auto m = merge_docs(docs, {"a.json", "b.json", "c.json"}, &warnings);
+  ASSERT_TRUE(m) << m.error().message;
   EXPECT_TRUE(warnings.empty());
   const json expect = latency_json(all);
   for (const char* p : {"p50", "p90", "p99", "p999", "p9999", "max", "min", "count"})
@@ -98,10 +97,9 @@ TEST(Merge, SendLatenessMergesExactlyNotTheFirstClientsAlone) {
     docs[c]["histogram_send_lateness"] = histogram_to_json(late);
     docs[c]["send_lateness_us"] = latency_json(late);
   }
-  std::string err;
   std::vector<std::string> warnings;
-  auto m = merge_docs(docs, {"a.json", "b.json"}, &err, &warnings);
-  ASSERT_TRUE(m) << err;
+  auto m = merge_docs(docs, {"a.json", "b.json"}, &warnings);
+  ASSERT_TRUE(m) << m.error().message;
   const json expect = latency_json(late_all);
   ASSERT_EQ((*m)["send_lateness_us"]["count"], 1500u);
   for (const char* p : {"p50", "p99", "max", "min", "count"}) EXPECT_EQ((*m)["send_lateness_us"][p], expect[p]) << p;
@@ -114,10 +112,9 @@ TEST(Merge, SendLatenessMergesExactlyNotTheFirstClientsAlone) {
 TEST(Merge, RunsThatDidNotOverlapAreFlagged) {
   Histogram all;
   const std::vector<json> docs = {client_run(1, 100, 0, 0, 0.03, &all), client_run(2, 100, 0, 5000, 0.03, &all)};
-  std::string err;
   std::vector<std::string> warnings;
-  auto m = merge_docs(docs, {"a", "b"}, &err, &warnings);
-  ASSERT_TRUE(m) << err;
+  auto m = merge_docs(docs, {"a", "b"}, &warnings);
+  ASSERT_TRUE(m) << m.error().message;
   EXPECT_EQ((*m)["merged"]["window_overlap_s"], 0.0);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("overlapped"), std::string::npos);
@@ -152,10 +149,9 @@ TEST(Merge, SweepsMergeRunByStrategyStoreAndRepeat) {
     }
     return json{{"runs", runs}};
   };
-  std::string err;
   std::vector<std::string> warnings;
-  auto m = merge_docs({sweep(1), sweep(2)}, {"x", "y"}, &err, &warnings);
-  ASSERT_TRUE(m) << err;
+  auto m = merge_docs({sweep(1), sweep(2)}, {"x", "y"}, &warnings);
+  ASSERT_TRUE(m) << m.error().message;
   ASSERT_EQ((*m)["runs"].size(), size_t(2 * kRepeats));
   const json& html0 = (*m)["runs"][0];
   EXPECT_EQ(html0["strategy"], "html");
@@ -177,8 +173,8 @@ TEST(Merge, SweepsMergeRunByStrategyStoreAndRepeat) {
   // With all four struct:json runs clean it is a verdict: 10× (0.3 s vs 0.03 s per 3000 requests).
   auto all_clean = sweep(3);
   for (auto& r : all_clean["runs"]) r = clean(r);
-  auto n = merge_docs({all_clean}, {"z"}, &err, &warnings);
-  ASSERT_TRUE(n) << err;
+  auto n = merge_docs({all_clean}, {"z"}, &warnings);
+  ASSERT_TRUE(n) << n.error().message;
   ASSERT_EQ((*n)["verdicts"].size(), 1u);
   EXPECT_EQ((*n)["verdicts"][0]["kind"], "costs") << (*n)["verdicts"][0]["text"];
   EXPECT_NEAR((*n)["verdicts"][0]["ratio"].get<double>(), 10.0, 0.3);
@@ -186,11 +182,11 @@ TEST(Merge, SweepsMergeRunByStrategyStoreAndRepeat) {
 
 TEST(Merge, MixedKindsAreRefused) {
   Histogram all;
-  std::string err;
   std::vector<std::string> warnings;
-  EXPECT_FALSE(merge_docs({client_run(1, 10, 0, 0, 0.01, &all), json{{"runs", json::array()}}}, {"a", "b"}, &err,
-                          &warnings));
-  EXPECT_FALSE(err.empty());
+  const auto m = merge_docs({client_run(1, 10, 0, 0, 0.01, &all), json{{"runs", json::array()}}}, {"a", "b"}, &warnings);
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().code, hitcost::Errc::invalid_argument);
+  EXPECT_EQ(m.error().message, "cannot merge sweep JSONs with single-run JSONs");
 }
 
 // The same run given twice (one file twice, or a copy): merged, its requests would count
@@ -198,16 +194,18 @@ TEST(Merge, MixedKindsAreRefused) {
 TEST(Merge, TheSameRunTwiceIsRefused) {
   Histogram all;
   const json a = client_run(1, 500, 0, 0, 0.03, &all);
-  std::string err;
   std::vector<std::string> warnings;
-  EXPECT_FALSE(merge_docs({a, a}, {"a.json", "copy.json"}, &err, &warnings));
-  EXPECT_NE(err.find("a.json and copy.json hold the same run"), std::string::npos) << err;
+  const auto twice = merge_docs({a, a}, {"a.json", "copy.json"}, &warnings);
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().code, hitcost::Errc::invalid_argument);
+  EXPECT_NE(twice.error().message.find("a.json and copy.json hold the same run"), std::string::npos)
+      << twice.error().message;
   const json sweep_a = {{"runs", json::array({a})}};
-  err.clear();
-  EXPECT_FALSE(merge_docs({sweep_a, sweep_a}, {"s1.json", "s2.json"}, &err, &warnings));
-  EXPECT_NE(err.find("hold the same run"), std::string::npos) << err;
+  const auto sweeps = merge_docs({sweep_a, sweep_a}, {"s1.json", "s2.json"}, &warnings);
+  ASSERT_FALSE(sweeps);
+  EXPECT_NE(sweeps.error().message.find("hold the same run"), std::string::npos) << sweeps.error().message;
   // Same start instant and count, other samples: two clients, merged.
   json b = client_run(2, 500, 0, 0, 0.03, &all);
-  err.clear();
-  EXPECT_TRUE(merge_docs({a, b}, {"a.json", "b.json"}, &err, &warnings)) << err;
+  const auto two = merge_docs({a, b}, {"a.json", "b.json"}, &warnings);
+  EXPECT_TRUE(two) << two.error().message;
 }

@@ -1,0 +1,397 @@
+#include "client/run_record.h"
+
+#include <cstdio>
+#include <set>
+#include <type_traits>
+
+namespace hitcost::client {
+
+using nlohmann::json;
+
+LatencyUs latency_us_of(const Histogram& h) {
+  auto us = [&](double p) { return double(h.value_at_percentile(p)) / 1000.0; };
+  LatencyUs l;
+  l.count = h.count();
+  l.min = double(h.min()) / 1000.0;
+  l.mean = h.mean() / 1000.0;
+  l.p50 = us(50);
+  l.p90 = us(90);
+  l.p99 = us(99);
+  l.p999 = us(99.9);
+  l.p9999 = us(99.99);
+  l.max = double(h.max()) / 1000.0;
+  return l;
+}
+
+namespace {
+
+// A field whose key is left out of the JSON when it holds nothing (nullopt, null), instead
+// of being written as null: keys that only some runs have (a sweep's, a merge's).
+template <class T>
+struct Omit {
+  T& v;
+};
+template <class T>
+Omit<T> omit(T& v) {
+  return {v};
+}
+
+// The run's latency percentiles under `base` ("/latency_us"); `csv` names the columns of the
+// headline latency (p50_us ...), the other latencies are JSON only.
+template <class L, class F>
+void latency_fields(const char* base, L& l, bool csv, F&& f) {
+  const std::string b = base;
+  f(b + "/p50", csv ? "p50_us" : "", l.p50);
+  f(b + "/p90", csv ? "p90_us" : "", l.p90);
+  f(b + "/p99", csv ? "p99_us" : "", l.p99);
+  f(b + "/p999", csv ? "p999_us" : "", l.p999);
+  f(b + "/max", csv ? "max_us" : "", l.max);
+  f(b + "/count", "", l.count);
+  f(b + "/min", "", l.min);
+  f(b + "/mean", "", l.mean);
+  f(b + "/p9999", "", l.p9999);
+}
+
+// THE table: every field of a run, once, with its JSON pointer and its CSV column ("" = not
+// in the CSV). The CSV columns come first, in the CSV's order; the JSON's key order is its own
+// (sorted), so the order here changes no JSON. R is RunRecord or const RunRecord.
+template <class R, class F>
+void for_each_field(R& r, F&& f) {
+  f(std::string("/mode"), "mode", r.mode);
+  f(std::string("/strategy"), "strategy", r.strategy);
+  f(std::string("/store"), "store", r.store);
+  f(std::string("/connections"), "connections", r.connections);
+  f(std::string("/threads"), "threads", r.threads);
+  f(std::string("/rate_rps"), "rate_rps", r.rate_rps);
+  f(std::string("/requests"), "requests", r.requests);
+  f(std::string("/errors/total"), "errors", r.errors_total);
+  f(std::string("/duration_s"), "duration_s", r.duration_s);
+  f(std::string("/throughput_rps"), "throughput_rps", r.throughput_rps);
+  f(std::string("/hit_ratio"), "hit_ratio", r.hit_ratio);
+  latency_fields("/latency_us", r.latency_us, true, f);
+  f(std::string("/server_cpu_us_per_req"), "server_cpu_us_per_req", r.server_cpu_us_per_req);
+  f(std::string("/cache_cpu_us_per_req"), "cache_cpu_us_per_req", r.cache_cpu_us_per_req);
+  f(std::string("/client_cpu_us_per_req"), "client_cpu_us_per_req", r.client_cpu_us_per_req);
+  f(std::string("/unsent"), "unsent", r.unsent);
+  f(std::string("/unfinished"), "unfinished", r.unfinished);
+  f(std::string("/contaminated"), "contaminated", r.contaminated);
+  f(std::string("/contamination_retries"), "contamination_retries", r.contamination_retries);
+  f(std::string("/started_unix_ns"), "started_unix_ns", r.started_unix_ns);
+  f(std::string("/interrupted"), "interrupted", r.interrupted);
+  // JSON only from here
+  f(std::string("/url"), "", r.url);
+  f(std::string("/path_template"), "", r.path_template);
+  f(std::string("/cpus"), "", r.cpus);
+  f(std::string("/thread_cpus"), "", r.thread_cpus);
+  f(std::string("/keys"), "", r.keys);
+  f(std::string("/key_dist"), "", r.key_dist);
+  f(std::string("/target_hit_ratio"), "", r.target_hit_ratio);
+  f(std::string("/rows"), "", r.rows);
+  f(std::string("/warmup_s"), "", r.warmup_s);
+  f(std::string("/ok"), "", r.ok);
+  f(std::string("/planned_duration_s"), "", r.planned_duration_s);
+  latency_fields("/hit_latency_us", r.hit_latency_us, false, f);
+  latency_fields("/miss_latency_us", r.miss_latency_us, false, f);
+  latency_fields("/service_latency_us", r.service_latency_us, false, f);
+  latency_fields("/send_lateness_us", r.send_lateness_us, false, f);  // open loop; empty in closed loop
+  f(std::string("/spin_us"), "", r.spin_us);  // open loop: the spin before each send at the end
+  f(std::string("/server_cpu_us_per_hit"), "", r.server_cpu_us_per_hit);
+  f(std::string("/errors/connect"), "", r.errors.connect);
+  f(std::string("/errors/read"), "", r.errors.read);
+  f(std::string("/errors/write"), "", r.errors.write);
+  f(std::string("/errors/timeout"), "", r.errors.timeout);
+  f(std::string("/errors/status"), "", r.errors.status);
+  f(std::string("/errors/parse"), "", r.errors.parse);
+  f(std::string("/errors/validation"), "", r.errors.validation);
+  f(std::string("/error_samples"), "", r.error_samples);  // the first error of each kind with its reason
+  f(std::string("/error_limit/max_error_rate"), "", r.max_error_rate);
+  f(std::string("/error_limit/max_transport_error_rate"), "", r.max_transport_error_rate);
+  f(std::string("/error_limit/exceeded"), "", r.error_limit_exceeded);
+  f(std::string("/reconnects"), "", r.reconnects);
+  f(std::string("/rows_mix"), "", omit(r.rows_mix));
+  f(std::string("/placement/client_pinned"), "", r.cpus);
+  f(std::string("/placement/client_thread_cpus"), "", r.client_thread_cpus);
+  f(std::string("/placement/client_cpus"), "", r.client_cpus);
+  f(std::string("/placement/server_cpus"), "", r.server_cpus);
+  f(std::string("/placement/cache_cpus"), "", r.cache_cpus);
+  f(std::string("/placement/server_local"), "", r.server_local);
+  f(std::string("/placement/cache_local"), "", r.cache_local);
+  f(std::string("/server"), "", r.server);
+  f(std::string("/server_error"), "", omit(r.server_error));
+  f(std::string("/phases_us_per_req"), "", r.phases_us_per_req);
+  f(std::string("/bytes_per_req/response"), "", r.response_bytes_per_req);
+  f(std::string("/bytes_per_req/body"), "", r.body_bytes_per_req);
+  f(std::string("/bytes_per_req/cache_read"), "", omit(r.cache_read_bytes_per_req));
+  f(std::string("/bytes_per_req/cache_written"), "", omit(r.cache_written_bytes_per_req));
+  f(std::string("/system/client_cpu_s"), "", r.client_cpu_s);
+  f(std::string("/system/window_s"), "", r.snapshot_window_s);
+  f(std::string("/cpu"), "", r.cpu);
+  f(std::string("/server_sampling"), "", r.server_sampling);
+  f(std::string("/server_memory_kb"), "", r.server_memory_kb);
+  f(std::string("/histogram"), "", omit(r.histogram));
+  f(std::string("/histogram_hit"), "", omit(r.histogram_hit));
+  f(std::string("/histogram_miss"), "", omit(r.histogram_miss));
+  f(std::string("/histogram_service"), "", omit(r.histogram_service));
+  f(std::string("/histogram_send_lateness"), "", omit(r.histogram_send_lateness));
+  f(std::string("/series"), "", omit(r.series));
+  f(std::string("/repeat"), "", omit(r.repeat));
+  f(std::string("/sweep_store"), "", omit(r.sweep_store));
+  f(std::string("/role"), "", omit(r.role));
+  f(std::string("/round"), "", omit(r.round));
+  f(std::string("/merged"), "", omit(r.merged));
+}
+
+// ---- one value to and from JSON -------------------------------------------------------
+// The non-template overloads come first: the templates' dependent calls must see them.
+
+json value_json(const std::vector<ErrorSample>& v) {
+  json out = json::array();
+  for (const ErrorSample& x : v) out.push_back({{"kind", x.kind}, {"first", x.detail}});
+  return out;
+}
+json value_json(const std::vector<RowsMixRecord>& v) {
+  json out = json::array();
+  for (const RowsMixRecord& x : v) out.push_back({{"rows", x.rows}, {"weight", x.weight}, {"requests", x.requests}});
+  return out;
+}
+template <class T>
+json value_json(const T& v) {
+  return json(v);
+}
+template <class T>
+json value_json(const std::optional<T>& v) {
+  return v ? value_json(*v) : json(nullptr);
+}
+
+void value_from(const json& j, std::vector<ErrorSample>& v) {
+  v.clear();
+  if (!j.is_array()) return;
+  for (const json& e : j)
+    if (e.is_object()) v.push_back({e.value("kind", std::string()), e.value("first", std::string())});
+}
+void value_from(const json& j, std::vector<RowsMixRecord>& v) {
+  v.clear();
+  if (!j.is_array()) return;
+  for (const json& e : j)
+    if (e.is_object()) v.push_back({e.value("rows", 0), e.value("weight", 0.0), e.value("requests", uint64_t{0})});
+}
+// Reads `j` into `v`; a value of another type leaves the default (old or hand-written files).
+template <class T>
+void value_from(const json& j, T& v) {
+  if constexpr (std::is_same_v<T, json>) {
+    v = j;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (j.is_boolean()) v = j.get<bool>();
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    if (j.is_number()) v = j.get<T>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (j.is_string()) v = j.get<std::string>();
+  } else {
+    try {
+      v = j.get<T>();
+    } catch (const json::exception&) {
+    }
+  }
+}
+template <class T>
+void value_from(const json& j, std::optional<T>& v) {
+  if (j.is_null()) {
+    v.reset();
+    return;
+  }
+  T x{};
+  value_from(j, x);
+  v = std::move(x);
+}
+
+bool empty_value(const json& v) { return v.is_null(); }
+template <class T>
+bool empty_value(const std::optional<T>& v) {
+  return !v.has_value();
+}
+
+// ---- the three walks over the table ---------------------------------------------------
+
+struct Writer {
+  json& j;
+  template <class T>
+  void operator()(const std::string& pointer, const char*, const T& v) const {
+    j[json::json_pointer(pointer)] = value_json(v);
+  }
+  template <class T>
+  void operator()(const std::string& pointer, const char*, Omit<T> v) const {
+    if (!empty_value(v.v)) j[json::json_pointer(pointer)] = value_json(v.v);
+  }
+};
+
+struct Reader {
+  const json& j;
+  template <class T>
+  void operator()(const std::string& pointer, const char*, T& v) const {
+    const json::json_pointer p(pointer);
+    if (j.contains(p)) value_from(j.at(p), v);
+  }
+  template <class T>
+  void operator()(const std::string& pointer, const char* csv, Omit<T> v) const {
+    (*this)(pointer, csv, v.v);
+  }
+};
+
+// A CSV cell as RFC 4180 wants it: quoted only when needed; booleans 1/0; null empty.
+std::string csv_cell(const json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q(1, '"');
+    for (char c : s) {
+      q += c;
+      if (c == '"') q += c;  // a quote inside is doubled
+    }
+    q += '"';
+    return q;
+  }
+  if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
+  if (v.is_number_float()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
+    return buf;
+  }
+  return v.dump();
+}
+
+struct CsvCells {
+  std::vector<std::pair<std::string, std::string>>& out;
+  template <class T>
+  void operator()(const std::string&, const char* csv, const T& v) const {
+    if (*csv) out.emplace_back(csv, csv_cell(value_json(v)));
+  }
+  template <class T>
+  void operator()(const std::string&, const char* csv, Omit<T> v) const {
+    (*this)(std::string(), csv, v.v);
+  }
+};
+
+// The top-level keys the table covers; the rest of a document goes to `extra`.
+const std::set<std::string>& known_keys() {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> k;
+    for (const RunFieldName& f : run_fields()) k.insert(f.pointer.substr(1, f.pointer.find('/', 1) - 1));
+    return k;
+  }();
+  return keys;
+}
+
+}  // namespace
+
+std::optional<double> RunRecord::cpu_figure(const char* pointer) const {
+  const json::json_pointer p(pointer);
+  if (!cpu.is_object() || !cpu.contains(p) || !cpu.at(p).is_number()) return std::nullopt;
+  return cpu.at(p).get<double>();
+}
+
+std::string RunRecord::attribution() const {
+  return cpu.is_object() ? cpu.value("attribution", std::string("sender-pays")) : "sender-pays";
+}
+
+void to_json(json& j, const RunRecord& r) {
+  j = json::object();
+  for_each_field(r, Writer{j});
+  for (const auto& [key, v] : r.extra.items()) j[key] = v;
+}
+
+void from_json(const json& j, RunRecord& r) {
+  r = RunRecord{};
+  if (!j.is_object()) return;
+  for_each_field(r, Reader{j});
+  if (!j.contains(json::json_pointer("/errors/total"))) r.errors_total = r.errors.total();
+  for (const auto& [key, v] : j.items())
+    if (!known_keys().count(key)) r.extra[key] = v;
+}
+
+json to_json(const LatencyUs& l) {
+  json j = json::object();
+  latency_fields("", l, false, Writer{j});
+  return j;
+}
+
+std::vector<RunRecord> records_of(const json& doc) {
+  std::vector<RunRecord> out;
+  if (doc.contains("runs") && doc["runs"].is_array()) {
+    for (const json& r : doc["runs"]) out.push_back(r.get<RunRecord>());
+  } else if (doc.is_object()) {
+    out.push_back(doc.get<RunRecord>());
+  }
+  return out;
+}
+
+std::vector<RunFieldName> run_fields() {
+  std::vector<RunFieldName> out;
+  const RunRecord r;
+  for_each_field(r, [&](const std::string& pointer, const char* csv, const auto&) { out.push_back({pointer, csv}); });
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> csv_run_cells(const RunRecord& r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for_each_field(r, CsvCells{out});
+  return out;
+}
+
+std::string csv_run_header() {
+  std::string out;
+  for (const RunFieldName& f : run_fields()) {
+    if (f.csv.empty()) continue;
+    if (!out.empty()) out += ',';
+    out += f.csv;
+  }
+  return out + "\n";
+}
+
+std::string csv_run_row(const RunRecord& r) {
+  std::string out;
+  bool first = true;
+  for (const auto& [column, text] : csv_run_cells(r)) {
+    if (!first) out += ',';
+    first = false;
+    out += text;
+  }
+  return out + "\n";
+}
+
+std::string csv_run_row(const json& run) { return csv_run_row(run.get<RunRecord>()); }
+
+json histogram_to_json(const Histogram& h) {
+  json counts = json::array();
+  const auto& c = h.counts();
+  for (size_t i = 0; i < c.size(); ++i)
+    if (c[i]) counts.push_back({i, c[i]});
+  return {{"unit", "ns"},
+          {"layout", "hdr-log-linear"},
+          {"sub_bucket_half_count_magnitude", Histogram::kSubBucketHalfCountMagnitude},
+          {"bucket_count", Histogram::kBucketCount},
+          {"count", h.count()},
+          {"min", h.min()},
+          {"max", h.max()},
+          {"sum", h.sum()},
+          {"clamped", h.clamped()},
+          {"counts", counts}};
+}
+
+bool histogram_from_json(const json& j, Histogram* h) {
+  try {
+    if (j.at("sub_bucket_half_count_magnitude").get<int>() != Histogram::kSubBucketHalfCountMagnitude ||
+        j.at("bucket_count").get<int>() != Histogram::kBucketCount)
+      return false;
+    std::vector<std::pair<size_t, uint64_t>> sparse;
+    for (const auto& pair : j.at("counts")) sparse.emplace_back(pair.at(0).get<size_t>(), pair.at(1).get<uint64_t>());
+    return h->restore(sparse, j.at("min").get<uint64_t>(), j.at("max").get<uint64_t>(), j.at("sum").get<uint64_t>(),
+                      j.value("clamped", uint64_t{0}));
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
+json latency_json(const Histogram& h) { return to_json(latency_us_of(h)); }
+
+}  // namespace hitcost::client

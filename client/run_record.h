@@ -1,0 +1,138 @@
+#pragma once
+// One run as every reporter reads it: the typed form of the run JSON that `hitcost-load run
+// --json` writes, a sweep keeps in "runs", and `merge`, `report` and `compare` read back.
+// The measurement (client/report.h RunReport: histograms, /stats deltas, CPU readings) becomes
+// a RunRecord once (record_of); the JSON, CSV, HTML and summary reporters read only this.
+//
+// The fields are listed once, in one table (run_record.cpp, for_each_field): each with its
+// place in the JSON and, for the headline figures, its CSV column. to_json, from_json, the CSV
+// header and rows and the HTML runs table all walk that table, so a new field is one row.
+//
+// The JSON is a contract (README, scripts, tests): top-level key names and layout stay as they
+// were. Old files load: a key they lack takes its default, a key this version does not know is
+// kept in `extra` and written back unchanged. Sub-documents that other modules own and write
+// (the CPU accounting, the server's sampling, its /stats config, the per-second series, the
+// sparse histograms) are carried as JSON and read through the accessors below.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "client/histogram.h"
+#include "client/load_runner.h"
+
+namespace hitcost::client {
+
+// Percentiles of one latency histogram, µs (count is a number of samples).
+struct LatencyUs {
+  uint64_t count = 0;
+  double min = 0, mean = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, p9999 = 0, max = 0;
+};
+LatencyUs latency_us_of(const Histogram& h);
+
+// One --rows-mix entry with the measured responses that asked for it.
+struct RowsMixRecord {
+  int rows = 0;
+  double weight = 0;
+  uint64_t requests = 0;
+};
+
+struct RunRecord {
+  // what was asked
+  std::string mode;  // "open-loop" | "closed-loop"
+  std::string url, path_template;
+  int connections = 0, threads = 0;
+  std::vector<int> cpus;                       // --cpus as given (client_pinned)
+  std::vector<std::vector<int>> thread_cpus;   // CPUs each load thread was seen on
+  double rate_rps = 0;                         // 0 = closed loop
+  uint64_t keys = 0;
+  std::string key_dist;
+  std::optional<double> target_hit_ratio;
+  std::optional<int> rows;
+  double warmup_s = 0;
+  double planned_duration_s = 0;
+  double max_error_rate = 0, max_transport_error_rate = 0;
+  // what happened
+  uint64_t requests = 0, ok = 0;
+  double duration_s = 0;                       // the window that ran
+  bool interrupted = false;
+  double throughput_rps = 0, hit_ratio = 0;
+  LatencyUs latency_us, hit_latency_us, miss_latency_us, service_latency_us, send_lateness_us;
+  double spin_us = 0;
+  std::optional<double> server_cpu_us_per_req, cache_cpu_us_per_req;
+  double client_cpu_us_per_req = 0;
+  std::optional<double> server_cpu_us_per_hit;  // the headline (sampled, net of idle, attributed)
+  ErrorCounts errors;
+  uint64_t errors_total = 0;                   // as written (a file may have kinds this version lacks)
+  std::vector<ErrorSample> error_samples;      // JSON {"kind", "first"}
+  std::optional<std::string> error_limit_exceeded;
+  uint64_t unfinished = 0, unsent = 0, reconnects = 0;
+  uint64_t started_unix_ns = 0;
+  int contamination_retries = 0;
+  std::optional<std::vector<RowsMixRecord>> rows_mix;  // only with --rows-mix
+  std::optional<bool> contaminated;            // null: not judged
+  std::string strategy, store;
+  // placement: where each party ran
+  std::string client_cpus;                     // "0-3"
+  nlohmann::json client_thread_cpus;           // a list per thread (merged: a list per client)
+  nlohmann::json server_cpus = "unknown", cache_cpus = "unknown";
+  bool server_local = false, cache_local = false;
+  // server side (null without server stats)
+  nlohmann::json server;                       // the /stats delta's counters and config
+  std::optional<std::string> server_error;     // why there are no server figures
+  nlohmann::json phases_us_per_req;            // phase name → µs per request
+  double response_bytes_per_req = 0, body_bytes_per_req = 0;
+  std::optional<double> cache_read_bytes_per_req, cache_written_bytes_per_req;
+  double client_cpu_s = 0, snapshot_window_s = 0;  // JSON "system"
+  nlohmann::json cpu;                          // cpu_figures_json (client/cpu_accounting.h)
+  nlohmann::json server_sampling;              // the server's sampled CPU per outcome
+  nlohmann::json server_memory_kb;
+  // raw data for exact merges (sparse histograms, client/report.h histogram_to_json; series)
+  nlohmann::json histogram, histogram_hit, histogram_miss, histogram_service, histogram_send_lateness;
+  nlohmann::json series;
+  // sweep and merge context (absent for a single run)
+  std::optional<int> repeat;
+  std::optional<std::string> sweep_store, role;  // role: "capacity" | "latency"
+  std::optional<int> round;
+  nlohmann::json merged;                       // merge's account of its inputs (client/merge.h)
+  // Top-level keys this version does not know: kept and written back.
+  nlohmann::json extra = nlohmann::json::object();
+
+  bool is_latency_run() const { return role.value_or("") == "latency"; }
+  // The store a sweep grouped this run under: sweep_store, else the server's store.
+  std::string group_store() const { return sweep_store && !sweep_store->empty() ? *sweep_store : store; }
+  // A number inside the CPU accounting ("/per_request_us/attributed/server"); nullopt if absent.
+  std::optional<double> cpu_figure(const char* pointer) const;
+  std::string attribution() const;  // cpu.attribution, "sender-pays" when there is none
+};
+
+// The one reader and writer of the run JSON (nlohmann ADL: `json j = record;`,
+// `j.get<RunRecord>()`). from_json never throws on a missing or mistyped field.
+void to_json(nlohmann::json& j, const RunRecord& r);
+void from_json(const nlohmann::json& j, RunRecord& r);
+nlohmann::json to_json(const LatencyUs& l);
+
+// The runs of a document: a sweep's or merge's "runs", or the document itself (one run).
+std::vector<RunRecord> records_of(const nlohmann::json& doc);
+
+// The field table, for tests and tools: each field's JSON pointer and CSV column ("" = none).
+struct RunFieldName {
+  std::string pointer, csv;
+};
+std::vector<RunFieldName> run_fields();
+
+// CSV: one header line, one row per run; the columns are the table's CSV fields in order.
+std::string csv_run_header();
+std::string csv_run_row(const RunRecord& r);
+std::string csv_run_row(const nlohmann::json& run);  // a run JSON (to_json's or a merged one)
+// The CSV columns of one run as (column, text) pairs, for the HTML runs table.
+std::vector<std::pair<std::string, std::string>> csv_run_cells(const RunRecord& r);
+
+// The sparse histogram document and its exact inverse (false: not this layout).
+nlohmann::json histogram_to_json(const Histogram& h);
+bool histogram_from_json(const nlohmann::json& j, Histogram* h);
+nlohmann::json latency_json(const Histogram& h);  // µs percentiles: to_json(latency_us_of(h))
+
+}  // namespace hitcost::client
