@@ -203,13 +203,20 @@ start_service() {
 }
 
 # _lib_term WAIT_S PID...: TERM all of them at once (memcached takes up to a second to stop:
-# one after the other, ten nodes would outlast any bound), then wait until all are gone or
-# WAIT_S has passed.
+# one after the other, ten nodes would outlast any bound), then _lib_wait_gone.
 _lib_term() {
+  local wait_s=$1 p
+  shift
+  for p in "$@"; do kill -TERM "$p" 2>/dev/null || true; done
+  _lib_wait_gone "$wait_s" "$@"
+}
+
+# _lib_wait_gone WAIT_S PID...: until none of them runs, or WAIT_S has passed. The pids need
+# not be this shell's children (the PHP stack waits for its masters' workers too).
+_lib_wait_gone() {
   local wait_s=$1 p deadline alive
   shift
   deadline=$(( ${EPOCHREALTIME//[!0-9]/} + wait_s * 1000000 ))  # µs (the separator is the locale's)
-  for p in "$@"; do kill -TERM "$p" 2>/dev/null || true; done
   while [ "${EPOCHREALTIME//[!0-9]/}" -lt "$deadline" ]; do
     alive=0
     for p in "$@"; do

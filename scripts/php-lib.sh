@@ -201,7 +201,7 @@ start_php_stack() {
     PHP_STACK_NGINX_PID=$!
     release_signals
     for _ in $(seq 1 100); do
-      (exec 3<>"/dev/tcp/127.0.0.1/$PHP_STACK_PORT") 2>/dev/null && break
+      tcp_open "$PHP_STACK_PORT" && break
       pid_alive "$PHP_STACK_NGINX_PID" || break
       sleep 0.05
     done
@@ -246,14 +246,8 @@ stop_php_stack() {
   for p in ${PHP_STACK_FPM_WORKERS:-} ${PHP_STACK_NGINX_WORKERS:-}; do all+=("$p"); done
   # TERM: nginx's fast shutdown, php-fpm's immediate stop (both end their workers).
   for p in "${masters[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for _ in $(seq 1 50); do
-    local alive=0
-    for p in "${all[@]}"; do pid_alive "$p" && alive=1; done
-    [ "$alive" = 0 ] && break
-    sleep 0.1
-  done
-  for p in "${all[@]}"; do if pid_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi; done
-  for p in "${masters[@]}"; do wait "$p" 2>/dev/null || true; done
+  _lib_wait_gone "$LIB_STOP_WAIT_S" "${all[@]}"
+  _lib_kill "${all[@]}"  # KILL what is left, then reap the masters
   if [ "${PHP_STACK_KEEP:-0}" = 1 ]; then
     echo "php stack: run directory kept: $PHP_STACK_DIR" >&2
   else
