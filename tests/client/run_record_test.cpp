@@ -72,6 +72,23 @@ TEST(RunRecord, TheCsvOfARealRunIsTheRowItWroteBeforeTheRecord) {
   EXPECT_EQ(csv_run_header() + csv_run_row(r), csv);
 }
 
+// Two runs of a sweep written before the record (a capacity run and a latency run, with the
+// keys only sweeps have: sweep_store, role, round, repeat): each reads back to the same JSON.
+TEST(RunRecord, ASweepsRunsReadBackToTheSameJson) {
+  const json doc = json::parse(data_file("sweep_two_runs.json"));
+  const std::vector<RunRecord> runs = records_of(doc);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].role, "capacity");
+  EXPECT_EQ(runs[0].repeat, 2);
+  EXPECT_FALSE(runs[0].is_latency_run());
+  EXPECT_TRUE(runs[1].is_latency_run());
+  EXPECT_FALSE(runs[1].repeat) << "a latency run has no repeat";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_TRUE(runs[i].extra.empty()) << runs[i].extra.dump();
+    EXPECT_EQ(json(runs[i]).dump(), doc["runs"][i].dump()) << "run " << i;
+  }
+}
+
 // Old files lack keys and newer ones carry keys this version does not know: both load, the
 // unknown keys are written back unchanged, the missing ones take their defaults.
 TEST(RunRecord, MissingKeysTakeDefaultsAndUnknownKeysAreKept) {
