@@ -483,19 +483,19 @@ std::string summary_section(const Summary& summary) {
   std::ostringstream h;
   h << "<h2>Summary</h2><p class=\"note\">Capacity and CPU from closed-loop runs; CPU net of idle, in the "
        "attribution named above; median [min..max] over the runs kept (runs with errors, off the target hit ratio, or "
-       "contaminated are left out and counted).</p><table><tr><th>strategy</th><th>store</th><th>runs kept</th>"
-       "<th>req/s (capacity)</th><th>server µs/hit</th><th>server µs/req</th><th>cache µs/req</th>"
-       "<th>total µs/req</th><th>hit ratio</th><th>server MiB, own</th><th>store file MiB, cached</th>"
-       "<th>errors</th></tr>";
+       "contaminated are left out and counted).</p><table><tr><th>strategy</th><th>store</th><th>runs kept</th>";
+  for (const RangeColumn& c : range_columns())
+    if (c.html) h << "<th>" << c.html << "</th>";
+  h << "<th>errors</th></tr>";
   bool any_latency = false;
   for (const SweepRow& row : summary.rows) {
     any_latency = any_latency || row.latency_rate.has_value();
     if (row.runs == 0) continue;
     h << "<tr><td>" << esc(row.strategy) << "</td><td>" << esc(row.store) << "</td><td>" << row.used << "/"
-      << row.runs << "</td>" << range_cell(row.rps, "%.0f") << range_cell(row.server_hit, "%.2f")
-      << range_cell(row.server_req, "%.2f") << range_cell(row.cache_req, "%.2f") << range_cell(row.total_req, "%.2f")
-      << range_cell(row.hit_ratio, "%.3f") << range_cell(row.own_mib, "%.0f") << range_cell(row.store_file_mib, "%.0f")
-      << "<td>" << row.errors << "</td></tr>";
+      << row.runs << "</td>";
+    for (const RangeColumn& c : range_columns())
+      if (c.html) h << range_cell(row.*c.member, c.format);
+    h << "<td>" << row.errors << "</td></tr>";
   }
   h << "</table>";
   if (any_latency) {

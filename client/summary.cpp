@@ -230,40 +230,49 @@ SummaryOptions summary_options_of(const json& doc) {
   return o;
 }
 
+const std::vector<RangeColumn>& range_columns() {
+  static const std::vector<RangeColumn> columns = {
+      {"throughput_rps", "rps", "req/s (capacity)", "%.0f", &SweepRow::rps},
+      {"server_cpu_us_per_hit", "server_cpu_us_per_hit", "server µs/hit", "%.2f", &SweepRow::server_hit},
+      {"server_cpu_us_per_req", "server_cpu_us_per_req", "server µs/req", "%.2f", &SweepRow::server_req},
+      {"cache_cpu_us_per_req", "cache_cpu_us_per_req", "cache µs/req", "%.2f", &SweepRow::cache_req},
+      {"client_cpu_us_per_req", "client_cpu_us_per_req", nullptr, "%.2f", &SweepRow::client_req},
+      {"total_cpu_us_per_req", "total_cpu_us_per_req", "total µs/req", "%.2f", &SweepRow::total_req},
+      {"hit_ratio", "hit_ratio", "hit ratio", "%.3f", &SweepRow::hit_ratio},
+      {"server_own_memory_mib", "server_own_mib", "server MiB, own", "%.0f", &SweepRow::own_mib},
+      {"store_file_resident_mib", "store_file_mib", "store file MiB, cached", "%.0f", &SweepRow::store_file_mib},
+  };
+  return columns;
+}
+
 json summary_json(const Summary& s) {
   json rows = json::array(), verdicts = json::array();
-  for (const SweepRow& r : s.rows)
-    rows.push_back({{"store", r.store},
-                    {"strategy", r.strategy},
-                    {"runs", r.runs},
-                    {"used", r.used},
-                    {"excluded", {{"errors", r.excluded_errors},
-                                  {"no_figures", r.excluded_no_figures},
-                                  {"hit_ratio", r.excluded_hit_ratio},
-                                  {"contaminated", r.excluded_contaminated}}},
-                    {"errors", r.errors},
-                    {"attribution", r.attribution},
-                    {"throughput_rps", range_json(r.rps)},
-                    {"server_cpu_us_per_hit", range_json(r.server_hit)},
-                    {"server_cpu_us_per_req", range_json(r.server_req)},
-                    {"cache_cpu_us_per_req", range_json(r.cache_req)},
-                    {"cache_cpu_sender_pays", r.cache_sender_pays},
-                    {"figures_from_left_out_runs", r.from_left_out},
-                    {"client_cpu_us_per_req", range_json(r.client_req)},
-                    {"total_cpu_us_per_req", range_json(r.total_req)},
-                    {"hit_ratio", range_json(r.hit_ratio)},
-                    {"server_own_memory_mib", range_json(r.own_mib)},
-                    {"store_file_resident_mib", range_json(r.store_file_mib)},
-                    {"metric_values", r.metric_values},
-                    {"latency", r.latency_rate ? json{{"rate_rps", *r.latency_rate},
-                                                      {"p50_us", opt(r.p50_us)},
-                                                      {"p99_us", opt(r.p99_us)},
-                                                      {"p999_us", opt(r.p999_us)},
-                                                      {"max_us", opt(r.max_us)},
-                                                      {"send_lateness_p99_us", opt(r.lateness_p99_us)},
-                                                      {"errors", r.latency_errors},
-                                                      {"unsent", r.latency_unsent}}
-                                               : json(nullptr)}});
+  for (const SweepRow& r : s.rows) {
+    json row = {{"store", r.store},
+                {"strategy", r.strategy},
+                {"runs", r.runs},
+                {"used", r.used},
+                {"excluded", {{"errors", r.excluded_errors},
+                              {"no_figures", r.excluded_no_figures},
+                              {"hit_ratio", r.excluded_hit_ratio},
+                              {"contaminated", r.excluded_contaminated}}},
+                {"errors", r.errors},
+                {"attribution", r.attribution},
+                {"cache_cpu_sender_pays", r.cache_sender_pays},
+                {"figures_from_left_out_runs", r.from_left_out},
+                {"metric_values", r.metric_values},
+                {"latency", r.latency_rate ? json{{"rate_rps", *r.latency_rate},
+                                                  {"p50_us", opt(r.p50_us)},
+                                                  {"p99_us", opt(r.p99_us)},
+                                                  {"p999_us", opt(r.p999_us)},
+                                                  {"max_us", opt(r.max_us)},
+                                                  {"send_lateness_p99_us", opt(r.lateness_p99_us)},
+                                                  {"errors", r.latency_errors},
+                                                  {"unsent", r.latency_unsent}}
+                                           : json(nullptr)}};
+    for (const RangeColumn& c : range_columns()) row[c.json] = range_json(r.*c.member);
+    rows.push_back(std::move(row));
+  }
   for (const auto& [store, v] : s.verdicts)
     verdicts.push_back({{"store", store},
                         {"subject", v.subject},
@@ -368,20 +377,19 @@ std::string format_summary(const Summary& s) {
 
 std::string csv_summary(const Summary& s) {
   std::string out = "store,strategy,runs,used,errors,attribution";
-  for (const char* f : {"rps", "server_cpu_us_per_hit", "server_cpu_us_per_req", "cache_cpu_us_per_req",
-                        "client_cpu_us_per_req", "total_cpu_us_per_req", "hit_ratio", "server_own_mib",
-                        "store_file_mib"})
-    for (const char* k : {"min", "median", "max"}) out += std::string(",") + f + "_" + k;
+  for (const RangeColumn& c : range_columns())
+    for (const char* k : {"min", "median", "max"}) out += std::string(",") + c.csv + "_" + k;
   out += ",latency_rate_rps,p50_us,p99_us,p999_us,send_lateness_p99_us\n";
   auto cell = [](const std::optional<double>& v) { return v ? fmt("%.6g", *v) : std::string(); };
   for (const auto& r : s.rows) {
     if (r.runs == 0 && !r.latency_rate) continue;
     out += r.store + "," + r.strategy + "," + std::to_string(r.runs) + "," + std::to_string(r.used) + "," +
            std::to_string(r.errors) + "," + r.attribution;
-    for (const auto* range : {&r.rps, &r.server_hit, &r.server_req, &r.cache_req, &r.client_req, &r.total_req,
-                              &r.hit_ratio, &r.own_mib, &r.store_file_mib})
+    for (const RangeColumn& c : range_columns()) {
+      const std::optional<Range>& range = r.*c.member;
       for (int k = 0; k < 3; ++k)
-        out += "," + (*range ? cell(k == 0 ? (*range)->min : k == 1 ? (*range)->median : (*range)->max) : "");
+        out += "," + (range ? cell(k == 0 ? range->min : k == 1 ? range->median : range->max) : "");
+    }
     for (const auto* v : {&r.latency_rate, &r.p50_us, &r.p99_us, &r.p999_us, &r.lateness_p99_us}) out += "," + cell(*v);
     out += "\n";
   }

@@ -45,6 +45,18 @@ struct SweepRow {
   uint64_t latency_errors = 0, latency_unsent = 0;
 };
 
+// The median [min..max] columns of a row, in one table: the JSON key, the CSV column prefix
+// (_min, _median, _max follow), the HTML header (nullptr: not in the HTML table) and its
+// printf format. summary_json, csv_summary and the HTML report walk it.
+struct RangeColumn {
+  const char* json;
+  const char* csv;
+  const char* html;
+  const char* format;
+  std::optional<Range> SweepRow::* member;
+};
+const std::vector<RangeColumn>& range_columns();
+
 struct Summary {
   std::vector<SweepRow> rows;
   std::vector<std::pair<std::string, Verdict>> verdicts;  // (store, verdict)

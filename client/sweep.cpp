@@ -56,7 +56,7 @@ struct Sweep {
   const std::atomic<bool>* stop;
   const SummaryOptions& summary_options;
   uint64_t next_miss = 0;
-  std::vector<RunRecord> runs;
+  std::vector<RunRecord> runs{};
   int failures = 0;           // cells skipped: the server could not be configured or warmed
   bool refused = false;       // ... of which one because the server answered 400 (a bad value)
   int over_limit = 0;         // runs with errors above --max-error-rate / --max-transport-error-rate

@@ -143,6 +143,9 @@ TEST(RunRecord, EveryFieldOfTheTableIsInTheJsonTheCsvAndTheHtml) {
     in_html += found;
   }
   EXPECT_EQ(in_html, kCsvColumns);
-  for (const auto& [column, text] : csv_run_cells(r))
-    if (column == "mode") EXPECT_NE(html.find("<td>" + text + "</td>"), std::string::npos) << text;
+  for (const auto& [column, text] : csv_run_cells(r)) {
+    if (column == "mode") {
+      EXPECT_NE(html.find("<td>" + text + "</td>"), std::string::npos) << text;
+    }
+  }
 }

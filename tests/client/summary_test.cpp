@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 using namespace hitcost::client;
 using nlohmann::json;
 
@@ -85,4 +88,32 @@ TEST(Summary, AStrategyWithNoKeptRunShowsItsFiguresMarkedAndGetsNoVerdict) {
   ASSERT_EQ(s.verdicts.size(), 1u);
   EXPECT_EQ(s.verdicts[0].second.kind, Verdict::Kind::inconclusive);
   EXPECT_NE(format_summary(s).find("0/5!"), std::string::npos);
+}
+
+// A real sweep (4 strategies on memcached, 5 rounds and a latency run each) as it was saved
+// before the run record: its runs (histograms, series, the server's sampling and config taken
+// out to keep the file small; the summary reads none of them) summarise again into the very
+// summary, verdicts and CSV it saved.
+TEST(Summary, ASavedSweepSummarisesAgainIntoWhatItSaved) {
+  auto text = [](const char* name) {
+    const std::string here = __FILE__;
+    std::ifstream in(here.substr(0, here.rfind('/')) + "/data/" + name);
+    std::stringstream t;
+    t << in.rdbuf();
+    return t.str();
+  };
+  const json doc = json::parse(text("sweep_without_histograms.json"));
+  const std::vector<RunRecord> runs = records_of(doc);
+  ASSERT_EQ(runs.size(), 24u);
+  const Summary s = summarize(runs, summary_options_of(doc));
+  ASSERT_EQ(s.rows.size(), 4u);
+  ASSERT_EQ(s.verdicts.size(), 3u);
+  const json again = summary_json(s);
+  size_t checked = 0;
+  for (const char* key : {"summary", "verdicts", "metric", "comparisons", "verdict_options"}) {
+    EXPECT_EQ(again[key].dump(), doc[key].dump()) << key;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5u);
+  EXPECT_EQ(csv_summary(s), text("sweep_without_histograms.csv"));
 }
