@@ -1,7 +1,9 @@
 #pragma once
 // The reporters of one run: record_of turns a measurement (client/measure.h) into the typed
-// record (client/run_record.h) that the JSON, CSV, HTML and summary reporters read; the
-// terminal report prints the measurement for people. The JSON's top-level key names are a
+// record (client/run_record.h) that the JSON, CSV, HTML and summary reporters read. The
+// terminal report prints the measurement itself, live: it shows what the record keeps only as
+// the CPU accounting's and the server's own JSON (the sampled parts and phases in the server's
+// order, the idle window), and nothing reads it back. The JSON's top-level key names are a
 // contract other parts of the kit rely on: requests, duration_s, throughput_rps, hit_ratio,
 // latency_us{p50,p90,p99,p999,max}, server_cpu_us_per_req, cache_cpu_us_per_req,
 // client_cpu_us_per_req, errors, strategy, store, histogram.
