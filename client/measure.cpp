@@ -92,6 +92,7 @@ namespace {
 // Snapshots of everything a CPU figure needs, at one instant.
 struct Snapshot {
   std::optional<nlohmann::json> stats;
+  std::string stats_error;  // why stats is empty when the server was asked
   std::optional<proc::MachineCpu> machine;
   double client_cpu_s = 0;
   uint64_t t_ns = 0;
@@ -105,25 +106,27 @@ struct StatsSource {
   bool any() const { return http || processes(); }
 };
 
-std::optional<nlohmann::json> read_stats(const LoadPlan& plan, const StatsSource& src, std::string* err) {
+Result<nlohmann::json> read_stats(const LoadPlan& plan, const StatsSource& src) {
   static const ProcessSetSpec none;
-  auto stats = src.processes()
-                   ? process_set_stats(*src.server, src.cache ? *src.cache : none, double(now_ns()) / 1e9)
-                   : fetch_stats(plan.endpoint);
-  if (!stats) {
-    if (err) *err = stats.error().message;
-    return std::nullopt;
-  }
-  return std::move(stats).value();
+  return src.processes() ? process_set_stats(*src.server, src.cache ? *src.cache : none, double(now_ns()) / 1e9)
+                         : fetch_stats(plan.endpoint);
 }
 
-Snapshot take_snapshot(const LoadPlan& plan, const StatsSource& src, bool stats_first, std::string* err) {
+// The server's figures are read just before (stats_first) or just after the clocks, so that
+// the window they span contains the one the clocks span.
+Snapshot take_snapshot(const LoadPlan& plan, const StatsSource& src, bool stats_first) {
   Snapshot s;
-  if (src.any() && stats_first) s.stats = read_stats(plan, src, err);
+  auto read = [&] {
+    if (!src.any()) return;
+    auto stats = read_stats(plan, src);
+    if (stats) s.stats = std::move(stats).value();
+    else s.stats_error = stats.error().message;
+  };
+  if (stats_first) read();
   s.machine = proc::read_machine_cpu();
   s.client_cpu_s = self_cpu_s();
   s.t_ns = now_ns();
-  if (src.any() && !stats_first) s.stats = read_stats(plan, src, err);
+  if (!stats_first) read();
   return s;
 }
 std::optional<proc::MachineCpu> machine_delta(const Snapshot& a, const Snapshot& b) {
@@ -134,11 +137,10 @@ std::optional<proc::MachineCpu> machine_delta(const Snapshot& a, const Snapshot&
 // No load for `idle_ns`: what the server, the cache and this client burn on their own.
 std::optional<IdleBaseline> measure_idle(const LoadPlan& plan, const StatsSource& src, uint64_t idle_ns,
                                         const std::atomic<bool>* stop) {
-  std::string err;
-  const Snapshot a = take_snapshot(plan, src, true, &err);
+  const Snapshot a = take_snapshot(plan, src, true);
   const uint64_t until = a.t_ns + idle_ns;
   while (now_ns() < until && !(stop && stop->load())) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const Snapshot b = take_snapshot(plan, src, false, &err);
+  const Snapshot b = take_snapshot(plan, src, false);
   if (!a.stats || !b.stats) return std::nullopt;
   ServerDelta d = stats_delta(*a.stats, *b.stats);
   if (src.processes()) complete_process_delta(d, *a.stats, *b.stats, 0, 0, 0);
@@ -179,15 +181,14 @@ RunReport measure_once(const LoadPlan& plan, const StatsSource& src,
   RunReport r;
   describe_plan(plan, r);
   Snapshot before, after;
-  std::string err;
   WindowHooks hooks;
   hooks.every_second = std::move(every_second);
   StatsSource second = src;  // if the first /stats failed, the second is not asked for
   hooks.at_start = [&] {
-    before = take_snapshot(plan, src, true, &err);
+    before = take_snapshot(plan, src, true);
     if (!before.stats) second = StatsSource{false, nullptr, nullptr};
   };
-  hooks.at_end = [&] { after = take_snapshot(plan, second, false, &err); };
+  hooks.at_end = [&] { after = take_snapshot(plan, second, false); };
   r.load = run_load(plan, hooks, stop);
   r.client_cpu_s = after.client_cpu_s - before.client_cpu_s;
   r.snapshot_window_s = after.t_ns > before.t_ns ? double(after.t_ns - before.t_ns) / 1e9 : 0.0;
@@ -202,7 +203,7 @@ RunReport measure_once(const LoadPlan& plan, const StatsSource& src,
     r.server_local = r.server->identity && r.server->identity->is_local();
     r.cache_local = r.server_local && !r.server->cache_cpu_list().empty();
   } else {
-    r.server_error = err;
+    r.server_error = !before.stats_error.empty() ? before.stats_error : after.stats_error;
   }
   return r;
 }
