@@ -73,6 +73,7 @@ Status lz4_decompress(std::string_view in, size_t expected, std::string& out);
 // 0x0002 zlib, 0x00010000/0x00020000 hitcost's user flags for JSON/msgpack strings;
 // php-memcached types 4 serialize, 5 igbinary, 6 JSON, 7 msgpack and methods 0x20 zlib,
 // 0x40 FastLZ, 0x80 zstd (extension >= 3.3.0).
+// clang-format off: the rows are a table
 inline constexpr SerializerCodec kSerializerCodecs[] = {
     // id                   name        bytes_of              memcache    memcached  functions
     {SerializerId::json,     "json",     SerializerId::json,     0x00010000, 6, encode_json, decode_json},
@@ -89,6 +90,7 @@ inline constexpr CompressorCodec kCompressorCodecs[] = {
     {CompressorId::lz4,    "lz4",    {1, 12, 1}, 0,      0,    lz4_compress, lz4_decompress},    // 1 fast, 2..12 LZ4HC
     {CompressorId::fastlz, "fastlz", {1, 2, 0},  0,      0x40, fastlz_compress, fastlz_decompress},  // 0: by size, as PHP
 };
+// clang-format on
 
 // The row of an id or a name; nullptr for none, an unknown id or an unknown name.
 constexpr const SerializerCodec* find_serializer(SerializerId id) noexcept {

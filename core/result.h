@@ -12,6 +12,7 @@ namespace hitcost {
 
 // The error kinds, in one list: the enum, to_string and kErrcCount all come from it, so a
 // new kind is one row and every array indexed by Errc grows with it.
+// clang-format off: the list is a table
 #define HITCOST_ERRC_LIST(X)                                                                 \
   X(not_found)          /* key absent: a normal miss */                                      \
   X(unknown_flags)      /* flags word names a scheme/serializer/compressor we do not know */ \
@@ -33,6 +34,7 @@ enum class Errc {
 #undef HITCOST_ERRC_ENUM
   count_  // sentinel: the number of kinds, never an error
 };
+// clang-format on
 constexpr size_t kErrcCount = static_cast<size_t>(Errc::count_);
 
 const char* to_string(Errc e) noexcept;
