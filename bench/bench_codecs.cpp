@@ -255,7 +255,8 @@ int register_all() {
       RegisterBenchmark(cat({"hit/memcache:", st, n}).c_str(), bm_hit, st, FlagScheme::php_memcache, rows);
     }
     // What a stock Debian PHP install writes (php-memcached's defaults: serialize + FastLZ).
-    RegisterBenchmark(cat({"hit/php-default", n}).c_str(), bm_hit, std::string("php-default"), FlagScheme::php_memcached, rows);
+    RegisterBenchmark(cat({"hit/php-default", n}).c_str(), bm_hit, std::string("php-default"),
+                      FlagScheme::php_memcached, rows);
   }
   return 0;
 }

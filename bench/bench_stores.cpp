@@ -63,11 +63,11 @@ class BenchMemcached {
       int devnull = ::open("/dev/null", O_WRONLY);
       if (devnull >= 0) ::dup2(devnull, 2);
       if (::geteuid() == 0)
-        ::execlp("memcached", "memcached", "-l", "127.0.0.1", "-p", p.c_str(), "-U", "0", "-m",
-                 "512", "-t", "1", "-u", "root", nullptr);
+        ::execlp("memcached", "memcached", "-l", "127.0.0.1", "-p", p.c_str(), "-U", "0", "-m", "512", "-t", "1", "-u",
+                 "root", nullptr);
       else
-        ::execlp("memcached", "memcached", "-l", "127.0.0.1", "-p", p.c_str(), "-U", "0", "-m",
-                 "512", "-t", "1", nullptr);
+        ::execlp("memcached", "memcached", "-l", "127.0.0.1", "-p", p.c_str(), "-U", "0", "-m", "512", "-t", "1",
+                 nullptr);
       ::_exit(127);
     }
     for (int i = 0; i < 200 && pid_ > 0; ++i) {  // wait until it accepts
@@ -96,9 +96,12 @@ Store* store_for(const std::string& kind, std::string* why) {
   auto& slot = stores[kind];
   if (slot) return slot.get();
   std::string spec;
-  if (kind == "memory") spec = "memory";
-  else if (kind == "mmap") spec = "mmap:" + bench_dir() + "/mmap.dat?size=256M";
-  else if (kind == "pread") spec = "pread:" + bench_dir() + "/pread.dat?size=256M";
+  if (kind == "memory")
+    spec = "memory";
+  else if (kind == "mmap")
+    spec = "mmap:" + bench_dir() + "/mmap.dat?size=256M";
+  else if (kind == "pread")
+    spec = "pread:" + bench_dir() + "/pread.dat?size=256M";
   else if (kind == "memcached") {
     auto& mc = BenchMemcached::instance();
     if (!mc.ok()) {
@@ -142,8 +145,7 @@ void BM_StoreGet(benchmark::State& state) {
   for (size_t i = 0; i < n; ++i) {
     keys.push_back("get:" + std::to_string(size) + ":" + std::to_string(i));
     std::string want = value_of(size, i);
-    if (!s->set(keys.back(), want, static_cast<uint32_t>(i)) || !s->get(keys.back(), v, f) ||
-        v != want || f != i) {
+    if (!s->set(keys.back(), want, static_cast<uint32_t>(i)) || !s->get(keys.back(), v, f) || v != want || f != i) {
       state.SkipWithError("value read back differs from the value written");
       return;
     }
@@ -155,8 +157,9 @@ void BM_StoreGet(benchmark::State& state) {
   for (auto _ : state) {
     // A miss or an error returns early and would look fast: stop instead of timing it.
     if (auto r = s->get(keys[order[i++ & 4095]], v, f); !r) {
-      state.SkipWithError(("get in the timed loop: " + std::string(hitcost::to_string(r.error().code)) +
-                          " " + r.error().message).c_str());
+      state.SkipWithError(
+          ("get in the timed loop: " + std::string(hitcost::to_string(r.error().code)) + " " + r.error().message)
+              .c_str());
       return;
     }
     benchmark::DoNotOptimize(v.data());
@@ -187,8 +190,9 @@ void BM_StoreSet(benchmark::State& state) {
   size_t i = 0;
   for (auto _ : state) {
     if (auto r = s->set(keys[i++ % n], value, 9); !r) {
-      state.SkipWithError(("set in the timed loop: " + std::string(hitcost::to_string(r.error().code)) +
-                          " " + r.error().message).c_str());
+      state.SkipWithError(
+          ("set in the timed loop: " + std::string(hitcost::to_string(r.error().code)) + " " + r.error().message)
+              .c_str());
       return;
     }
   }
@@ -214,8 +218,7 @@ void BM_SeedPreadVsMmap64(benchmark::State& state) {
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   std::string chunk = value_of(1 << 20, 5);
   for (size_t off = 0; off < kFile; off += chunk.size())
-    if (::pwrite(fd, chunk.data(), chunk.size(), static_cast<off_t>(off)) !=
-        static_cast<ssize_t>(chunk.size()))
+    if (::pwrite(fd, chunk.data(), chunk.size(), static_cast<off_t>(off)) != static_cast<ssize_t>(chunk.size()))
       state.SkipWithError("cannot write the seed file");
   auto* map = static_cast<const char*>(::mmap(nullptr, kFile, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0));
   std::vector<uint64_t> offs(kReads);
@@ -223,8 +226,7 @@ void BM_SeedPreadVsMmap64(benchmark::State& state) {
   for (auto& o : offs) o = (rng() % (kFile / kRead)) * kRead;
   char buf[kRead];
   for (size_t i = 0; i < 1000; ++i) {  // both paths read the same bytes
-    if (::pread(fd, buf, kRead, static_cast<off_t>(offs[i])) != kRead ||
-        std::memcmp(buf, map + offs[i], kRead) != 0) {
+    if (::pread(fd, buf, kRead, static_cast<off_t>(offs[i])) != kRead || std::memcmp(buf, map + offs[i], kRead) != 0) {
       state.SkipWithError("pread and mmap disagree");
       break;
     }

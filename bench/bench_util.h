@@ -1,11 +1,11 @@
 #pragma once
 // Helpers shared by the bench_*.cpp files of hitcost-bench (header-only, no state beyond
 // the one scratch directory).
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-
-#include <unistd.h>
 
 namespace hitcost::bench {
 

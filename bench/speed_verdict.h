@@ -62,8 +62,8 @@ inline SpeedVerdict judge_speed(std::string_view subject, const std::vector<doub
   const bool overlap = s->min <= b->max && b->min <= s->max;  // closed ranges: touching ends overlap
   if (overlap || v.difference_pct <= v.spread_pct) {
     std::snprintf(buf, sizeof buf, "inconclusive: %srepeats spread %.0f%% %s difference %.0f%%",
-                  overlap ? "ranges overlap, " : "", v.spread_pct,
-                  v.spread_pct >= v.difference_pct ? ">=" : "<", v.difference_pct);
+                  overlap ? "ranges overlap, " : "", v.spread_pct, v.spread_pct >= v.difference_pct ? ">=" : "<",
+                  v.difference_pct);
     v.label = buf;
     return v;
   }
@@ -71,9 +71,8 @@ inline SpeedVerdict judge_speed(std::string_view subject, const std::vector<doub
   v.ratio = ratio;
   v.ratio_lo = b->min / s->max;
   v.ratio_hi = b->max / s->min;
-  std::snprintf(buf, sizeof buf, "%.*s/%.*s speed %.2fx [%.2f..%.2f]", static_cast<int>(subject.size()),
-                subject.data(), static_cast<int>(baseline.size()), baseline.data(), v.ratio, v.ratio_lo,
-                v.ratio_hi);
+  std::snprintf(buf, sizeof buf, "%.*s/%.*s speed %.2fx [%.2f..%.2f]", static_cast<int>(subject.size()), subject.data(),
+                static_cast<int>(baseline.size()), baseline.data(), v.ratio, v.ratio_lo, v.ratio_hi);
   v.label = buf;
   return v;
 }

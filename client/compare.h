@@ -7,12 +7,11 @@
 // backend on each strategy by the sweep's own verdict rule (client/summary.h), corrected for
 // the number of comparisons. Give the sweeps of the backends alternately (round by round)
 // so that drift hits both alike; the inputs' order is kept in the output.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "client/run_record.h"
 #include "client/summary.h"

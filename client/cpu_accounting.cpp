@@ -86,8 +86,7 @@ Contamination judge_contamination(const CpuReadings& r, const PartyCpu& own) {
 // Softirq seconds on `cpus` over the window, net of the idle rate there.
 double softirq_net(const CpuReadings& r, const std::vector<int>& cpus) {
   double s = r.machine->over(cpus).softirq;
-  if (r.idle_machine && r.idle_window_s > 0)
-    s -= r.idle_machine->over(cpus).softirq / r.idle_window_s * r.window_s;
+  if (r.idle_machine && r.idle_window_s > 0) s -= r.idle_machine->over(cpus).softirq / r.idle_window_s * r.window_s;
   return s;
 }
 
@@ -133,10 +132,11 @@ void move_receive_work(const CpuReadings& r, CpuFigures& f) {
     moved.client = f.net.client + client_in - (on_peers - cache_out);
   }
   f.receiver_pays = moved;
-  f.receiver_pays_note = fmt("softirq on the server's CPUs %s (%.1f ms) billed to its peers and on theirs %s "
-                           "(%.1f ms) to the server; peers %s",
-                           proc::format_cpu_list(r.server_cpus).c_str(), on_server * 1e3,
-                           proc::format_cpu_list(peers).c_str(), on_peers * 1e3, split.c_str());
+  f.receiver_pays_note =
+      fmt("softirq on the server's CPUs %s (%.1f ms) billed to its peers and on theirs %s "
+          "(%.1f ms) to the server; peers %s",
+          proc::format_cpu_list(r.server_cpus).c_str(), on_server * 1e3, proc::format_cpu_list(peers).c_str(),
+          on_peers * 1e3, split.c_str());
 }
 
 }  // namespace
@@ -168,7 +168,8 @@ CpuFigures account(const CpuReadings& r, Attribution want) {
     if (disjoint(r.server_cpus, peers)) {
       auto busy_net = [&](const std::vector<int>& cpus) {
         double b = r.machine->over(cpus).busy();
-        if (r.idle_machine && r.idle_window_s > 0) b -= r.idle_machine->over(cpus).busy() / r.idle_window_s * r.window_s;
+        if (r.idle_machine && r.idle_window_s > 0)
+          b -= r.idle_machine->over(cpus).busy() / r.idle_window_s * r.window_s;
         return b;
       };
       f.busy_server_cpus_s = busy_net(r.server_cpus);
@@ -177,8 +178,10 @@ CpuFigures account(const CpuReadings& r, Attribution want) {
   }
   // Both splits from the same run; the headline uses the one asked for, when it can be had.
   const std::string why = cannot_move(r);
-  if (why.empty()) move_receive_work(r, f);
-  else f.receiver_pays_note = "cannot move receive work to the receiver: " + why;
+  if (why.empty())
+    move_receive_work(r, f);
+  else
+    f.receiver_pays_note = "cannot move receive work to the receiver: " + why;
   f.attributed = f.net;
   if (want == Attribution::receiver_pays && f.receiver_pays) {
     f.attribution = Attribution::receiver_pays;
@@ -196,11 +199,11 @@ CpuFigures account(const CpuReadings& r, Attribution want) {
   if (r.sampled_hit_us) {
     const double sender = *r.sampled_hit_us - f.idle_server_us_per_req;
     f.server_hit_sender_us = sender;
-    if (f.receiver_pays) f.server_hit_receiver_us = sender + f.per_request_us(f.receiver_pays->server - f.net.server, n);
+    if (f.receiver_pays)
+      f.server_hit_receiver_us = sender + f.per_request_us(f.receiver_pays->server - f.net.server, n);
     f.server_hit_us = sender + f.server_shift_us_per_req;
   }
-  if (r.sampled_miss_us)
-    f.server_miss_us = *r.sampled_miss_us - f.idle_server_us_per_req + f.server_shift_us_per_req;
+  if (r.sampled_miss_us) f.server_miss_us = *r.sampled_miss_us - f.idle_server_us_per_req + f.server_shift_us_per_req;
   return f;
 }
 
@@ -223,19 +226,20 @@ nlohmann::json cpu_figures_json(const CpuFigures& f, uint64_t requests) {
           {"attribution_note", f.attribution_note},
           {"requests", requests},
           {"receiver_pays_note", f.receiver_pays_note},
-          {"per_request_us", {{"raw", per_req(f.raw)},
-                              {"net", per_req(f.net)},
-                              {"receiver_pays", f.receiver_pays ? per_req(*f.receiver_pays) : json(nullptr)},
-                              {"attributed", per_req(f.attributed)}}},
+          {"per_request_us",
+           {{"raw", per_req(f.raw)},
+            {"net", per_req(f.net)},
+            {"receiver_pays", f.receiver_pays ? per_req(*f.receiver_pays) : json(nullptr)},
+            {"attributed", per_req(f.attributed)}}},
           {"machine_busy_us_per_req", {{"raw", opt_us(f.machine_busy_s)}, {"net", opt_us(f.machine_busy_net_s)}}},
           {"idle_cores", f.idle_cores ? json{{"server", f.idle_cores->server},
                                              {"cache", f.idle_cores->cache},
                                              {"client", f.idle_cores->client}}
                                       : json(nullptr)},
-          {"softirq_us_per_req", {{"server_cpus", opt_us(f.softirq_server_cpus_s)},
-                                  {"peer_cpus", opt_us(f.softirq_peer_cpus_s)}}},
-          {"cpus_busy_us_per_req", {{"server_cpus", opt_us(f.busy_server_cpus_s)},
-                                    {"peer_cpus", opt_us(f.busy_peer_cpus_s)}}},
+          {"softirq_us_per_req",
+           {{"server_cpus", opt_us(f.softirq_server_cpus_s)}, {"peer_cpus", opt_us(f.softirq_peer_cpus_s)}}},
+          {"cpus_busy_us_per_req",
+           {{"server_cpus", opt_us(f.busy_server_cpus_s)}, {"peer_cpus", opt_us(f.busy_peer_cpus_s)}}},
           {"server_hit_us", opt(f.server_hit_us)},
           {"server_hit_sampled_us", opt(f.server_hit_sampled_us)},
           {"server_hit_sender_pays_us", opt(f.server_hit_sender_us)},
@@ -243,13 +247,14 @@ nlohmann::json cpu_figures_json(const CpuFigures& f, uint64_t requests) {
           {"server_miss_us", opt(f.server_miss_us)},
           {"idle_server_us_per_req", f.idle_server_us_per_req},
           {"server_shift_us_per_req", f.server_shift_us_per_req},
-          {"contamination", {{"state", to_string(c.state)},
-                             {"why", c.why},
-                             {"cpus", proc::format_cpu_list(c.cpus)},
-                             {"own_cores", c.own_cores},
-                             {"other_cores", c.other_cores},
-                             {"steal_cores", c.steal_cores},
-                             {"fraction", c.fraction()}}}};
+          {"contamination",
+           {{"state", to_string(c.state)},
+            {"why", c.why},
+            {"cpus", proc::format_cpu_list(c.cpus)},
+            {"own_cores", c.own_cores},
+            {"other_cores", c.other_cores},
+            {"steal_cores", c.steal_cores},
+            {"fraction", c.fraction()}}}};
 }
 
 }  // namespace hitcost::client

@@ -30,11 +30,10 @@
 // 4. Per hit. The server samples its own thread CPU per request and splits it into hits and
 //    misses (server/cpu_sampler.h). CPU per hit is that sample mean, net of idle and moved as
 //    in 2 like any request; CPU per request at the run's hit ratio (getrusage) stays beside it.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "proc/proc.h"
 
@@ -45,11 +44,11 @@ const char* to_string(Attribution) noexcept;
 
 // What the run measured, already as differences over its windows.
 struct CpuReadings {
-  double window_s = 0;               // the measured window (client clock, snapshot to snapshot)
-  uint64_t server_requests = 0;      // all requests the server answered in it
-  double server_cpu_s = 0;           // server process, getrusage
-  std::optional<double> cache_cpu_s; // memcached nodes, their rusage summed; nullopt: no cache process
-  double client_cpu_s = 0;           // this process, getrusage
+  double window_s = 0;                      // the measured window (client clock, snapshot to snapshot)
+  uint64_t server_requests = 0;             // all requests the server answered in it
+  double server_cpu_s = 0;                  // server process, getrusage
+  std::optional<double> cache_cpu_s;        // memcached nodes, their rusage summed; nullopt: no cache process
+  double client_cpu_s = 0;                  // this process, getrusage
   std::optional<proc::MachineCpu> machine;  // per-CPU /proc/stat over the window
 
   // Idle baseline (no load, before the run); idle_window_s 0 = not measured.
@@ -62,13 +61,13 @@ struct CpuReadings {
   // Placement: CPUs each party may run on; empty = unknown. `*_local` false = another machine
   // (or a process this client cannot see), so its CPUs are not in this machine's /proc/stat.
   bool server_local = false;
-  bool cache_local = false;          // ignored without a cache process
+  bool cache_local = false;  // ignored without a cache process
   std::vector<int> server_cpus, cache_cpus, client_cpus;
 
   // Bytes each peer received from the server, for splitting the softirq on the server's CPUs
   // (all of it the peers' receive work) between the cache and the client.
-  double bytes_client_received = 0;               // responses (server's HTTP bytes out)
-  double bytes_cache_received = 0;                // commands and values (memcached bytes_read)
+  double bytes_client_received = 0;  // responses (server's HTTP bytes out)
+  double bytes_cache_received = 0;   // commands and values (memcached bytes_read)
 
   // The server's sampled CPU per hit / miss (µs), nullopt when it did not sample.
   std::optional<double> sampled_hit_us, sampled_miss_us;
@@ -88,10 +87,10 @@ struct PartyCpu {  // seconds over the window
 
 struct Contamination {
   enum class State { clean, contaminated, unknown } state = State::unknown;
-  std::string why;            // for unknown: what is missing; else the figures in words
-  std::vector<int> cpus;      // the CPUs judged
-  double own_cores = 0;       // server + cache + client
-  double other_cores = 0;     // busy on those CPUs minus our own (other processes, kernel)
+  std::string why;         // for unknown: what is missing; else the figures in words
+  std::vector<int> cpus;   // the CPUs judged
+  double own_cores = 0;    // server + cache + client
+  double other_cores = 0;  // busy on those CPUs minus our own (other processes, kernel)
   double steal_cores = 0;
   double fraction() const noexcept { return own_cores > 0 ? (other_cores + steal_cores) / own_cores : 0; }
 };
@@ -99,25 +98,25 @@ const char* to_string(Contamination::State) noexcept;
 
 struct CpuFigures {
   Attribution attribution = Attribution::sender_pays;  // of `attributed` and the per-hit figure
-  bool has_cache = false;        // a cache process (memcached) was measured; local stores have none
-  std::string attribution_note;  // why sender-pays, or what was moved
-  PartyCpu raw;                  // getrusage / rusage deltas
-  PartyCpu net;                  // idle subtracted (== raw without a baseline)
+  bool has_cache = false;                 // a cache process (memcached) was measured; local stores have none
+  std::string attribution_note;           // why sender-pays, or what was moved
+  PartyCpu raw;                           // getrusage / rusage deltas
+  PartyCpu net;                           // idle subtracted (== raw without a baseline)
   std::optional<PartyCpu> receiver_pays;  // net, receive work moved to the receiver (if placement allows)
   std::string receiver_pays_note;         // what was moved, or why it could not be
-  PartyCpu attributed;           // the headline's: net (sender-pays) or receiver_pays, as asked
-  std::optional<PartyCpu> idle_cores;  // the baseline rates (CPU s per s)
-  std::optional<double> machine_busy_s, machine_busy_net_s;  // /proc/stat on the judged CPUs
+  PartyCpu attributed;                    // the headline's: net (sender-pays) or receiver_pays, as asked
+  std::optional<PartyCpu> idle_cores;     // the baseline rates (CPU s per s)
+  std::optional<double> machine_busy_s, machine_busy_net_s;          // /proc/stat on the judged CPUs
   std::optional<double> softirq_server_cpus_s, softirq_peer_cpus_s;  // net of idle
   // Busy time of the server's own CPUs and of its peers' (net of idle), when they are apart:
   // whatever the kernel ran there, billed to a process or not (with receive flow steering on
   // loopback, the server's receive work runs on its CPUs and shows here).
   std::optional<double> busy_server_cpus_s, busy_peer_cpus_s;
-  std::optional<double> server_hit_us;        // the headline: sampled, net, attributed
+  std::optional<double> server_hit_us;  // the headline: sampled, net, attributed
   std::optional<double> server_hit_sampled_us, server_miss_us;
   std::optional<double> server_hit_sender_us, server_hit_receiver_us;  // both splits, net of idle
-  double server_shift_us_per_req = 0;         // attributed − net, server, per request
-  double idle_server_us_per_req = 0;          // what the idle rate adds per request
+  double server_shift_us_per_req = 0;                                  // attributed − net, server, per request
+  double idle_server_us_per_req = 0;                                   // what the idle rate adds per request
   Contamination contamination;
 
   double per_request_us(double seconds, uint64_t requests) const noexcept {

@@ -18,8 +18,8 @@
 namespace hitcost::client {
 
 struct ErrorLimits {
-  double wrong_answers = 0;   // --max-error-rate
-  double transport = 0.01;    // --max-transport-error-rate
+  double wrong_answers = 0;  // --max-error-rate
+  double transport = 0.01;   // --max-transport-error-rate
 };
 
 // nullopt when within both limits; else one line saying which and by how much, e.g.

@@ -6,12 +6,12 @@
 namespace hitcost::client {
 
 enum ExitCode : int {
-  kExitOk = 0,            // a measurement that is a measurement (errors within --max-*-error-rate)
-  kExitFailed = 1,        // nothing measured: server unreachable, no response, set-up failure
-  kExitUsage = 2,         // bad option or value (also one the server refused: 400 on /admin/config)
-  kExitErrors = 3,        // the run had errors above --max-error-rate / --max-transport-error-rate
-  kExitOutput = 4,        // --json/--csv/--hdr/--html could not be written (path and OS reason printed)
-  kExitInterrupted = 130, // SIGINT or SIGTERM: figures over the window that ran, marked interrupted
+  kExitOk = 0,             // a measurement that is a measurement (errors within --max-*-error-rate)
+  kExitFailed = 1,         // nothing measured: server unreachable, no response, set-up failure
+  kExitUsage = 2,          // bad option or value (also one the server refused: 400 on /admin/config)
+  kExitErrors = 3,         // the run had errors above --max-error-rate / --max-transport-error-rate
+  kExitOutput = 4,         // --json/--csv/--hdr/--html could not be written (path and OS reason printed)
+  kExitInterrupted = 130,  // SIGINT or SIGTERM: figures over the window that ran, marked interrupted
 };
 
 // The more important of two outcomes (see the order above).

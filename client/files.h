@@ -1,10 +1,9 @@
 #pragma once
 // The files hitcost-load reads (run, sweep and merged JSONs) and writes (--json, --csv,
 // --hdr, --html). Every failure names the path and the OS's reason.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "core/result.h"
 

@@ -71,8 +71,8 @@ uint64_t Histogram::value_at_percentile(double percent) const noexcept {
   return max_;
 }
 
-bool Histogram::restore(const std::vector<std::pair<size_t, uint64_t>>& sparse, uint64_t min,
-                        uint64_t max, uint64_t sum, uint64_t clamped) {
+bool Histogram::restore(const std::vector<std::pair<size_t, uint64_t>>& sparse, uint64_t min, uint64_t max,
+                        uint64_t sum, uint64_t clamped) {
   reset();
   for (const auto& [index, n] : sparse) {
     if (index >= kCountsLen) return false;
@@ -95,12 +95,11 @@ std::string Histogram::percentiles_text(double unit_scale, int ticks_per_half_di
       std::snprintf(line, sizeof line, "%12.3f %2.12f %10llu\n", double(value) / unit_scale, p,
                     static_cast<unsigned long long>(cumulative));
     else
-      std::snprintf(line, sizeof line, "%12.3f %2.12f %10llu %14.2f\n", double(value) / unit_scale,
-                    p, static_cast<unsigned long long>(cumulative), 1.0 / (1.0 - p));
+      std::snprintf(line, sizeof line, "%12.3f %2.12f %10llu %14.2f\n", double(value) / unit_scale, p,
+                    static_cast<unsigned long long>(cumulative), 1.0 / (1.0 - p));
     out += line;
   };
-  std::snprintf(line, sizeof line, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount",
-                "1/(1-Percentile)");
+  std::snprintf(line, sizeof line, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");
   out += line;
   if (total_) {
     // Percentile iteration as in HdrHistogram: report levels get denser towards 100 %,
@@ -122,11 +121,11 @@ std::string Histogram::percentiles_text(double unit_scale, int ticks_per_half_di
     }
     emit(max_, 100.0, total_, true);
   }
-  std::snprintf(line, sizeof line, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n",
-                mean() / unit_scale, stddev() / unit_scale);
+  std::snprintf(line, sizeof line, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n", mean() / unit_scale,
+                stddev() / unit_scale);
   out += line;
-  std::snprintf(line, sizeof line, "#[Max     = %12.3f, Total count    = %12llu]\n",
-                double(max_) / unit_scale, static_cast<unsigned long long>(total_));
+  std::snprintf(line, sizeof line, "#[Max     = %12.3f, Total count    = %12llu]\n", double(max_) / unit_scale,
+                static_cast<unsigned long long>(total_));
   out += line;
   std::snprintf(line, sizeof line, "#[Buckets = %12d, SubBuckets     = %12lld]\n", kBucketCount,
                 static_cast<long long>(kSubBucketCount));

@@ -21,9 +21,9 @@ namespace hitcost::client {
 
 class Histogram {
  public:
-  static constexpr int kSubBucketHalfCountMagnitude = 10;                 // 1024
+  static constexpr int kSubBucketHalfCountMagnitude = 10;  // 1024
   static constexpr int64_t kSubBucketHalfCount = int64_t{1} << kSubBucketHalfCountMagnitude;
-  static constexpr int64_t kSubBucketCount = 2 * kSubBucketHalfCount;     // 2048
+  static constexpr int64_t kSubBucketCount = 2 * kSubBucketHalfCount;  // 2048
   static constexpr int kBucketCount = 32;
   static constexpr size_t kCountsLen = size_t(kBucketCount + 1) * kSubBucketHalfCount;
   static constexpr uint64_t kHighestTrackable = (uint64_t(kSubBucketCount) << (kBucketCount - 1)) - 1;
@@ -48,10 +48,10 @@ class Histogram {
   uint64_t count() const noexcept { return total_; }
   uint64_t min() const noexcept { return total_ ? min_ : 0; }
   uint64_t max() const noexcept { return max_; }
-  uint64_t sum() const noexcept { return sum_; }            // exact sum of recorded values
+  uint64_t sum() const noexcept { return sum_; }  // exact sum of recorded values
   uint64_t clamped() const noexcept { return clamped_; }
   double mean() const noexcept { return total_ ? double(sum_) / double(total_) : 0.0; }
-  double stddev() const noexcept;                           // from bucket midpoints
+  double stddev() const noexcept;  // from bucket midpoints
   // percent in [0,100]. Nearest-rank: the value of the ceil-ish (rounded) rank p/100*count,
   // reported as the top of its bucket but never above max(). 0 when empty.
   uint64_t value_at_percentile(double percent) const noexcept;
@@ -60,8 +60,7 @@ class Histogram {
   static size_t index_of(uint64_t value) noexcept {
     const int bucket = 53 - __builtin_clzll(value | uint64_t(kSubBucketCount - 1));
     const uint64_t sub = value >> bucket;
-    return (size_t(bucket + 1) << kSubBucketHalfCountMagnitude) + size_t(sub) -
-           size_t(kSubBucketHalfCount);
+    return (size_t(bucket + 1) << kSubBucketHalfCountMagnitude) + size_t(sub) - size_t(kSubBucketHalfCount);
   }
   static uint64_t lowest_at_index(size_t index) noexcept;
   static uint64_t highest_at_index(size_t index) noexcept;  // inclusive
@@ -69,8 +68,8 @@ class Histogram {
 
   // Rebuild from serialised parts (sparse index→count list); false when an index is out of
   // range. min/max/sum are taken as given so that a round trip is exact.
-  bool restore(const std::vector<std::pair<size_t, uint64_t>>& sparse, uint64_t min,
-               uint64_t max, uint64_t sum, uint64_t clamped);
+  bool restore(const std::vector<std::pair<size_t, uint64_t>>& sparse, uint64_t min, uint64_t max, uint64_t sum,
+               uint64_t clamped);
 
   // HdrHistogram "percentile distribution" text (the format wrk2/HdrHistogram print and
   // HistogramLogAnalyzer/plotFiles read). Values divided by `unit_scale` (1000 → µs).

@@ -103,11 +103,15 @@ const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
 // Latency percentiles per strategy: grouped bars on a log10 µs axis, bar = median over the
 // group's runs, whisker = min..max over them.
 std::string latency_chart(const std::vector<Group>& groups, bool open_loop_runs) {
-  static const std::pair<const char*, double LatencyUs::*> pcts[] = {
-      {"p50", &LatencyUs::p50}, {"p90", &LatencyUs::p90}, {"p99", &LatencyUs::p99},
-      {"p99.9", &LatencyUs::p999}, {"max", &LatencyUs::max}};
+  static const std::pair<const char*, double LatencyUs::*> pcts[] = {{"p50", &LatencyUs::p50},
+                                                                     {"p90", &LatencyUs::p90},
+                                                                     {"p99", &LatencyUs::p99},
+                                                                     {"p99.9", &LatencyUs::p999},
+                                                                     {"max", &LatencyUs::max}};
   const int np = 5;
-  struct Cell { double med = 0, lo = 0, hi = 0; };
+  struct Cell {
+    double med = 0, lo = 0, hi = 0;
+  };
   std::vector<std::vector<Cell>> cells(groups.size(), std::vector<Cell>(np));
   double vmin = 1e300, vmax = 0;
   for (size_t g = 0; g < groups.size(); ++g)
@@ -122,20 +126,23 @@ std::string latency_chart(const std::vector<Group>& groups, bool open_loop_runs)
       }
     }
   if (vmax <= 0) vmin = 1, vmax = 10;
-  const double lo = std::pow(10.0, std::floor(std::log10(vmin))), hi = std::pow(10.0, std::ceil(std::log10(vmax)) + 1e-9);
+  const double lo = std::pow(10.0, std::floor(std::log10(vmin))),
+               hi = std::pow(10.0, std::ceil(std::log10(vmax)) + 1e-9);
   // 36 px per bar: room for a 4-digit value label; a group at least as wide as its name.
   size_t longest = 0;
   for (const Group& g : groups) longest = std::max(longest, g.label.size());
   const double L = 70, T = 30, H = 300, bar = 36, group_w = std::max(5 * bar + 30, 7.5 * double(longest) + 20),
                W = std::max(L + group_w * double(groups.size()) + 20, 560.0);
-  auto y = [&](double v) { return T + H - H * (std::log10(std::max(v, lo)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)); };
+  auto y = [&](double v) {
+    return T + H - H * (std::log10(std::max(v, lo)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
+  };
   std::ostringstream s;
-  s << "<svg class=\"chart\" data-chart=\"latency\" width=\"" << W
-    << "\" height=\"" << T + H + 70 << "\" role=\"img\" aria-label=\"latency percentiles per strategy\">";
+  s << "<svg class=\"chart\" data-chart=\"latency\" width=\"" << W << "\" height=\"" << T + H + 70
+    << "\" role=\"img\" aria-label=\"latency percentiles per strategy\">";
   for (double t = lo; t <= hi * 1.0001; t *= 10) {
     s << "<line x1=\"" << L << "\" x2=\"" << W - 10 << "\" y1=\"" << y(t) << "\" y2=\"" << y(t)
-      << "\" class=\"grid\"/><text x=\"" << L - 6 << "\" y=\"" << y(t) + 4 << "\" text-anchor=\"end\">"
-      << num3(t) << "</text>";
+      << "\" class=\"grid\"/><text x=\"" << L - 6 << "\" y=\"" << y(t) + 4 << "\" text-anchor=\"end\">" << num3(t)
+      << "</text>";
   }
   s << "<text x=\"14\" y=\"" << T + H / 2 << "\" transform=\"rotate(-90 14 " << T + H / 2
     << ")\" text-anchor=\"middle\">latency, µs (log scale)</text>";
@@ -146,12 +153,12 @@ std::string latency_chart(const std::vector<Group>& groups, bool open_loop_runs)
       if (c.med <= 0) continue;
       const double x = x0 + p * bar, top = y(c.med);
       s << "<rect class=\"lat-bar\" data-strategy=\"" << esc(groups[g].label) << "\" data-pct=\"" << pcts[p].first
-        << "\" x=\"" << x << "\" y=\"" << top << "\" width=\"" << bar - 4 << "\" height=\"" << T + H - top << "\" fill=\""
-        << kPalette[p] << "\"><title>" << esc(groups[g].label) << " " << pcts[p].first << ": " << num3(c.med)
-        << " µs [" << num3(c.lo) << ".." << num3(c.hi) << "]</title></rect>";
+        << "\" x=\"" << x << "\" y=\"" << top << "\" width=\"" << bar - 4 << "\" height=\"" << T + H - top
+        << "\" fill=\"" << kPalette[p] << "\"><title>" << esc(groups[g].label) << " " << pcts[p].first << ": "
+        << num3(c.med) << " µs [" << num3(c.lo) << ".." << num3(c.hi) << "]</title></rect>";
       if (c.hi > c.lo)
-        s << "<line class=\"whisker\" x1=\"" << x + bar / 2 - 2 << "\" x2=\"" << x + bar / 2 - 2 << "\" y1=\"" << y(c.hi)
-          << "\" y2=\"" << y(c.lo) << "\"/>";
+        s << "<line class=\"whisker\" x1=\"" << x + bar / 2 - 2 << "\" x2=\"" << x + bar / 2 - 2 << "\" y1=\""
+          << y(c.hi) << "\" y2=\"" << y(c.lo) << "\"/>";
       s << "<text class=\"small\" x=\"" << x + bar / 2 - 2 << "\" y=\"" << std::min(top, y(c.hi)) - 4
         << "\" text-anchor=\"middle\">" << num3(c.med) << "</text>";
     }
@@ -186,17 +193,21 @@ double part_median(const Group& g, const char* kind, const char* part) {
 
 std::string phase_chart(const std::vector<Group>& groups) {
   const size_t nc = std::size(kCpuParts), nw = std::size(kWallParts);
-  std::vector<std::vector<double>> cpu(groups.size(), std::vector<double>(nc)), wall(groups.size(), std::vector<double>(nw));
+  std::vector<std::vector<double>> cpu(groups.size(), std::vector<double>(nc)),
+      wall(groups.size(), std::vector<double>(nw));
   double vmax = 0;
   bool any = false;
   for (size_t g = 0; g < groups.size(); ++g) {
     double c = 0, w = 0;
-    for (size_t k = 0; k < nc; ++k) c += std::max(0.0, cpu[g][k] = part_median(groups[g], "parts_cpu_us", kCpuParts[k]));
-    for (size_t k = 0; k < nw; ++k) w += std::max(0.0, wall[g][k] = part_median(groups[g], "parts_wall_us", kWallParts[k]));
+    for (size_t k = 0; k < nc; ++k)
+      c += std::max(0.0, cpu[g][k] = part_median(groups[g], "parts_cpu_us", kCpuParts[k]));
+    for (size_t k = 0; k < nw; ++k)
+      w += std::max(0.0, wall[g][k] = part_median(groups[g], "parts_wall_us", kWallParts[k]));
     vmax = std::max({vmax, c, w});
     any = any || c > 0;
   }
-  if (!any) return "<p class=\"note\">No sampled server CPU in these runs (server without sampling, or --no-metrics).</p>";
+  if (!any)
+    return "<p class=\"note\">No sampled server CPU in these runs (server without sampling, or --no-metrics).</p>";
   size_t longest = 0;
   for (const Group& g : groups) longest = std::max(longest, g.label.size());
   const double L = 70, T = 30, H = 300, bw = 34, gap = std::max(80.0, 7.5 * double(longest) - 50),
@@ -292,7 +303,8 @@ std::string log2_chart(const RunRecord& run, const std::string& label) {
   if (!histogram_from_json(run.histogram, &all)) return "";
   histogram_from_json(run.histogram_hit, &hit);
   histogram_from_json(run.histogram_miss, &miss);
-  const Log2Histogram la = Log2Histogram::from_ns(all), lh = Log2Histogram::from_ns(hit), lm = Log2Histogram::from_ns(miss);
+  const Log2Histogram la = Log2Histogram::from_ns(all), lh = Log2Histogram::from_ns(hit),
+                      lm = Log2Histogram::from_ns(miss);
   size_t first = 0;
   while (first < la.counts.size() && la.counts[first] == 0) ++first;
   if (first >= la.counts.size()) return "<p class=\"note\">" + esc(label) + ": no samples</p>";
@@ -305,23 +317,23 @@ std::string log2_chart(const RunRecord& run, const std::string& label) {
   auto hgt = [&](double c) { return c <= 0 ? 0.0 : H * std::log10(1 + c) / std::log10(1 + double(peak)); };
   auto at = [](const Log2Histogram& h, size_t i) { return i < h.counts.size() ? double(h.counts[i]) : 0.0; };
   std::ostringstream s;
-  s << "<svg class=\"chart\" data-chart=\"log2\" data-strategy=\"" << esc(label)
-    << "\" width=\"" << std::max(W, 430.0) << "\" height=\"" << T + H + 50
-    << "\"><text class=\"label\" x=\"" << L << "\" y=\"14\">" << esc(label) << "</text>";
+  s << "<svg class=\"chart\" data-chart=\"log2\" data-strategy=\"" << esc(label) << "\" width=\"" << std::max(W, 430.0)
+    << "\" height=\"" << T + H + 50 << "\"><text class=\"label\" x=\"" << L << "\" y=\"14\">" << esc(label)
+    << "</text>";
   for (size_t i = first; i <= last; ++i) {
     const double x = L + bw * double(i - first), total = at(la, i), hs = hgt(total);
     const double hv = at(lh, i), mv = at(lm, i);
     // split the log-height bar in proportion to hit / miss / untagged counts
     const double fh = total > 0 ? hv / total : 0, fm = total > 0 ? mv / total : 0;
     double y = T + H;
-    for (auto [frac, cls, color] : {std::tuple{fh, "hit", "#4e79a7"}, {fm, "miss", "#f28e2b"},
+    for (auto [frac, cls, color] : {std::tuple{fh, "hit", "#4e79a7"},
+                                    {fm, "miss", "#f28e2b"},
                                     {std::max(0.0, 1 - fh - fm), "other", "#bab0ac"}}) {
       if (frac <= 0) continue;
       y -= hs * frac;
       s << "<rect class=\"log2-bar\" data-kind=\"" << cls << "\" x=\"" << x + 1 << "\" y=\"" << y << "\" width=\""
-        << bw - 2 << "\" height=\"" << hs * frac << "\" fill=\"" << color << "\"><title>"
-        << Log2Histogram::slot_low(i) << "–" << Log2Histogram::slot_high(i) << " µs: " << uint64_t(total)
-        << "</title></rect>";
+        << bw - 2 << "\" height=\"" << hs * frac << "\" fill=\"" << color << "\"><title>" << Log2Histogram::slot_low(i)
+        << "–" << Log2Histogram::slot_high(i) << " µs: " << uint64_t(total) << "</title></rect>";
     }
     if ((i - first) % 2 == 0)
       s << "<text class=\"tick\" x=\"" << x + bw / 2 << "\" y=\"" << T + H + 14 << "\" text-anchor=\"middle\">"
@@ -334,9 +346,9 @@ std::string log2_chart(const RunRecord& run, const std::string& label) {
     }
   }
   s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 32
-    << "\">latency µs, log2 buckets; height: count (log); </text><text class=\"small\" x=\"" << L + 250 << "\" y=\"" << T + H + 32
-    << "\" style=\"fill:#4e79a7\">■ hit</text><text class=\"small\" x=\"" << L + 290 << "\" y=\"" << T + H + 32
-    << "\" style=\"fill:#f28e2b\">■ miss</text></svg>";
+    << "\">latency µs, log2 buckets; height: count (log); </text><text class=\"small\" x=\"" << L + 250 << "\" y=\""
+    << T + H + 32 << "\" style=\"fill:#4e79a7\">■ hit</text><text class=\"small\" x=\"" << L + 290 << "\" y=\""
+    << T + H + 32 << "\" style=\"fill:#f28e2b\">■ miss</text></svg>";
   return s.str();
 }
 
@@ -357,16 +369,17 @@ std::string series_chart(const RunRecord& run, const std::string& label) {
     p99_line += fmt("%.1f,", x) + fmt("%.1f ", T + H - H * pts[i].value("p99_us", 0.0) / pmax);
   }
   std::ostringstream s;
-  s << "<svg class=\"chart\" data-chart=\"series\" data-strategy=\"" << esc(label)
-    << "\" width=\"" << W << "\" height=\"" << T + H + 40 << "\">"
+  s << "<svg class=\"chart\" data-chart=\"series\" data-strategy=\"" << esc(label) << "\" width=\"" << W
+    << "\" height=\"" << T + H + 40 << "\">"
     << "<text class=\"label\" x=\"" << L << "\" y=\"12\">per second</text><text class=\"small\" x=\"" << L
     << "\" y=\"25\">req/s (blue, max " << num3(rmax) << "), p99 µs (red dashed, max " << num3(pmax) << ")</text>"
     << "<line class=\"grid\" x1=\"" << L << "\" x2=\"" << W - 20 << "\" y1=\"" << T + H << "\" y2=\"" << T + H << "\"/>"
     << "<polyline class=\"series-rps\" fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"2\" points=\"" << rps_line
     << "\"/><polyline class=\"series-p99\" fill=\"none\" stroke=\"#e15759\" stroke-dasharray=\"4 3\" stroke-width=\"2\" "
        "points=\""
-    << p99_line << "\"/><text class=\"tick\" x=\"" << L << "\" y=\"" << T + H + 14 << "\">0 s</text><text class=\"tick\" x=\""
-    << W - 20 << "\" y=\"" << T + H + 14 << "\" text-anchor=\"end\">" << pts.size() - 1 << " s</text>";
+    << p99_line << "\"/><text class=\"tick\" x=\"" << L << "\" y=\"" << T + H + 14
+    << "\">0 s</text><text class=\"tick\" x=\"" << W - 20 << "\" y=\"" << T + H + 14 << "\" text-anchor=\"end\">"
+    << pts.size() - 1 << " s</text>";
   for (size_t i = 0; i < pts.size(); ++i)  // markers: a 1 s run is a single point, not a line
     s << "<circle cx=\"" << L + dx * double(i) << "\" cy=\"" << T + H - H * pts[i].value("throughput_rps", 0.0) / rmax
       << "\" r=\"3\" fill=\"#4e79a7\"/><circle cx=\"" << L + dx * double(i) << "\" cy=\""
@@ -417,14 +430,17 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
     interrupted += r.interrupted;
   }
   s << "<table class=\"kv\">";
-  auto row = [&](const std::string& k, const std::string& v) { s << "<tr><th>" << k << "</th><td>" << v << "</td></tr>"; };
+  auto row = [&](const std::string& k, const std::string& v) {
+    s << "<tr><th>" << k << "</th><td>" << v << "</td></tr>";
+  };
   auto u = [&](auto field) { return esc(uniq(runs, field)); };
   auto cpu = [&](const char* pointer) { return u([pointer](const RunRecord& r) { return at(r.cpu, pointer); }); };
   std::string mode = u([](const RunRecord& r) { return json(r.mode); });
   if (mode.find("open") != std::string::npos)
     mode += " at " + u([](const RunRecord& r) { return json(r.rate_rps); }) +
             " req/s (latency from the intended send time)";
-  else mode += " (latency from the actual send: stalls are under-represented)";
+  else
+    mode += " (latency from the actual send: stalls are under-represented)";
   row("mode", mode);
   row("connections / threads", u([](const RunRecord& r) { return json(r.connections); }) + " / " +
                                    u([](const RunRecord& r) { return json(r.threads); }));
@@ -438,9 +454,9 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
                   u([](const RunRecord& r) { return json(r.key_dist); }) + ", target hit ratio " +
                   u([](const RunRecord& r) { return r.target_hit_ratio ? json(*r.target_hit_ratio) : json(); }) +
                   ", rows " + u([](const RunRecord& r) { return r.rows ? json(*r.rows) : json(); }) +
-                  (runs.empty() || !runs[0].rows_mix
-                       ? ""
-                       : ", rows mix " + u([](const RunRecord& r) { return r.rows_mix ? json(rows_mix_text(r)) : json(); })));
+                  (runs.empty() || !runs[0].rows_mix ? "" : ", rows mix " + u([](const RunRecord& r) {
+                                                              return r.rows_mix ? json(rows_mix_text(r)) : json();
+                                                            })));
   row("CPU placement", "client pinned " + u([](const RunRecord& r) { return json(r.cpus); }) + " (threads seen on " +
                            u([](const RunRecord& r) { return r.client_thread_cpus; }) + "); server " +
                            u([](const RunRecord& r) { return r.server_cpus; }) + "; cache " +
@@ -451,15 +467,19 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
           u([](const RunRecord& r) { return at(r.server_sampling, "/overhead_fraction"); }) +
           " of the CPU measured); net of the idle baseline (cores: server " + cpu("/idle_cores/server") + ", cache " +
           cpu("/idle_cores/cache") + "); attribution: " + cpu("/attribution") + " — " + cpu("/attribution_note"));
-  row("receive work", "softirq µs/req on the server's CPUs (its peers receiving): " +
-                          cpu("/softirq_us_per_req/server_cpus") + "; on the peers' CPUs (the server receiving): " +
-                          cpu("/softirq_us_per_req/peer_cpus"));
+  row("receive work",
+      "softirq µs/req on the server's CPUs (its peers receiving): " + cpu("/softirq_us_per_req/server_cpus") +
+          "; on the peers' CPUs (the server receiving): " + cpu("/softirq_us_per_req/peer_cpus"));
   std::string cont = std::to_string(contaminated) + " of " + std::to_string(runs.size()) + " runs contaminated";
-  if (unknown) cont += ", " + std::to_string(unknown) + " not judged (" + esc(unknown_why.empty() ? "no server stats" : unknown_why) + ")";
+  if (unknown)
+    cont += ", " + std::to_string(unknown) + " not judged (" +
+            esc(unknown_why.empty() ? "no server stats" : unknown_why) + ")";
   cont += "; " + std::to_string(retries) + " re-runs because of it (the cleanest attempt kept)";
   row("contamination", contaminated ? "<b class=\"bad\">" + cont + "</b>" : cont);
-  if (unsent) row("overload", "<b class=\"bad\">" + std::to_string(unsent) + " requests due but never sent or answered "
-                                "(counted in latency from their intended time)</b>");
+  if (unsent)
+    row("overload", "<b class=\"bad\">" + std::to_string(unsent) +
+                        " requests due but never sent or answered "
+                        "(counted in latency from their intended time)</b>");
   if (!merged_info.empty()) {
     double worst = 1;
     std::set<std::string> from;
@@ -491,8 +511,8 @@ std::string summary_section(const Summary& summary) {
   for (const SweepRow& row : summary.rows) {
     any_latency = any_latency || row.latency_rate.has_value();
     if (row.runs == 0) continue;
-    h << "<tr><td>" << esc(row.strategy) << "</td><td>" << esc(row.store) << "</td><td>" << row.used << "/"
-      << row.runs << "</td>";
+    h << "<tr><td>" << esc(row.strategy) << "</td><td>" << esc(row.store) << "</td><td>" << row.used << "/" << row.runs
+      << "</td>";
     for (const RangeColumn& c : range_columns())
       if (c.html) h << range_cell(row.*c.member, c.format);
     h << "<td>" << row.errors << "</td></tr>";
@@ -546,14 +566,14 @@ std::string runs_table(const std::vector<Group>& groups) {
 // One run's charts and its line of figures.
 std::string run_section(const Group& g, const RunRecord& r) {
   const std::string label = g.label + (r.is_latency_run() ? " (latency)"
-                                       : r.repeat ? " #" + std::to_string(*r.repeat) : "");
+                                       : r.repeat         ? " #" + std::to_string(*r.repeat)
+                                                          : "");
   const std::string mode = r.mode == "open-loop" ? "open loop at " + num3(r.rate_rps) + " req/s" : "closed loop";
   std::ostringstream h;
-  h << "<div class=\"run\">" << log2_chart(r, label) << series_chart(r, label) << "<div class=\"note\">" << mode
-    << ": " << num3(r.throughput_rps) << " req/s, server " << num3(r.server_cpu_us_per_hit.value_or(0))
-    << " µs/hit, p50 " << num3(r.latency_us.p50) << " µs, p99 " << num3(r.latency_us.p99) << " µs, errors "
-    << double(r.errors_total) << ", contaminated " << (r.contaminated ? json(*r.contaminated).dump() : "null")
-    << "</div></div>";
+  h << "<div class=\"run\">" << log2_chart(r, label) << series_chart(r, label) << "<div class=\"note\">" << mode << ": "
+    << num3(r.throughput_rps) << " req/s, server " << num3(r.server_cpu_us_per_hit.value_or(0)) << " µs/hit, p50 "
+    << num3(r.latency_us.p50) << " µs, p99 " << num3(r.latency_us.p99) << " µs, errors " << double(r.errors_total)
+    << ", contaminated " << (r.contaminated ? json(*r.contaminated).dump() : "null") << "</div></div>";
   return h.str();
 }
 
@@ -593,8 +613,9 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
   const std::time_t now = std::time(nullptr);
   std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
   h << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << esc(title) << "</title><style>"
-    << kStyle << "</style>" << kScript << "</head><body><h1>" << esc(title) << "</h1><p class=\"note\">hitcost-load report, "
-    << when << ". Figures are median [min..max] over repeats; CPU per request is process CPU over the measured "
+    << kStyle << "</style>" << kScript << "</head><body><h1>" << esc(title)
+    << "</h1><p class=\"note\">hitcost-load report, " << when
+    << ". Figures are median [min..max] over repeats; CPU per request is process CPU over the measured "
     << "window divided by requests.</p><h2>What was measured</h2>" << header_section(runs, merged_info);
   h << summary_section(summary);
   if (any_latency)

@@ -12,15 +12,14 @@
 // latency percentiles per strategy (p50/p90/p99/p99.9/max, log axis); CPU per request split
 // by server phase plus cache and client CPU (stacked); a log2 latency histogram per run with
 // the hit/miss peaks labelled; the per-second series; the summary table (median [min..max]),
-// the verdicts, and every run's CSV columns in one table (client/run_record.h). Every chart is an <svg class="chart" data-chart="KIND">; bars carry
-// class names (lat-bar, cpu-seg, log2-bar) and data-strategy so tests can count them.
-// A few lines of inline JS check after load that every chart has a non-empty layout box and
-// set <body data-charts-rendered="N">; a script error sets data-js-error.
+// the verdicts, and every run's CSV columns in one table (client/run_record.h). Every chart is an <svg class="chart"
+// data-chart="KIND">; bars carry class names (lat-bar, cpu-seg, log2-bar) and data-strategy so tests can count them. A
+// few lines of inline JS check after load that every chart has a non-empty layout box and set <body
+// data-charts-rendered="N">; a script error sets data-js-error.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace hitcost::client {
 

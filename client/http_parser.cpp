@@ -99,8 +99,8 @@ bool ResponseParser::on_line(std::string_view line) noexcept {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (state_ == State::status) {
     // "HTTP/1.1 200 OK" — the reason phrase may be empty
-    if (line.size() < 12 || line.substr(0, 7) != "HTTP/1." || (line[7] != '0' && line[7] != '1') ||
-        line[8] != ' ' || (line.size() > 12 && line[12] != ' ')) {
+    if (line.size() < 12 || line.substr(0, 7) != "HTTP/1." || (line[7] != '0' && line[7] != '1') || line[8] != ' ' ||
+        (line.size() > 12 && line[12] != ' ')) {
       fail("bad status line");
       return false;
     }

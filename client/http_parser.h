@@ -21,10 +21,10 @@ enum class CacheTag : uint8_t { unknown, hit, miss };
 struct ResponseInfo {
   int status = 0;
   CacheTag cache = CacheTag::unknown;
-  bool close = false;            // "Connection: close" (or HTTP/1.0 without keep-alive)
+  bool close = false;  // "Connection: close" (or HTTP/1.0 without keep-alive)
   uint64_t content_length = 0;
-  uint64_t header_bytes = 0;     // status line + headers + blank line
-  char strategy[48] = {};        // X-Strategy value, truncated; "" when absent
+  uint64_t header_bytes = 0;  // status line + headers + blank line
+  char strategy[48] = {};     // X-Strategy value, truncated; "" when absent
 };
 
 class ResponseParser {

@@ -36,9 +36,7 @@ class Rng {
   // uniform in [0,1) with 53 random bits
   double uniform() noexcept { return double(next() >> 11) * 0x1.0p-53; }
   // uniform integer in [0,n) (Lemire's multiply-shift; bias < n/2^64, negligible here)
-  uint64_t below(uint64_t n) noexcept {
-    return uint64_t((static_cast<uint128_t>(next()) * n) >> 64);
-  }
+  uint64_t below(uint64_t n) noexcept { return uint64_t((static_cast<uint128_t>(next()) * n) >> 64); }
 
  private:
   static uint64_t rotl(uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }

@@ -67,7 +67,8 @@ void keep_first_error(std::vector<ErrorSample>& samples, std::string_view kind, 
     if (e.kind == kind) return;
   // One printable line: the server's body may end in a newline or hold HTML.
   std::string line;
-  for (char ch : detail.substr(0, ResponseParser::kErrorBodyMax)) line += (ch == '\n' || ch == '\r' || ch == '\t') ? ' ' : ch;
+  for (char ch : detail.substr(0, ResponseParser::kErrorBodyMax))
+    line += (ch == '\n' || ch == '\r' || ch == '\t') ? ' ' : ch;
   while (!line.empty() && line.back() == ' ') line.pop_back();
   samples.push_back({std::string(kind), std::move(line)});
 }
@@ -105,15 +106,16 @@ LoadResult run_load(const LoadPlan& plan_in, const WindowHooks& hooks, const std
                                                (uint64_t(i) < plan.requests % uint64_t(plan.threads) ? 1 : 0)
                                          : 0;
     if (plan.requests && quota == 0) continue;  // fewer requests than threads
-    load_threads.push_back(std::make_unique<LoadThread>(plan, tmpls, i, conns, rate, quota, t0, measure_start,
-                                                        measure_end, stop));
+    load_threads.push_back(
+        std::make_unique<LoadThread>(plan, tmpls, i, conns, rate, quota, t0, measure_start, measure_end, stop));
   }
   std::vector<std::thread> threads;
   std::atomic<size_t> done_threads{0};
-  for (auto& w : load_threads) threads.emplace_back([&w, &done_threads] {
-    w->run();
-    done_threads.fetch_add(1);
-  });
+  for (auto& w : load_threads)
+    threads.emplace_back([&w, &done_threads] {
+      w->run();
+      done_threads.fetch_add(1);
+    });
 
   sleep_until_ns(measure_start, stop);
   if (hooks.at_start) hooks.at_start();

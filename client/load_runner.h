@@ -59,10 +59,10 @@
 #include <vector>
 
 #include "client/histogram.h"
-#include "core/clock.h"
 #include "client/key_chooser.h"
 #include "client/net.h"
 #include "client/series.h"
+#include "core/clock.h"
 
 namespace hitcost::client {
 
@@ -75,9 +75,7 @@ struct ErrorCounts {
   uint64_t parse = 0;       // malformed response (bad status line, chunked, no length...)
   uint64_t validation = 0;  // well-formed but wrong: a guaranteed miss answered "hit",
                             // X-Strategy differs from the one asked for, no X-Cache
-  uint64_t total() const noexcept {
-    return connect + read + write + timeout + status + parse + validation;
-  }
+  uint64_t total() const noexcept { return connect + read + write + timeout + status + parse + validation; }
   void merge(const ErrorCounts& o) noexcept;
 };
 
@@ -102,49 +100,49 @@ struct LoadPlan {
   std::string path_template = "/page/{id}";  // {id} replaced per request; may be absent
   std::string query;                         // appended as-is ("rows=50&strategy=html"), no '?'
   uint64_t warmup_ns = 1'000'000'000;
-  uint64_t duration_ns = 10'000'000'000;     // used when requests == 0
-  uint64_t requests = 0;                     // > 0: stop after this many measured requests
+  uint64_t duration_ns = 10'000'000'000;  // used when requests == 0
+  uint64_t requests = 0;                  // > 0: stop after this many measured requests
   int connections = 16;
   int threads = 1;
-  std::vector<int> cpus;                     // thread i pinned to cpus[i % size]; empty = no pin
+  std::vector<int> cpus;  // thread i pinned to cpus[i % size]; empty = no pin
   KeySpec keys;
-  double rate = 0;                           // total req/s; 0 = closed loop
+  double rate = 0;  // total req/s; 0 = closed loop
   uint64_t timeout_ns = 2'000'000'000;
-  std::string expect_strategy;               // non-empty: X-Strategy must match (validation)
-  bool expect_cache_header = true;           // 2xx without X-Cache is a validation error
+  std::string expect_strategy;      // non-empty: X-Strategy must match (validation)
+  bool expect_cache_header = true;  // 2xx without X-Cache is a validation error
   uint64_t seed = 1;
-  std::vector<RowsShare> rows_mix;           // non-empty: ?rows= chosen per request (before `query`)
-  bool live_progress = false;                // keep LiveProgress counters for WindowHooks::every_second
-  uint64_t spin_ns = 30'000;                 // open loop: poll, not sleep, this close to a due send; 0 = never
-  bool spin_adaptive = true;                 // open loop: spin_ns follows the measured wake-up delay
+  std::vector<RowsShare> rows_mix;  // non-empty: ?rows= chosen per request (before `query`)
+  bool live_progress = false;       // keep LiveProgress counters for WindowHooks::every_second
+  uint64_t spin_ns = 30'000;        // open loop: poll, not sleep, this close to a due send; 0 = never
+  bool spin_adaptive = true;        // open loop: spin_ns follows the measured wake-up delay
 };
 
 struct LoadResult {
-  Histogram latency;      // all measured responses, ns (open loop: from the intended time)
-  Histogram hit;          // X-Cache: hit
-  Histogram miss;         // X-Cache: miss
-  Histogram service;      // from the actual send (equals `latency` in closed loop)
+  Histogram latency;        // all measured responses, ns (open loop: from the intended time)
+  Histogram hit;            // X-Cache: hit
+  Histogram miss;           // X-Cache: miss
+  Histogram service;        // from the actual send (equals `latency` in closed loop)
   Histogram send_lateness;  // open loop: actual send − intended time, ns; empty in closed loop
   ErrorCounts errors;
-  uint64_t requests = 0;  // measured complete responses, any status
-  uint64_t ok = 0;        // of which 2xx
-  uint64_t bytes_read = 0;       // all response bytes of measured responses
+  uint64_t requests = 0;    // measured complete responses, any status
+  uint64_t ok = 0;          // of which 2xx
+  uint64_t bytes_read = 0;  // all response bytes of measured responses
   uint64_t body_bytes = 0;
-  uint64_t reconnects = 0;       // connections re-opened after the first (any reason)
-  uint64_t unfinished = 0;       // open loop: sent in the window, not answered at its end
-  uint64_t unsent = 0;           // open loop: due in the window, never sent (server fell behind)
-  uint64_t started_unix_ns = 0;  // the window's start by the wall clock (aligns merged clients)
-  Series series;                 // per second of the window, by arrival time
-  std::vector<uint64_t> rows_requests;  // measured responses per rows_mix entry
-  double window_s = 0;           // the measured window's length
-  uint64_t miss_end = 0;         // next unused never-seen id (feed into the next run)
+  uint64_t reconnects = 0;                    // connections re-opened after the first (any reason)
+  uint64_t unfinished = 0;                    // open loop: sent in the window, not answered at its end
+  uint64_t unsent = 0;                        // open loop: due in the window, never sent (server fell behind)
+  uint64_t started_unix_ns = 0;               // the window's start by the wall clock (aligns merged clients)
+  Series series;                              // per second of the window, by arrival time
+  std::vector<uint64_t> rows_requests;        // measured responses per rows_mix entry
+  double window_s = 0;                        // the measured window's length
+  uint64_t miss_end = 0;                      // next unused never-seen id (feed into the next run)
   std::vector<std::vector<int>> thread_cpus;  // CPUs each load thread was seen on
-  uint64_t spin_ns = 0;          // open loop: the spin at the end (largest over threads)
-  std::vector<ErrorSample> error_samples;  // the first error of each kind (all threads)
+  uint64_t spin_ns = 0;                       // open loop: the spin at the end (largest over threads)
+  std::vector<ErrorSample> error_samples;     // the first error of each kind (all threads)
   // `stop` ended the run before its planned end: window_s and the series cover only what ran
   // (duration mode: from the window's start to the stop; nothing if stopped in the warmup).
   bool interrupted = false;
-  std::string setup_error;       // a thread could not start its loop (run_load throws it)
+  std::string setup_error;  // a thread could not start its loop (run_load throws it)
 };
 
 // Called by the coordinating thread at the window edges (server /stats, rusage, /proc/stat).
@@ -161,8 +159,7 @@ uint64_t open_loop_due_ns(uint64_t t0, uint64_t k, double interval_ns, int threa
 
 // Runs one load phase and blocks until it is over. `stop` (may be null) ends it early.
 // Throws std::runtime_error only for set-up failures (epoll_create, thread start).
-LoadResult run_load(const LoadPlan& plan, const WindowHooks& hooks,
-                    const std::atomic<bool>* stop = nullptr);
+LoadResult run_load(const LoadPlan& plan, const WindowHooks& hooks, const std::atomic<bool>* stop = nullptr);
 
 // "GET <path-with-id-slot><query> HTTP/1.1\r\nHost: ...\r\n\r\n" split at the id slot.
 struct RequestTemplate {

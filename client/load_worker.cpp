@@ -102,8 +102,7 @@ void LoadThread::send(Conn& c, uint64_t intended_ns) {
   c.sent_ns = now_ns();
   c.intended_ns = rate_ > 0 ? intended_ns : c.sent_ns;
   c.deadline_ns = c.sent_ns + plan_.timeout_ns;
-  c.measured = c.intended_ns >= measure_start_ && c.intended_ns < measure_end_ &&
-               (quota_ == 0 || quota_sent_ < quota_);
+  c.measured = c.intended_ns >= measure_start_ && c.intended_ns < measure_end_ && (quota_ == 0 || quota_sent_ < quota_);
   if (c.measured && quota_) ++quota_sent_;
   if (c.measured && rate_ > 0) r_.send_lateness.record(c.sent_ns - c.intended_ns);  // due <= now: >= 0
   c.state = Conn::State::writing;
@@ -164,8 +163,7 @@ void LoadThread::on_readable(Conn& c) {
     const uint64_t now = now_ns();
     // EOF or error. An idle keep-alive connection closed by the server is not an error;
     // losing a request in flight (or half a response) is.
-    const bool lost = c.state == Conn::State::writing || c.state == Conn::State::reading ||
-                      !c.parser.idle();
+    const bool lost = c.state == Conn::State::writing || c.state == Conn::State::reading || !c.parser.idle();
     if (lost || n < 0)
       count_error(r_.errors.read, now, "read",
                   n < 0 ? std::string_view(std::strerror(errno)) : "the server closed the connection mid-request");
@@ -198,7 +196,8 @@ bool LoadThread::consume(Conn& c, const char* data, size_t n, uint64_t t) {
     --in_flight_;
     c.state = Conn::State::idle;
     if (close || n > 0) {
-      if (n > 0) count_error(r_.errors.parse, t, "parse", "bytes after the response that nobody asked for"); // pipelined
+      if (n > 0)
+        count_error(r_.errors.parse, t, "parse", "bytes after the response that nobody asked for");  // pipelined
       drop(c, t, 0);
       open(c, t);
       return false;
@@ -251,10 +250,10 @@ void LoadThread::on_response(Conn& c, uint64_t t) {
     r_.miss.record(latency);
     ++second.misses;
   }
-  const bool wrong_cache = (c.forced_miss && info.cache == CacheTag::hit) ||
-                           (plan_.expect_cache_header && info.cache == CacheTag::unknown);
-  const bool wrong_strategy = !plan_.expect_strategy.empty() && info.strategy[0] != '\0' &&
-                              plan_.expect_strategy != info.strategy;
+  const bool wrong_cache =
+      (c.forced_miss && info.cache == CacheTag::hit) || (plan_.expect_cache_header && info.cache == CacheTag::unknown);
+  const bool wrong_strategy =
+      !plan_.expect_strategy.empty() && info.strategy[0] != '\0' && plan_.expect_strategy != info.strategy;
   if (wrong_cache || wrong_strategy) {
     ++r_.errors.validation;
     // The detail is built only for the first one: a run can be nothing but validation errors.
@@ -264,9 +263,9 @@ void LoadThread::on_response(Conn& c, uint64_t t) {
       keep_first_error(r_.error_samples, "validation",
                        "X-Strategy: " + std::string(info.strategy) + ", asked for " + plan_.expect_strategy);
     else if (first)
-      keep_first_error(r_.error_samples, "validation",
-                       info.cache == CacheTag::hit ? "a never-seen id answered X-Cache: hit"
-                                                   : "a 2xx response without X-Cache");
+      keep_first_error(
+          r_.error_samples, "validation",
+          info.cache == CacheTag::hit ? "a never-seen id answered X-Cache: hit" : "a 2xx response without X-Cache");
   }
 }
 
@@ -306,8 +305,7 @@ void LoadThread::check_timers(uint64_t now) {
           open(c, now);
         }
         break;
-      case Conn::State::idle:
-        break;
+      case Conn::State::idle: break;
     }
   }
 }
@@ -315,8 +313,7 @@ void LoadThread::check_timers(uint64_t now) {
 // A measured request that timed out weighs in the latency at what it has waited so far
 // (see the header), in both loop modes; only when it is also counted as a timeout error.
 void LoadThread::on_timeout(const Conn& c, uint64_t now) {
-  if (!c.measured || !count_error(r_.errors.timeout, now, "timeout", "no complete response within the timeout"))
-    return;
+  if (!c.measured || !count_error(r_.errors.timeout, now, "timeout", "no complete response within the timeout")) return;
   r_.latency.record(now - c.intended_ns);
   r_.service.record(now - c.sent_ns);
 }
@@ -383,8 +380,7 @@ void LoadThread::run() {
     uint64_t wait = wake > now ? wake - now : 0;
     // Open loop: sleep only until spin_ns before the due send, then poll (zero timeout) so
     // that it leaves on time while answers are still read.
-    if (due != UINT64_MAX && spin_ns_)
-      wait = due > now + spin_ns_ ? std::min(wait, due - now - spin_ns_) : 0;
+    if (due != UINT64_MAX && spin_ns_) wait = due > now + spin_ns_ ? std::min(wait, due - now - spin_ns_) : 0;
     int n;
     if (have_pwait2) {
       timespec ts{time_t(wait / 1'000'000'000), long(wait % 1'000'000'000)};

@@ -18,7 +18,7 @@ namespace hitcost::client::detail {
 constexpr uint64_t kConnectRetryNs = 10'000'000;  // back off after a failed connect
 constexpr uint64_t kErrorRetryNs = 1'000'000;     // reconnect after a dropped connection
 constexpr int kMaxEvents = 256;
-constexpr size_t kReadBuf = 256 * 1024;           // one per thread, shared by its connections
+constexpr size_t kReadBuf = 256 * 1024;  // one per thread, shared by its connections
 
 struct Conn {
   enum class State : uint8_t { closed, connecting, idle, writing, reading };
@@ -29,11 +29,11 @@ struct Conn {
   bool measured = false;     // the request in flight counts
   bool forced_miss = false;  // the request in flight asks for a never-seen id
   bool ever_opened = false;
-  uint16_t tmpl = 0;         // which request template (rows_mix entry) the request used
-  uint32_t gen = 0;          // epoll tag generation: stale events after a reconnect are ignored
+  uint16_t tmpl = 0;  // which request template (rows_mix entry) the request used
+  uint32_t gen = 0;   // epoll tag generation: stale events after a reconnect are ignored
   uint32_t req_len = 0, req_off = 0;
   uint64_t intended_ns = 0, sent_ns = 0, deadline_ns = 0, retry_ns = 0;
-  char* req = nullptr;       // this connection's slice of the thread's request arena
+  char* req = nullptr;  // this connection's slice of the thread's request arena
   ResponseParser parser;
 };
 
@@ -44,16 +44,25 @@ class LoadThread {
   LoadThread(const LoadPlan& plan, const std::vector<RequestTemplate>& tmpls, int index, int conns, double rate,
              uint64_t requests_quota, uint64_t t0, uint64_t measure_start, uint64_t measure_end,
              const std::atomic<bool>* stop)
-      : plan_(plan), tmpls_(tmpls), index_(index), rate_(rate), quota_(requests_quota), t0_(t0),
-        measure_start_(measure_start), measure_end_(measure_end), stop_(stop),
+      : plan_(plan),
+        tmpls_(tmpls),
+        index_(index),
+        rate_(rate),
+        quota_(requests_quota),
+        t0_(t0),
+        measure_start_(measure_start),
+        measure_end_(measure_end),
+        stop_(stop),
         chooser_(plan.keys, plan.seed * 0x9e3779b97f4a7c15ULL + uint64_t(index) + 1, uint64_t(index),
                  uint64_t(plan.threads)),
-        mix_rng_(plan.seed * 0xbf58476d1ce4e5b9ULL + uint64_t(index) + 7), conns_(size_t(conns)) {
+        mix_rng_(plan.seed * 0xbf58476d1ce4e5b9ULL + uint64_t(index) + 7),
+        conns_(size_t(conns)) {
     size_t slot = 0;
     for (const auto& t : tmpls_) slot = std::max(slot, t.prefix.size() + 20 + t.suffix.size());
     double total = 0;
     for (const auto& share : plan.rows_mix) total += share.weight;
-    for (const auto& share : plan.rows_mix) mix_cdf_.push_back((mix_cdf_.empty() ? 0.0 : mix_cdf_.back()) + share.weight / total);
+    for (const auto& share : plan.rows_mix)
+      mix_cdf_.push_back((mix_cdf_.empty() ? 0.0 : mix_cdf_.back()) + share.weight / total);
     r_.rows_requests.assign(plan.rows_mix.size(), 0);
     arena_.resize(slot * conns_.size());
     for (size_t i = 0; i < conns_.size(); ++i) conns_[i].req = arena_.data() + i * slot;
@@ -70,9 +79,7 @@ class LoadThread {
  private:
   bool duration_mode() const noexcept { return quota_ == 0; }
   bool quota_done() const noexcept { return quota_ && quota_sent_ >= quota_; }
-  uint64_t intended(uint64_t k) const noexcept {
-    return open_loop_due_ns(t0_, k, interval_ns_, index_, plan_.threads);
-  }
+  uint64_t intended(uint64_t k) const noexcept { return open_loop_due_ns(t0_, k, interval_ns_, index_, plan_.threads); }
   // Open loop: when the next request may go out (dispatch_open_loop's rules), UINT64_MAX if none will.
   uint64_t next_due() const noexcept {
     const uint64_t due = intended(next_k_);
@@ -117,7 +124,7 @@ class LoadThread {
   uint64_t t0_, measure_start_, measure_end_;
   const std::atomic<bool>* stop_;
   KeyChooser chooser_;
-  Rng mix_rng_;                 // rows_mix choice; separate so the key sequence stays the same
+  Rng mix_rng_;  // rows_mix choice; separate so the key sequence stays the same
   std::vector<double> mix_cdf_;
   LiveProgress live_;
   std::vector<Conn> conns_;
@@ -125,7 +132,7 @@ class LoadThread {
   std::vector<uint32_t> idle_;  // open loop: connections ready to send
   std::vector<char> rbuf_ = std::vector<char>(kReadBuf);
   int epfd_ = -1;
-  uint64_t next_k_ = 0;         // open loop: index of the next request to send
+  uint64_t next_k_ = 0;  // open loop: index of the next request to send
   uint64_t quota_sent_ = 0;
   uint64_t in_flight_ = 0;
   uint64_t last_done_ns_ = 0;

@@ -21,8 +21,7 @@ Log2Histogram Log2Histogram::from_ns(const Histogram& h) {
   return out;
 }
 
-std::optional<Bimodal> find_bimodal(const Log2Histogram& h, double min_peak_fraction,
-                                    double valley_fraction) {
+std::optional<Bimodal> find_bimodal(const Log2Histogram& h, double min_peak_fraction, double valley_fraction) {
   const auto& c = h.counts;
   if (c.size() < 3 || h.total == 0) return std::nullopt;
   size_t top = 0;
@@ -64,8 +63,7 @@ std::string format_log2(const Log2Histogram& h, double mean_us, bool misses_seen
   out += line;
   for (size_t i = first; i <= last; ++i) {
     char range[64];
-    std::snprintf(range, sizeof range, "%llu -> %llu",
-                  static_cast<unsigned long long>(Log2Histogram::slot_low(i)),
+    std::snprintf(range, sizeof range, "%llu -> %llu", static_cast<unsigned long long>(Log2Histogram::slot_low(i)),
                   static_cast<unsigned long long>(Log2Histogram::slot_high(i)));
     char bar[41];
     const int stars = int(double(c[i]) * 40.0 / double(peak) + 0.5);
@@ -73,16 +71,15 @@ std::string format_log2(const Log2Histogram& h, double mean_us, bool misses_seen
     bar[40] = '\0';
     const char* mark = "";
     if (modes && i == modes->hit_slot) mark = misses_seen ? " <- hit peak" : " <- fast peak";
-    if (modes && i == modes->miss_slot) mark = misses_seen ? " <- miss peak" : " <- slow peak (no misses: not a cache effect)";
-    std::snprintf(line, sizeof line, "%24s : %-9llu |%s|%s\n", range,
-                  static_cast<unsigned long long>(c[i]), bar, mark);
+    if (modes && i == modes->miss_slot)
+      mark = misses_seen ? " <- miss peak" : " <- slow peak (no misses: not a cache effect)";
+    std::snprintf(line, sizeof line, "%24s : %-9llu |%s|%s\n", range, static_cast<unsigned long long>(c[i]), bar, mark);
     out += line;
   }
   if (modes) {
     const size_t mean_slot = Log2Histogram::slot_of_us(uint64_t(mean_us));
     if (mean_slot > modes->hit_slot && mean_slot < modes->miss_slot) {
-      std::snprintf(line, sizeof line,
-                    "  mean %.1f us falls in the gap between the %s peaks: it describes neither\n",
+      std::snprintf(line, sizeof line, "  mean %.1f us falls in the gap between the %s peaks: it describes neither\n",
                     mean_us, misses_seen ? "hit and miss" : "two");
       out += line;
     }

@@ -20,9 +20,7 @@ struct Log2Histogram {
   uint64_t total = 0;
 
   static Log2Histogram from_ns(const Histogram& h);  // folds the HDR buckets into log2 µs
-  static size_t slot_of_us(uint64_t us) noexcept {
-    return us < 2 ? 0 : size_t(63 - __builtin_clzll(us));
-  }
+  static size_t slot_of_us(uint64_t us) noexcept { return us < 2 ? 0 : size_t(63 - __builtin_clzll(us)); }
   static uint64_t slot_low(size_t slot) noexcept { return slot == 0 ? 0 : uint64_t{1} << slot; }
   static uint64_t slot_high(size_t slot) noexcept { return (uint64_t{2} << slot) - 1; }
 };

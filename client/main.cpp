@@ -3,10 +3,9 @@
 // `report` and `merge` only read JSON written earlier (no load, no server).
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
-
-#include <CLI/CLI.hpp>
 
 #include "client/compare.h"
 #include "client/exit_code.h"
@@ -60,12 +59,16 @@ int run_merge(const hitcost::client::FilesOptions& o) {
   }
   for (const auto& w : warnings) std::fprintf(stderr, "hitcost-load merge: warning: %s\n", w.c_str());
   OutputWriter out("hitcost-load merge");
-  if (o.json_out.empty()) std::printf("%s\n", merged->dump(2).c_str());
-  else out.write(o.json_out, merged->dump(2) + "\n");
+  if (o.json_out.empty())
+    std::printf("%s\n", merged->dump(2).c_str());
+  else
+    out.write(o.json_out, merged->dump(2) + "\n");
   if (!o.csv_out.empty()) {
     std::string csv = csv_run_header();
-    if (merged->contains("runs")) for (const auto& r : (*merged)["runs"]) csv += csv_run_row(r);
-    else csv += csv_run_row(*merged);
+    if (merged->contains("runs"))
+      for (const auto& r : (*merged)["runs"]) csv += csv_run_row(r);
+    else
+      csv += csv_run_row(*merged);
     out.write(o.csv_out, csv);
   }
   if (!o.html_out.empty())
@@ -144,7 +147,8 @@ int run_once(const hitcost::client::RunOptions& run) {
   if (!run.html_out.empty()) out.write(run.html_out, html_report({j}, "hitcost run"));
 
   int code = kExitOk;
-  if (report.interrupted()) code = kExitInterrupted;
+  if (report.interrupted())
+    code = kExitInterrupted;
   else if (report.load.requests == 0) {
     std::fprintf(stderr, "hitcost-load: no response in the window: nothing was measured\n");
     code = kExitFailed;
@@ -169,8 +173,8 @@ int main(int argc, char** argv) {
       app.add_subcommand("merge", "combine the JSONs of several client machines that ran at the same time");
   add_merge_options(*merge_cmd, merge_opts);
   CompareOptions compare_opts;
-  CLI::App* compare_cmd =
-      app.add_subcommand("compare", "compare the same strategies on different backends (C++ and PHP), from sweep JSONs");
+  CLI::App* compare_cmd = app.add_subcommand(
+      "compare", "compare the same strategies on different backends (C++ and PHP), from sweep JSONs");
   add_compare_options(*compare_cmd, compare_opts);
   app.require_subcommand(0, 1);
   try {

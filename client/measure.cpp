@@ -10,9 +10,7 @@
 
 namespace hitcost::client {
 
-double RunReport::throughput_rps() const {
-  return load.window_s > 0 ? double(load.requests) / load.window_s : 0.0;
-}
+double RunReport::throughput_rps() const { return load.window_s > 0 ? double(load.requests) / load.window_s : 0.0; }
 
 double RunReport::hit_ratio() const {
   if (server && server->hits + server->misses > 0) return server->hit_ratio();
@@ -119,8 +117,10 @@ Snapshot take_snapshot(const LoadPlan& plan, const StatsSource& src, bool stats_
   auto read = [&] {
     if (!src.any()) return;
     auto stats = read_stats(plan, src);
-    if (stats) s.stats = std::move(stats).value();
-    else s.stats_error = stats.error().message;
+    if (stats)
+      s.stats = std::move(stats).value();
+    else
+      s.stats_error = stats.error().message;
   };
   if (stats_first) read();
   s.machine = proc::read_machine_cpu();
@@ -136,7 +136,7 @@ std::optional<proc::MachineCpu> machine_delta(const Snapshot& a, const Snapshot&
 
 // No load for `idle_ns`: what the server, the cache and this client burn on their own.
 std::optional<IdleBaseline> measure_idle(const LoadPlan& plan, const StatsSource& src, uint64_t idle_ns,
-                                        const std::atomic<bool>* stop) {
+                                         const std::atomic<bool>* stop) {
   const Snapshot a = take_snapshot(plan, src, true);
   const uint64_t until = a.t_ns + idle_ns;
   while (now_ns() < until && !(stop && stop->load())) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -161,7 +161,8 @@ void describe_plan(const LoadPlan& plan, RunReport& r) {
   r.cpus = plan.cpus;
   r.rate = plan.rate;
   r.keys = plan.keys.keys;
-  r.key_dist = plan.keys.dist.kind == KeyDist::Kind::uniform ? "uniform" : "zipf:" + std::to_string(plan.keys.dist.zipf_s);
+  r.key_dist =
+      plan.keys.dist.kind == KeyDist::Kind::uniform ? "uniform" : "zipf:" + std::to_string(plan.keys.dist.zipf_s);
   r.target_hit_ratio = plan.keys.hit_ratio;
   r.requested_strategy = plan.expect_strategy;
   r.warmup_s = double(plan.warmup_ns) / 1e9;
@@ -250,8 +251,8 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
     best->contamination_retries = attempt;
     if (attempt >= o.retry_contaminated || !dirty || (stop && stop->load())) break;
     const auto f = best->cpu();
-    std::fprintf(stderr, "  run contaminated (%s): retry %d/%d\n", f ? f->contamination.why.c_str() : "?",
-                 attempt + 1, o.retry_contaminated);
+    std::fprintf(stderr, "  run contaminated (%s): retry %d/%d\n", f ? f->contamination.why.c_str() : "?", attempt + 1,
+                 o.retry_contaminated);
   }
   best->load.miss_end = std::max(best->load.miss_end, plan.keys.miss_start);  // ids no attempt may reuse
   return *best;

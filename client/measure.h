@@ -5,11 +5,10 @@
 // methods derive the per-request figures. record_of (client/report.h) turns it into the
 // RunRecord every reporter reads.
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "client/cpu_accounting.h"
 #include "client/error_limits.h"
@@ -36,42 +35,42 @@ struct RunReport {
   int connections = 0;
   int threads = 0;
   std::vector<int> cpus;
-  double rate = 0;                       // 0 = closed loop
+  double rate = 0;  // 0 = closed loop
   uint64_t keys = 0;
   std::string key_dist;
   std::optional<double> target_hit_ratio;
   std::optional<int> rows;
-  std::string requested_strategy;        // "" = whatever the server is configured with
+  std::string requested_strategy;  // "" = whatever the server is configured with
   double warmup_s = 0;
-  double planned_duration_s = 0;         // --duration; 0 in request-count mode
-  ErrorLimits error_limits;              // what a measurement may have (client/error_limits.h)
+  double planned_duration_s = 0;  // --duration; 0 in request-count mode
+  ErrorLimits error_limits;       // what a measurement may have (client/error_limits.h)
   // what happened
   LoadResult load;
-  std::optional<ServerDelta> server;     // absent with --no-server-stats or on failure
+  std::optional<ServerDelta> server;  // absent with --no-server-stats or on failure
   std::string server_error;
-  double client_cpu_s = 0;               // getrusage(RUSAGE_SELF) over the window
+  double client_cpu_s = 0;                  // getrusage(RUSAGE_SELF) over the window
   std::optional<proc::MachineCpu> machine;  // per-CPU /proc/stat delta over the window
-  double snapshot_window_s = 0;          // wall time between the two snapshots
-  std::optional<IdleBaseline> idle;      // absent with --idle 0 or without server stats
+  double snapshot_window_s = 0;             // wall time between the two snapshots
+  std::optional<IdleBaseline> idle;         // absent with --idle 0 or without server stats
   // Placement, resolved while the processes were there to look at.
-  bool server_local = false;             // same machine (boot id, pid and start time match)
-  bool cache_local = false;              // every cache node is a local memcached process
-  std::vector<int> client_cpus;          // CPUs the load threads may run on
+  bool server_local = false;                           // same machine (boot id, pid and start time match)
+  bool cache_local = false;                            // every cache node is a local memcached process
+  std::vector<int> client_cpus;                        // CPUs the load threads may run on
   Attribution attribution = Attribution::sender_pays;  // asked for (receiver-pays falls back, with a note)
   double contamination_threshold = 0.05;
   // sweep context (absent for a single run)
   std::string sweep_store;
   int repeat_index = -1;
-  std::vector<RowsShare> rows_mix;       // --rows-mix; counts per entry in load.rows_requests
-  int contamination_retries = 0;         // runs thrown away because they were contaminated
+  std::vector<RowsShare> rows_mix;  // --rows-mix; counts per entry in load.rows_requests
+  int contamination_retries = 0;    // runs thrown away because they were contaminated
 
   std::string mode() const { return rate > 0 ? "open-loop" : "closed-loop"; }
   bool interrupted() const { return load.interrupted; }
   // nullopt when the errors are within error_limits; else why not (client/error_limits.h).
   std::optional<std::string> over_error_limit() const { return client::over_error_limit(load, error_limits); }
   double throughput_rps() const;
-  double hit_ratio() const;              // server's counters when present, else X-Cache
-  std::string strategy() const;          // requested, else the server's configured one
+  double hit_ratio() const;      // server's counters when present, else X-Cache
+  std::string strategy() const;  // requested, else the server's configured one
   std::string store() const;
   // Raw, sender-pays, idle included: the legacy per-request figures (see cpu() for the rest).
   std::optional<double> server_cpu_us_per_req() const;
@@ -88,8 +87,8 @@ struct MeasureOptions {
   bool server_stats = true;
   // Non-empty: the server (and the cache) are read from /proc instead of GET /stats.
   ProcessSetSpec server_processes, cache_processes;
-  bool progress = false;       // rewrite one status line on stderr every second (a TTY only)
-  int retry_contaminated = 0;  // re-run a contaminated run up to N times; the cleanest counts
+  bool progress = false;             // rewrite one status line on stderr every second (a TTY only)
+  int retry_contaminated = 0;        // re-run a contaminated run up to N times; the cleanest counts
   uint64_t idle_ns = 1'000'000'000;  // idle baseline before each run; 0 = none
   Attribution attribution = Attribution::sender_pays;
   double contamination_threshold = 0.05;

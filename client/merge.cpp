@@ -43,12 +43,12 @@ std::optional<std::string> same_run_twice(const std::vector<const RunRecord*>& r
 // The five latency histograms of a run, merged bucket by bucket over the clients. A kind that
 // one input lacks is left out of the merge (its percentiles stay the first client's).
 struct MergedHistograms {
-  static constexpr json RunRecord::* kHists[] = {&RunRecord::histogram, &RunRecord::histogram_hit,
-                                                 &RunRecord::histogram_miss, &RunRecord::histogram_service,
-                                                 &RunRecord::histogram_send_lateness};
-  static constexpr LatencyUs RunRecord::* kLatency[] = {&RunRecord::latency_us, &RunRecord::hit_latency_us,
-                                                        &RunRecord::miss_latency_us, &RunRecord::service_latency_us,
-                                                        &RunRecord::send_lateness_us};
+  static constexpr json RunRecord::*kHists[] = {&RunRecord::histogram, &RunRecord::histogram_hit,
+                                                &RunRecord::histogram_miss, &RunRecord::histogram_service,
+                                                &RunRecord::histogram_send_lateness};
+  static constexpr LatencyUs RunRecord::*kLatency[] = {&RunRecord::latency_us, &RunRecord::hit_latency_us,
+                                                       &RunRecord::miss_latency_us, &RunRecord::service_latency_us,
+                                                       &RunRecord::send_lateness_us};
   static constexpr size_t kCount = std::size(kHists);
   static_assert(std::size(kLatency) == kCount);
   Histogram merged[kCount];
@@ -89,7 +89,7 @@ struct Windows {
   std::vector<Window> each;
   bool have_starts = true;  // every input says when its window started
   double overlap_s = 0, overlap_fraction = 0, longest = 0, first_start = 1e300;
-  uint64_t first_ns = 0;    // exact, not via the double seconds
+  uint64_t first_ns = 0;  // exact, not via the double seconds
 
   explicit Windows(const std::vector<const RunRecord*>& runs) {
     double common_start = -1e300, common_end = 1e300;
@@ -241,7 +241,8 @@ Result<RunRecord> merge_runs(const std::vector<const RunRecord*>& runs, const st
   if (runs.empty()) return Error{Errc::invalid_argument, "nothing to merge"};
   if (const auto dup = same_run_twice(runs, names)) return Error{Errc::invalid_argument, *dup};
   const MergedHistograms hists(runs);
-  if (!hists.have[0]) return Error{Errc::parse_error, "every input needs a \"histogram\" (written by hitcost-load --json)"};
+  if (!hists.have[0])
+    return Error{Errc::parse_error, "every input needs a \"histogram\" (written by hitcost-load --json)"};
 
   RunRecord out = *runs.front();  // context fields (mode, strategy, store, keys, rows...) from the first
   add_client_counts(runs, out);

@@ -19,10 +19,9 @@
 //   only itself). Contaminated if any client's machine was.
 // Sweep JSONs: runs with the same (strategy, store, repeat) are merged, then the summary and
 // verdicts are recomputed from the merged runs.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "client/run_record.h"
 #include "core/result.h"

@@ -38,8 +38,7 @@ Result<Endpoint> parse_url(std::string_view url) {
   if (!port.empty()) {
     unsigned p = 0;
     const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
-    if (ec != std::errc() || end != port.data() + port.size() || p == 0 || p > 65535)
-      return fail("bad port in URL");
+    if (ec != std::errc() || end != port.data() + port.size() || p == 0 || p > 65535) return fail("bad port in URL");
     ep.port = uint16_t(p);
   }
   ep.host = std::string(host);
@@ -119,8 +118,8 @@ std::string url_encode(std::string_view s) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
   for (const unsigned char c : s) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '.' || c == '_' || c == '~') {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~') {
       out += char(c);
     } else {
       out += '%';

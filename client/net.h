@@ -14,7 +14,7 @@
 namespace hitcost::client {
 
 struct Endpoint {
-  std::string host;         // as written, without brackets
+  std::string host;  // as written, without brackets
   uint16_t port = 80;
   std::string host_header;  // "127.0.0.1:8080" / "[::1]:8080", sent as the Host header
   sockaddr_storage addr{};

@@ -1,13 +1,13 @@
 #include "client/options.h"
 
-#include "client/report.h"
-
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <tuple>
+
+#include "client/report.h"
 
 namespace hitcost::client {
 
@@ -22,13 +22,20 @@ std::optional<uint64_t> parse_duration_ns(std::string_view text) {
   if (*end != '\0' || !(v >= 0)) return std::nullopt;
   const std::string_view unit = text.substr(i);
   double scale;
-  if (unit.empty() || unit == "s") scale = 1e9;
-  else if (unit == "ms") scale = 1e6;
-  else if (unit == "us" || unit == "µs") scale = 1e3;
-  else if (unit == "ns") scale = 1.0;
-  else if (unit == "m" || unit == "min") scale = 60e9;
-  else if (unit == "h") scale = 3600e9;
-  else return std::nullopt;
+  if (unit.empty() || unit == "s")
+    scale = 1e9;
+  else if (unit == "ms")
+    scale = 1e6;
+  else if (unit == "us" || unit == "µs")
+    scale = 1e3;
+  else if (unit == "ns")
+    scale = 1.0;
+  else if (unit == "m" || unit == "min")
+    scale = 60e9;
+  else if (unit == "h")
+    scale = 3600e9;
+  else
+    return std::nullopt;
   const double ns = v * scale;
   if (ns > 1e18) return std::nullopt;
   return uint64_t(std::llround(ns));
@@ -42,7 +49,8 @@ Result<std::vector<int64_t>> parse_pid_list(std::string_view text) {
     if (r.ec != std::errc() || r.ptr != item.data() + item.size() || pid <= 0)
       return Error{Errc::invalid_argument, "'" + item + "' is not a pid"};
     if (!proc::read_process(pid))
-      return Error{Errc::invalid_argument, "no process " + item + " visible here (the server must run on this machine)"};
+      return Error{Errc::invalid_argument,
+                   "no process " + item + " visible here (the server must run on this machine)"};
     out.push_back(pid);
   }
   if (out.empty()) return Error{Errc::invalid_argument, "no pid given"};
@@ -82,8 +90,8 @@ std::optional<std::vector<RowsShare>> parse_rows_mix(std::string_view text) {
 }
 
 uint64_t default_miss_start(uint64_t keys) {
-  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(
-                        std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto secs =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   return keys + 10'000'000ULL * (1 + uint64_t(secs) % 90'000ULL);
 }
 
@@ -92,12 +100,13 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
   app.add_option("--url", o.url, "server base URL, http://IP:PORT (numeric IP or localhost)");
   app.add_option("--warmup", o.warmup, "load before the measured window, not counted (500ms, 1s)")
       ->capture_default_str();
-  app.add_option("--timeout", o.timeout, "per-request timeout; counted as a timeout error")
-      ->capture_default_str();
+  app.add_option("--timeout", o.timeout, "per-request timeout; counted as a timeout error")->capture_default_str();
   app.add_option("--connections,-c", o.connections, "TCP connections, one request in flight each")
-      ->capture_default_str()->check(CLI::Range(1, 100000));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   app.add_option("--threads,-t", o.threads, "load threads, one epoll loop each")
-      ->capture_default_str()->check(CLI::Range(1, 1024));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
   app.add_option("--keys", o.keys, "warmed key space: page ids 0..keys-1")->capture_default_str();
   app.add_option("--key-dist", o.key_dist, "uniform | zipf:S")->capture_default_str();
   app.add_option("--path-template", o.path_template, "request path; {id} is replaced by the page id")
@@ -123,7 +132,8 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
                  "page sizes per request as rows:weight, e.g. 5:0.2,50:0.7,500:0.1 (sweep warms every size)");
   app.add_option("--retry-contaminated", o.retry_contaminated,
                  "re-run a run flagged contaminated (other work on its CPUs) up to N times; keep the cleanest")
-      ->capture_default_str()->check(CLI::Range(0, 100));
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100));
   app.add_option("--html", o.html_out, "write a self-contained HTML report (inline SVG charts) to FILE");
   app.add_option("--idle", o.idle,
                  "before each run, measure the CPU of server, cache and client with no load for this long "
@@ -133,10 +143,12 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
                  "which split of CPU between processes the headline uses: sender (as the kernel bills loopback "
                  "receive work) or receiver (softirq moved to the receiving process where the placement allows); "
                  "reports show both")
-      ->capture_default_str()->check(CLI::IsMember({"receiver", "sender"}));
+      ->capture_default_str()
+      ->check(CLI::IsMember({"receiver", "sender"}));
   app.add_option("--contamination-threshold", o.contamination_threshold,
                  "other work on the measured CPUs above this fraction of our own CPU marks a run contaminated")
-      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10.0));
   app.add_option("--server-pids", o.server_pids,
                  "measure a server hitcost-load did not build (php-fpm workers, nginx) from /proc: these pids' "
                  "CPU instead of GET /stats; requests and hits are the client's own counts (X-Cache)");
@@ -148,11 +160,13 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
   app.add_option("--max-error-rate", o.error_limits.wrong_answers,
                  "wrong answers (status, parse, validation errors) allowed, as a fraction of responses; above it "
                  "the exit status is 3")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--max-transport-error-rate", o.error_limits.transport,
                  "connect, read, write and timeout errors allowed, as a fraction of attempts; above it the exit "
                  "status is 3")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
 }
 }  // namespace
 
@@ -172,7 +186,8 @@ void add_run_options(CLI::App& app, RunOptions& o) {
 }
 
 void add_report_options(CLI::App& app, FilesOptions& o) {
-  app.add_option("inputs", o.inputs, "run or sweep JSON files written by --json (or by merge)")->required()
+  app.add_option("inputs", o.inputs, "run or sweep JSON files written by --json (or by merge)")
+      ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--html", o.html_out, "write the HTML report to FILE")->required();
   app.add_option("--title", o.title, "report title");
@@ -185,9 +200,11 @@ void add_compare_options(CLI::App& app, CompareOptions& o) {
       ->required();
   app.add_option("--baseline", o.baseline, "the backend every other is compared with (default: the first label)");
   app.add_option("--alpha", o.alpha, "chance that any verdict is wrong, at most")
-      ->capture_default_str()->check(CLI::Range(0.0001, 0.5));
+      ->capture_default_str()
+      ->check(CLI::Range(0.0001, 0.5));
   app.add_option("--min-effect", o.min_effect, "differences smaller than this fraction are not called")
-      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10.0));
   app.add_option("--json", o.json_out, "write the pooled runs, summary and verdicts as JSON to FILE");
   app.add_option("--csv", o.csv_out, "write the summary table as CSV to FILE");
   app.add_option("--html", o.html_out, "write an HTML report to FILE");
@@ -196,7 +213,8 @@ void add_compare_options(CLI::App& app, CompareOptions& o) {
 void add_merge_options(CLI::App& app, FilesOptions& o) {
   app.add_option("inputs", o.inputs,
                  "run or sweep JSON files of the same test from several client machines, run at the same time")
-      ->required()->check(CLI::ExistingFile);
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--json", o.json_out, "write the merged JSON to FILE (default: print it on stdout)");
   app.add_option("--html", o.html_out, "write an HTML report of the merged runs to FILE");
   app.add_option("--csv", o.csv_out, "write the merged runs as CSV rows to FILE");
@@ -212,12 +230,16 @@ void add_sweep_options(CLI::App& app, SweepOptions& o) {
   app.add_option("--hit-ratio", o.hit_ratio, "target hit ratio")->capture_default_str()->check(CLI::Range(0.0, 1.0));
   app.add_option("--repeat", o.repeat,
                  "runs per strategy, interleaved in rounds; figures are median [min..max]; verdicts need >= 4-5")
-      ->capture_default_str()->check(CLI::Range(1, 1000));
-  app.add_option("--baseline", o.baseline, "strategy every other is compared with (default: the first of --strategies)");
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--baseline", o.baseline,
+                 "strategy every other is compared with (default: the first of --strategies)");
   app.add_option("--alpha", o.alpha, "chance that any verdict of the sweep is wrong, at most")
-      ->capture_default_str()->check(CLI::Range(0.0001, 0.5));
+      ->capture_default_str()
+      ->check(CLI::Range(0.0001, 0.5));
   app.add_option("--min-effect", o.min_effect, "differences smaller than this fraction are not called")
-      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10.0));
   app.add_option("--latency-rate", o.latency_rate,
                  "after the closed-loop rounds, one open-loop run per strategy at this rate for latency: "
                  "auto (half the slowest strategy's capacity), REQ/S, or 0 for none")

@@ -42,56 +42,56 @@ struct LoadOptions {
   uint64_t keys = 1000;
   std::string key_dist = "uniform";
   std::string path_template = "/page/{id}";
-  double rate = 0;                // req/s total; 0 = closed loop
+  double rate = 0;  // req/s total; 0 = closed loop
   // open loop: poll instead of sleeping this close to a due send, µs; "auto" = follow how late
   // this machine's timed waits end (client/load_runner.h)
   std::string spin_us = "auto";
-  std::string cpus;               // "0,1" → pin load thread i to cpus[i % n]
+  std::string cpus;  // "0,1" → pin load thread i to cpus[i % n]
   std::optional<uint64_t> miss_start;
   uint64_t seed = 1;
   bool quiet = false;
   bool no_server_stats = false;
-  bool no_progress = false;       // progress line is drawn only when stderr is a terminal anyway
-  std::string rows_mix;           // "rows:weight,..." chosen per request
-  int retry_contaminated = 0;     // sweep: 1
+  bool no_progress = false;    // progress line is drawn only when stderr is a terminal anyway
+  std::string rows_mix;        // "rows:weight,..." chosen per request
+  int retry_contaminated = 0;  // sweep: 1
   std::string html_out;
-  std::string idle = "1s";        // idle baseline before each run ("0" = none)
-  std::string attribution = "sender";  // sender | receiver (see client/cpu_accounting.h, 2)
+  std::string idle = "1s";                // idle baseline before each run ("0" = none)
+  std::string attribution = "sender";     // sender | receiver (see client/cpu_accounting.h, 2)
   double contamination_threshold = 0.05;  // other work on our CPUs, as a fraction of our own CPU
   // A server hitcost-load did not build, measured from /proc (client/process_set.h):
-  std::string server_pids, server_tree;   // "12,34"; tree: each pid and its descendants
-  std::string cache_pids, cache_tree;     // the same for the cache (memcached)
-  ErrorLimits error_limits;               // --max-error-rate, --max-transport-error-rate
+  std::string server_pids, server_tree;  // "12,34"; tree: each pid and its descendants
+  std::string cache_pids, cache_tree;    // the same for the cache (memcached)
+  ErrorLimits error_limits;              // --max-error-rate, --max-transport-error-rate
 };
 
 struct RunOptions : LoadOptions {
   std::string duration = "10s";
-  uint64_t requests = 0;          // > 0: stop after N measured requests instead of duration
+  uint64_t requests = 0;  // > 0: stop after N measured requests instead of duration
   std::optional<double> hit_ratio;
   std::optional<int> rows;
-  std::string strategy;           // per-request ?strategy=
+  std::string strategy;  // per-request ?strategy=
   std::string json_out;
   std::string hdr_out;
   std::string csv_out;
-  bool series = false;            // print the per-second table
+  bool series = false;  // print the per-second table
 };
 
 struct SweepOptions : LoadOptions {
   SweepOptions() { retry_contaminated = 1; }
   std::string duration = "3s";
   std::string strategies = "html,html+zlib,struct:json,struct:json+zlib";
-  std::string stores;             // empty: keep the server's current store
+  std::string stores;  // empty: keep the server's current store
   int rows = 50;
   double hit_ratio = 0.99;
-  int repeat = 5;                 // the fewest runs for which 3 comparisons can reach 95 % together
-  std::string baseline;           // compared with every other strategy; "" = the first of --strategies
-  double alpha = 0.05;            // family-wise error of the verdicts
-  double min_effect = 0.05;       // differences below this are not called
-  std::string latency_rate = "auto";  // open-loop latency run per strategy: auto | REQ/S | 0 (none)
+  int repeat = 5;                      // the fewest runs for which 3 comparisons can reach 95 % together
+  std::string baseline;                // compared with every other strategy; "" = the first of --strategies
+  double alpha = 0.05;                 // family-wise error of the verdicts
+  double min_effect = 0.05;            // differences below this are not called
+  std::string latency_rate = "auto";   // open-loop latency run per strategy: auto | REQ/S | 0 (none)
   std::optional<uint64_t> order_seed;  // shuffles the order of strategies in each round
-  std::string flags;              // flag scheme, optional
+  std::string flags;                   // flag scheme, optional
   std::optional<int64_t> threshold;
-  std::string admin_url;          // where /admin/config and /admin/warm go; "" = --url
+  std::string admin_url;  // where /admin/config and /admin/warm go; "" = --url
   std::string json_out;
   std::string csv_out;
 };

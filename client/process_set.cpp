@@ -62,7 +62,10 @@ namespace {
 nlohmann::json members_json(const std::vector<Member>& members) {
   nlohmann::json out = nlohmann::json::array();
   for (const Member& m : members) {
-    out.push_back({{"pid", m.pid}, {"start_ticks", m.start_ticks}, {"comm", m.comm}, {"cpu_s", m.cpu_s},
+    out.push_back({{"pid", m.pid},
+                   {"start_ticks", m.start_ticks},
+                   {"comm", m.comm},
+                   {"cpu_s", m.cpu_s},
                    {"cpus", proc::format_cpu_list(m.allowed_cpus)}});
   }
   return out;
@@ -85,11 +88,9 @@ std::string union_cpus(const std::vector<Member>& members) {
 
 }  // namespace
 
-Result<nlohmann::json> process_set_stats(const ProcessSetSpec& server, const ProcessSetSpec& cache,
-                                         double uptime_s) {
+Result<nlohmann::json> process_set_stats(const ProcessSetSpec& server, const ProcessSetSpec& cache, double uptime_s) {
   const std::vector<Member> members = read_members(server);
-  if (members.empty())
-    return Error{Errc::not_found, "no live process in the server set (" + server.describe() + ")"};
+  if (members.empty()) return Error{Errc::not_found, "no live process in the server set (" + server.describe() + ")"};
   const Member& first = members.front();
   nlohmann::json j = {{"uptime_s", uptime_s},
                       {"backend", "processes: " + server.describe()},
@@ -130,8 +131,7 @@ void complete_process_delta(ServerDelta& d, const nlohmann::json& before, const 
   d.cpu_s = server.cpu_s;
   d.members_changed = server.changed;
   if (after.contains("cache_processes")) {
-    const MemberDelta cache =
-        member_delta(members_of(before, "cache_processes"), members_of(after, "cache_processes"));
+    const MemberDelta cache = member_delta(members_of(before, "cache_processes"), members_of(after, "cache_processes"));
     d.cache_cpu_s = cache.cpu_s;
     d.members_changed += cache.changed;
   }

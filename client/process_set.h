@@ -16,10 +16,9 @@
 // by (pid, start time): one that appeared in the window counts from zero, one that left
 // loses its CPU from the window, and the run says how many did either (`members_changed`).
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "client/server_stats.h"
 #include "core/result.h"
@@ -54,8 +53,7 @@ MemberDelta member_delta(const std::vector<Member>& before, const std::vector<Me
 // A /stats-shaped snapshot of the server set (and of the cache set when not empty), with
 // the members listed under "processes"/"cache_processes". not_found ("no live process in
 // the server set (pids 12)") when the server set has no live member.
-Result<nlohmann::json> process_set_stats(const ProcessSetSpec& server, const ProcessSetSpec& cache,
-                                         double uptime_s);
+Result<nlohmann::json> process_set_stats(const ProcessSetSpec& server, const ProcessSetSpec& cache, double uptime_s);
 
 // The members of a snapshot written by process_set_stats ("processes" or "cache_processes").
 std::vector<Member> members_of(const nlohmann::json& snapshot, const char* field);

@@ -23,9 +23,13 @@ nlohmann::json sampling_json(const ServerDelta& s) {
     nlohmann::json cpu = nlohmann::json::object(), wall = nlohmann::json::object();
     for (const auto& [part, ns] : d->parts_cpu_ns) cpu[part] = d->weight > 0 ? ns / d->weight / 1000.0 : 0.0;
     for (const auto& [part, ns] : d->parts_wall_ns) wall[part] = d->weight > 0 ? ns / d->weight / 1000.0 : 0.0;
-    out[name] = {{"whole_samples", d->whole_samples}, {"samples", d->samples}, {"cpu_us", opt(d->cpu_us())},
-                 {"unobserved_cpu_us", opt(s.unobserved_cpu_us(*d))}, {"detailed_cpu_us", opt(d->detailed_cpu_us())},
-                 {"parts_cpu_us", cpu}, {"parts_wall_us", wall}};
+    out[name] = {{"whole_samples", d->whole_samples},
+                 {"samples", d->samples},
+                 {"cpu_us", opt(d->cpu_us())},
+                 {"unobserved_cpu_us", opt(s.unobserved_cpu_us(*d))},
+                 {"detailed_cpu_us", opt(d->detailed_cpu_us())},
+                 {"parts_cpu_us", cpu},
+                 {"parts_wall_us", wall}};
   }
   return out;
 }
@@ -80,8 +84,8 @@ void describe_outcome(const RunReport& r, RunRecord& o) {
   if (!r.rows_mix.empty()) {
     o.rows_mix.emplace();
     for (size_t i = 0; i < r.rows_mix.size(); ++i)
-      o.rows_mix->push_back({r.rows_mix[i].rows, r.rows_mix[i].weight,
-                             i < l.rows_requests.size() ? l.rows_requests[i] : 0});
+      o.rows_mix->push_back(
+          {r.rows_mix[i].rows, r.rows_mix[i].weight, i < l.rows_requests.size() ? l.rows_requests[i] : 0});
   }
   // Where each party ran: CPU figures from a shared core are not comparable to pinned ones.
   o.client_thread_cpus = l.thread_cpus;
@@ -112,13 +116,20 @@ void describe_server(const RunReport& r, RunRecord& o) {
     o.phases_us_per_req[p.name] = s.requests ? double(p.sum_ns) / 1000.0 / double(s.requests) : 0.0;
   o.cache_read_bytes_per_req = s.requests ? double(s.cache_bytes_read) / double(s.requests) : 0.0;
   o.cache_written_bytes_per_req = s.requests ? double(s.cache_bytes_written) / double(s.requests) : 0.0;
-  o.server = {{"backend", s.backend},      {"members_changed", s.members_changed},
-              {"config", s.config},        {"threads", s.threads},
-              {"interval_s", s.interval_s}, {"requests", s.requests},
-              {"pages", s.pages},           {"hits", s.hits},
-              {"misses", s.misses},         {"decode_errors", s.decode_errors},
-              {"store_errors", s.store_errors}, {"bad_requests", s.bad_requests},
-              {"cpu_s", s.cpu_s},           {"cache_cpu_s", opt(s.cache_cpu_s)},
+  o.server = {{"backend", s.backend},
+              {"members_changed", s.members_changed},
+              {"config", s.config},
+              {"threads", s.threads},
+              {"interval_s", s.interval_s},
+              {"requests", s.requests},
+              {"pages", s.pages},
+              {"hits", s.hits},
+              {"misses", s.misses},
+              {"decode_errors", s.decode_errors},
+              {"store_errors", s.store_errors},
+              {"bad_requests", s.bad_requests},
+              {"cpu_s", s.cpu_s},
+              {"cache_cpu_s", opt(s.cache_cpu_s)},
               {"counters_reset", s.counters_reset}};
   const std::optional<CpuFigures> cpu = r.cpu();
   // The headline: the server's CPU per hit, sampled, net of idle, in cpu.attribution.
@@ -131,7 +142,6 @@ void describe_server(const RunReport& r, RunRecord& o) {
   o.server_memory_kb = s.memory;
 }
 }  // namespace
-
 
 // The measurement becomes the record every reporter reads: the one place where a RunReport's
 // raw parts (histograms, /stats delta, CPU readings) turn into the run's figures.
@@ -189,7 +199,8 @@ std::string format_cpu(const RunReport& r) {
   std::string o;
   const std::optional<CpuFigures> f = r.cpu();
   if (!f) {
-    appendf(o, "  CPU us/req    client %.2f (no server stats: no server or cache figures)\n", r.client_cpu_us_per_req());
+    appendf(o, "  CPU us/req    client %.2f (no server stats: no server or cache figures)\n",
+            r.client_cpu_us_per_req());
     return o;
   }
   const ServerDelta& s = *r.server;
@@ -198,8 +209,7 @@ std::string format_cpu(const RunReport& r) {
   if (f->server_hit_us) {
     appendf(o, "  CPU per hit   server %.2f us  (%s, net of idle: %s %.2f, idle %+.2f, receive work moved %+.2f)",
             *f->server_hit_us, mode, s.read_from_proc() ? "per request, all hits" : "sampled",
-            f->server_hit_sampled_us.value_or(0), -f->idle_server_us_per_req,
-            f->server_shift_us_per_req);
+            f->server_hit_sampled_us.value_or(0), -f->idle_server_us_per_req, f->server_shift_us_per_req);
     if (f->attribution == Attribution::sender_pays && f->server_hit_receiver_us)
       appendf(o, "; receiver-pays %.2f", *f->server_hit_receiver_us);
     if (f->attribution == Attribution::receiver_pays && f->server_hit_sender_us)
@@ -219,7 +229,7 @@ std::string format_cpu(const RunReport& r) {
             r.server->cache_cpu_s ? us_or_dash(f->per_request_us(f->attributed.cache, n)).c_str() : "-",
             f->per_request_us(f->attributed.client, n));
   appendf(o, "  total %.2f\n", f->per_request_us(f->attributed.total(), n));
-  appendf(o, "                raw (sender-pays, idle included): server %.2f  cache %s  client %.2f", 
+  appendf(o, "                raw (sender-pays, idle included): server %.2f  cache %s  client %.2f",
           f->per_request_us(f->raw.server, n),
           r.server->cache_cpu_s ? us_or_dash(f->per_request_us(f->raw.cache, n)).c_str() : "-",
           f->per_request_us(f->raw.client, n));
@@ -241,21 +251,26 @@ std::string format_cpu(const RunReport& r) {
     appendf(o, "  sampling      about 1 in %llu requests, %.0f ns a clock read, %.2f %% of the server's CPU\n",
             static_cast<unsigned long long>(s.sample_period), s.clock_read_ns, *overhead * 100);
   if (const auto excess = s.sample_excess_us())
-    appendf(o, "                a whole sample's reads add %+.2f us to the request they time (against %llu clean tiles: "
-               "%.2f us/req unobserved); taken out of CPU per hit and per miss\n",
+    appendf(o,
+            "                a whole sample's reads add %+.2f us to the request they time (against %llu clean tiles: "
+            "%.2f us/req unobserved); taken out of CPU per hit and per miss\n",
             *excess, static_cast<unsigned long long>(s.clean_tiles), *s.unobserved_cpu_us());
   else if (s.clock_reads)
-    appendf(o, "                too few clean tiles (%llu < %llu): CPU per hit as sampled, the reads' own disturbance "
-               "left in\n", static_cast<unsigned long long>(s.clean_tiles),
+    appendf(o,
+            "                too few clean tiles (%llu < %llu): CPU per hit as sampled, the reads' own disturbance "
+            "left in\n",
+            static_cast<unsigned long long>(s.clean_tiles),
             static_cast<unsigned long long>(ServerDelta::kMinCleanTiles));
   if (f->idle_cores)
     appendf(o, "  idle          server %.4f  cache %.4f  client %.4f cores (%.1f s before the run, no load)\n",
             f->idle_cores->server, f->idle_cores->cache, f->idle_cores->client, r.idle ? r.idle->window_s : 0.0);
   appendf(o, "  attribution   %s\n", f->attribution_note.c_str());
-  if (f->attribution == Attribution::sender_pays) appendf(o, "                receiver-pays: %s\n", f->receiver_pays_note.c_str());
+  if (f->attribution == Attribution::sender_pays)
+    appendf(o, "                receiver-pays: %s\n", f->receiver_pays_note.c_str());
   if (f->softirq_server_cpus_s)
-    appendf(o, "  receive work  softirq on the server's CPUs %.2f us/req (its peers receiving), on the peers' CPUs %.2f "
-               "(the server receiving)\n",
+    appendf(o,
+            "  receive work  softirq on the server's CPUs %.2f us/req (its peers receiving), on the peers' CPUs %.2f "
+            "(the server receiving)\n",
             f->per_request_us(*f->softirq_server_cpus_s, n), f->per_request_us(f->softirq_peer_cpus_s.value_or(0), n));
   appendf(o, "  contamination %s: %s\n", to_string(f->contamination.state), f->contamination.why.c_str());
   return o;
@@ -287,15 +302,17 @@ std::string format_quiet(const RunReport& r) {
 // What was asked: mode, window, target, strategy and store.
 std::string format_plan(const RunReport& r) {
   std::string o;
-  appendf(o, "hitcost-load: %s, %d connections, %d thread%s, %.2f s window after %.2f s warmup\n",
-          r.mode().c_str(), r.connections, r.threads, r.threads == 1 ? "" : "s", r.load.window_s, r.warmup_s);
+  appendf(o, "hitcost-load: %s, %d connections, %d thread%s, %.2f s window after %.2f s warmup\n", r.mode().c_str(),
+          r.connections, r.threads, r.threads == 1 ? "" : "s", r.load.window_s, r.warmup_s);
   if (r.interrupted())
     appendf(o, "  INTERRUPTED   after %.2f s of the %.2f s planned: every figure is over the %.2f s that ran\n",
             r.load.window_s, r.planned_duration_s, r.load.window_s);
-  if (r.rate > 0) appendf(o, "  open loop at %.0f req/s; latency from the intended send time\n", r.rate);
-  else appendf(o, "  closed loop: latency from the actual send (stalls are under-represented)\n");
-  appendf(o, "  %s%s  keys %llu %s", r.url.c_str(), r.path_template.c_str(),
-          static_cast<unsigned long long>(r.keys), r.key_dist.c_str());
+  if (r.rate > 0)
+    appendf(o, "  open loop at %.0f req/s; latency from the intended send time\n", r.rate);
+  else
+    appendf(o, "  closed loop: latency from the actual send (stalls are under-represented)\n");
+  appendf(o, "  %s%s  keys %llu %s", r.url.c_str(), r.path_template.c_str(), static_cast<unsigned long long>(r.keys),
+          r.key_dist.c_str());
   if (r.target_hit_ratio) appendf(o, "  target hit ratio %.3f", *r.target_hit_ratio);
   if (r.rows) appendf(o, "  rows %d", *r.rows);
   appendf(o, "\n  strategy %s  store %s\n\n", r.strategy().empty() ? "?" : r.strategy().c_str(),
@@ -307,8 +324,9 @@ std::string format_plan(const RunReport& r) {
 std::string format_counts(const RunReport& r) {
   std::string o;
   const auto& e = r.load.errors;
-  appendf(o, "  requests      %-10llu %.1f req/s   errors %llu (connect %llu, read %llu, write %llu, timeout %llu, "
-             "status %llu, parse %llu, validation %llu)\n",
+  appendf(o,
+          "  requests      %-10llu %.1f req/s   errors %llu (connect %llu, read %llu, write %llu, timeout %llu, "
+          "status %llu, parse %llu, validation %llu)\n",
           static_cast<unsigned long long>(r.load.requests), r.throughput_rps(),
           static_cast<unsigned long long>(e.total()), static_cast<unsigned long long>(e.connect),
           static_cast<unsigned long long>(e.read), static_cast<unsigned long long>(e.write),
@@ -316,8 +334,9 @@ std::string format_counts(const RunReport& r) {
           static_cast<unsigned long long>(e.parse), static_cast<unsigned long long>(e.validation));
   o += format_error_lines(r);
   if (r.load.unfinished || r.load.unsent)
-    appendf(o, "  OVERLOAD      %llu requests due in the window were never sent and %llu not answered; both are in "
-               "the latency as (window end - intended time)\n",
+    appendf(o,
+            "  OVERLOAD      %llu requests due in the window were never sent and %llu not answered; both are in "
+            "the latency as (window end - intended time)\n",
             static_cast<unsigned long long>(r.load.unsent), static_cast<unsigned long long>(r.load.unfinished));
   if (!r.rows_mix.empty()) {
     o += "  rows mix     ";
@@ -349,8 +368,9 @@ std::string format_latency(const RunReport& r) {
   if (r.rate > 0) {
     appendf(o, "  service us    p50 %.1f  p99 %.1f  (from the actual send)\n", us_at(r.load.service, 50),
             us_at(r.load.service, 99));
-    appendf(o, "  send lateness us  p50 %.1f  p99 %.1f  max %.1f  (actual send - intended; the tool's own delay; "
-               "spin %.0f us)\n",
+    appendf(o,
+            "  send lateness us  p50 %.1f  p99 %.1f  max %.1f  (actual send - intended; the tool's own delay; "
+            "spin %.0f us)\n",
             us_at(r.load.send_lateness, 50), us_at(r.load.send_lateness, 99),
             double(r.load.send_lateness.max()) / 1000.0, double(r.load.spin_ns) / 1000.0);
   }
@@ -380,8 +400,9 @@ std::string format_server(const RunReport& r) {
             static_cast<unsigned long long>(s.bad_requests));
   if (s.memory.is_object()) {
     auto kb = [&](const char* k) {
-      return s.memory.contains(k) && s.memory[k].is_number() ? std::to_string(s.memory[k].get<uint64_t>() / 1024) + " MiB"
-                                                             : std::string("-");
+      return s.memory.contains(k) && s.memory[k].is_number()
+                 ? std::to_string(s.memory[k].get<uint64_t>() / 1024) + " MiB"
+                 : std::string("-");
     };
     appendf(o, "  server memory own %s (anon + shmem), PSS %s, RSS %s; store file in page cache %s\n",
             kb("process_own_kb").c_str(), kb("pss_kb").c_str(), kb("rss_kb").c_str(),

@@ -7,9 +7,8 @@
 // contract other parts of the kit rely on: requests, duration_s, throughput_rps, hit_ratio,
 // latency_us{p50,p90,p99,p999,max}, server_cpu_us_per_req, cache_cpu_us_per_req,
 // client_cpu_us_per_req, errors, strategy, store, histogram.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "client/measure.h"
 #include "client/run_record.h"

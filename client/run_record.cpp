@@ -94,7 +94,7 @@ void for_each_field(R& r, F&& f) {
   latency_fields("/miss_latency_us", r.miss_latency_us, false, f);
   latency_fields("/service_latency_us", r.service_latency_us, false, f);
   latency_fields("/send_lateness_us", r.send_lateness_us, false, f);  // open loop; empty in closed loop
-  f("/spin_us", "", r.spin_us);  // open loop: the spin before each send at the end
+  f("/spin_us", "", r.spin_us);                                       // open loop: the spin before each send at the end
   f("/server_cpu_us_per_hit", "", r.server_cpu_us_per_hit);
   f("/errors/connect", "", r.errors.connect);
   f("/errors/read", "", r.errors.read);

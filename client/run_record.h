@@ -14,11 +14,10 @@
 // (the CPU accounting, the server's sampling, its /stats config, the per-second series, the
 // sparse histograms) are carried as JSON and read through the accessors below.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "client/histogram.h"
 #include "client/load_runner.h"
@@ -44,9 +43,9 @@ struct RunRecord {
   std::string mode;  // "open-loop" | "closed-loop"
   std::string url, path_template;
   int connections = 0, threads = 0;
-  std::vector<int> cpus;                       // --cpus as given (client_pinned)
-  std::vector<std::vector<int>> thread_cpus;   // CPUs each load thread was seen on
-  double rate_rps = 0;                         // 0 = closed loop
+  std::vector<int> cpus;                      // --cpus as given (client_pinned)
+  std::vector<std::vector<int>> thread_cpus;  // CPUs each load thread was seen on
+  double rate_rps = 0;                        // 0 = closed loop
   uint64_t keys = 0;
   std::string key_dist;
   std::optional<double> target_hit_ratio;
@@ -56,7 +55,7 @@ struct RunRecord {
   double max_error_rate = 0, max_transport_error_rate = 0;
   // what happened
   uint64_t requests = 0, ok = 0;
-  double duration_s = 0;                       // the window that ran
+  double duration_s = 0;  // the window that ran
   bool interrupted = false;
   double throughput_rps = 0, hit_ratio = 0;
   LatencyUs latency_us, hit_latency_us, miss_latency_us, service_latency_us, send_lateness_us;
@@ -65,29 +64,29 @@ struct RunRecord {
   double client_cpu_us_per_req = 0;
   std::optional<double> server_cpu_us_per_hit;  // the headline (sampled, net of idle, attributed)
   ErrorCounts errors;
-  uint64_t errors_total = 0;                   // as written (a file may have kinds this version lacks)
-  std::vector<ErrorSample> error_samples;      // JSON {"kind", "first"}
+  uint64_t errors_total = 0;               // as written (a file may have kinds this version lacks)
+  std::vector<ErrorSample> error_samples;  // JSON {"kind", "first"}
   std::optional<std::string> error_limit_exceeded;
   uint64_t unfinished = 0, unsent = 0, reconnects = 0;
   uint64_t started_unix_ns = 0;
   int contamination_retries = 0;
   std::optional<std::vector<RowsMixRecord>> rows_mix;  // only with --rows-mix
-  std::optional<bool> contaminated;            // null: not judged
+  std::optional<bool> contaminated;                    // null: not judged
   std::string strategy, store;
   // placement: where each party ran
-  std::string client_cpus;                     // "0-3"
-  nlohmann::json client_thread_cpus;           // a list per thread (merged: a list per client)
+  std::string client_cpus;            // "0-3"
+  nlohmann::json client_thread_cpus;  // a list per thread (merged: a list per client)
   nlohmann::json server_cpus = "unknown", cache_cpus = "unknown";
   bool server_local = false, cache_local = false;
   // server side (null without server stats)
-  nlohmann::json server;                       // the /stats delta's counters and config
-  std::optional<std::string> server_error;     // why there are no server figures
-  nlohmann::json phases_us_per_req;            // phase name → µs per request
+  nlohmann::json server;                    // the /stats delta's counters and config
+  std::optional<std::string> server_error;  // why there are no server figures
+  nlohmann::json phases_us_per_req;         // phase name → µs per request
   double response_bytes_per_req = 0, body_bytes_per_req = 0;
   std::optional<double> cache_read_bytes_per_req, cache_written_bytes_per_req;
   double client_cpu_s = 0, snapshot_window_s = 0;  // JSON "system"
-  nlohmann::json cpu;                          // cpu_figures_json (client/cpu_accounting.h)
-  nlohmann::json server_sampling;              // the server's sampled CPU per outcome
+  nlohmann::json cpu;                              // cpu_figures_json (client/cpu_accounting.h)
+  nlohmann::json server_sampling;                  // the server's sampled CPU per outcome
   nlohmann::json server_memory_kb;
   // raw data for exact merges (sparse histograms, client/report.h histogram_to_json; series)
   nlohmann::json histogram, histogram_hit, histogram_miss, histogram_service, histogram_send_lateness;
@@ -96,7 +95,7 @@ struct RunRecord {
   std::optional<int> repeat;
   std::optional<std::string> sweep_store, role;  // role: "capacity" | "latency"
   std::optional<int> round;
-  nlohmann::json merged;                       // merge's account of its inputs (client/merge.h)
+  nlohmann::json merged;  // merge's account of its inputs (client/merge.h)
   // Top-level keys this version does not know: kept and written back.
   nlohmann::json extra = nlohmann::json::object();
 

@@ -132,8 +132,8 @@ std::string format_series(const Series& s, double window_s) {
   return out;
 }
 
-ProgressSnapshot read_progress(const std::vector<const LiveProgress*>& parts, double elapsed_s,
-                               uint64_t prev_requests, double tick_s) {
+ProgressSnapshot read_progress(const std::vector<const LiveProgress*>& parts, double elapsed_s, uint64_t prev_requests,
+                               double tick_s) {
   ProgressSnapshot p;
   p.elapsed_s = elapsed_s;
   std::vector<uint64_t> counts(CoarseHistogram::kSlots, 0);

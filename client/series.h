@@ -13,10 +13,9 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/counter.h"
 
@@ -24,16 +23,16 @@ namespace hitcost::client {
 
 class CoarseHistogram {
  public:
-  static constexpr int kSubBits = 5;                       // 32 sub-buckets per octave
+  static constexpr int kSubBits = 5;                           // 32 sub-buckets per octave
   static constexpr size_t kSlots = 32 + (43 - kSubBits) * 32;  // values up to 2^43 ns
 
   static size_t slot_of(uint64_t v) noexcept {
     if (v < 32) return size_t(v);
-    const int e = 63 - __builtin_clzll(v);                 // 5..63
+    const int e = 63 - __builtin_clzll(v);  // 5..63
     const size_t slot = 32 + size_t(e - kSubBits) * 32 + size_t((v >> (e - kSubBits)) & 31);
     return slot < kSlots ? slot : kSlots - 1;
   }
-  static uint64_t slot_high(size_t slot) noexcept;         // highest value in the slot
+  static uint64_t slot_high(size_t slot) noexcept;  // highest value in the slot
 
   void record(uint64_t v) noexcept {
     ++counts_[slot_of(v)];
@@ -45,7 +44,7 @@ class CoarseHistogram {
   uint64_t max() const noexcept { return max_; }
   // Nearest rank as in Histogram::value_at_percentile: the slot's top, never above max().
   uint64_t value_at_percentile(double percent) const noexcept;
-  nlohmann::json sparse_json() const;                      // [[slot, count], ...]
+  nlohmann::json sparse_json() const;  // [[slot, count], ...]
   bool restore(const nlohmann::json& sparse, uint64_t max);
 
  private:
@@ -97,14 +96,14 @@ struct LiveProgress {
 
 // What the progress line shows, summed over the threads.
 struct ProgressSnapshot {
-  double elapsed_s = 0;      // into the measured window
-  uint64_t requests = 0;     // measured responses so far
+  double elapsed_s = 0;   // into the measured window
+  uint64_t requests = 0;  // measured responses so far
   uint64_t errors = 0;
-  double rps = 0;            // over the last tick
-  double p99_us = 0;         // all measured responses so far
+  double rps = 0;     // over the last tick
+  double p99_us = 0;  // all measured responses so far
 };
-ProgressSnapshot read_progress(const std::vector<const LiveProgress*>& parts, double elapsed_s,
-                               uint64_t prev_requests, double tick_s);
+ProgressSnapshot read_progress(const std::vector<const LiveProgress*>& parts, double elapsed_s, uint64_t prev_requests,
+                               double tick_s);
 std::string format_progress(const ProgressSnapshot& p);
 
 }  // namespace hitcost::client

@@ -19,8 +19,8 @@ Errc transport_errc(int err) noexcept {
 }
 }  // namespace
 
-HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_view target,
-                       std::string_view body, int timeout_ms) {
+HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_view target, std::string_view body,
+                       int timeout_ms) {
   HttpReply reply;
   UniqueFd fd = connect_blocking(ep, timeout_ms);
   if (!fd) {
@@ -221,7 +221,8 @@ ServerDelta stats_delta(const nlohmann::json& a, const nlohmann::json& b) {
       };
       return double(get(b) - get(a));
     };
-    for (auto [name, out] : {std::pair{"hit", &d.sampled_hit}, {"miss", &d.sampled_miss}, {"other", &d.sampled_other}}) {
+    for (auto [name, out] :
+         {std::pair{"hit", &d.sampled_hit}, {"miss", &d.sampled_miss}, {"other", &d.sampled_other}}) {
       const std::string base = std::string("/cpu_sampled/") + name;
       out->whole_samples = uint64_t(diff(base + "/whole/samples"));
       out->whole_weight = diff(base + "/whole/weight");
@@ -263,9 +264,12 @@ ServerDelta stats_delta(const nlohmann::json& a, const nlohmann::json& b) {
   }
   if (b.contains("config")) d.config = b["config"];
   d.threads = int(num(b, "/threads"));
-  if (b.contains("cpus")) d.server_cpus = b["cpus"];
-  else if (b.contains("config") && b["config"].is_object() && b["config"].contains("cpus")) d.server_cpus = b["config"]["cpus"];
-  else if (b.contains("thread_cpus")) d.server_cpus = b["thread_cpus"];
+  if (b.contains("cpus"))
+    d.server_cpus = b["cpus"];
+  else if (b.contains("config") && b["config"].is_object() && b["config"].contains("cpus"))
+    d.server_cpus = b["config"]["cpus"];
+  else if (b.contains("thread_cpus"))
+    d.server_cpus = b["thread_cpus"];
   const auto cache_cpus = nlohmann::json::json_pointer("/store/extra/cpus");
   if (b.contains(cache_cpus)) d.cache_cpus = b.at(cache_cpus);
   d.counters_reset = reset;
@@ -282,8 +286,10 @@ std::string namespace_token(std::string_view text) {
   std::string out;
   for (const char ch : text) {
     const char c = char(std::tolower(static_cast<unsigned char>(ch)));
-    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
-    else if (!out.empty() && out.back() != '-') out += '-';
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+      out += c;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out;

@@ -5,13 +5,12 @@
 // (getrusage for the client, /proc/stat for everything) so that a run can be flagged as
 // contaminated by other processes.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "client/net.h"
 #include "core/result.h"
@@ -20,7 +19,7 @@
 namespace hitcost::client {
 
 struct HttpReply {
-  int status = 0;        // 0 when no answer came (error says why)
+  int status = 0;  // 0 when no answer came (error says why)
   std::string body;
   std::string error;
   // When !ok(): connection (connect/send/recv failed, or closed without a byte), timeout (no
@@ -30,8 +29,8 @@ struct HttpReply {
 };
 
 // One request on a fresh connection ("Connection: close"); reads the whole answer.
-HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_view target,
-                       std::string_view body = {}, int timeout_ms = 10'000);
+HttpReply http_request(const Endpoint& ep, std::string_view method, std::string_view target, std::string_view body = {},
+                       int timeout_ms = 10'000);
 
 // GET /stats parsed. Errors: http_request's error_kind ("GET /stats: connect to ...:
 // Connection refused"), or parse_error when the answer is not a JSON object.
@@ -48,8 +47,8 @@ struct PhaseDelta {
 struct SampledDelta {
   uint64_t whole_samples = 0;  // clock read at both ends only: the figure per request
   double whole_weight = 0, whole_cpu_ns = 0;
-  uint64_t samples = 0;        // detailed: read at every part boundary too
-  double weight = 0;  // requests the samples stand for
+  uint64_t samples = 0;  // detailed: read at every part boundary too
+  double weight = 0;     // requests the samples stand for
   double cpu_ns = 0;
   std::vector<std::pair<std::string, double>> parts_cpu_ns, parts_wall_ns;  // in the server's order
   // Mean CPU of one request, from the whole samples (the detailed ones where a server has none).
@@ -80,28 +79,28 @@ struct ServerDelta {
   static constexpr const char* kHitcostServer = "hitcost-server";
   std::string backend = kHitcostServer;
   bool read_from_proc() const noexcept { return backend != kHitcostServer; }
-  int members_changed = 0;         // processes: members that came or went in the window
-  double interval_s = 0;           // by the server's own clock (uptime difference)
+  int members_changed = 0;  // processes: members that came or went in the window
+  double interval_s = 0;    // by the server's own clock (uptime difference)
   uint64_t requests = 0, pages = 0, hits = 0, misses = 0;
   uint64_t decode_errors = 0, store_errors = 0, bad_requests = 0;
-  double cpu_s = 0;                // server process user+system
+  double cpu_s = 0;                   // server process user+system
   std::optional<double> cache_cpu_s;  // store.extra rusage (memcached); absent for local stores
   uint64_t cache_bytes_read = 0, cache_bytes_written = 0;
   uint64_t http_bytes_in = 0, http_bytes_out = 0;
   std::optional<double> cache_net_bytes_read, cache_net_bytes_written;  // memcached's own (all nodes)
-  std::vector<PhaseDelta> phases;  // in the server's order
+  std::vector<PhaseDelta> phases;                                       // in the server's order
   SampledDelta sampled_hit, sampled_miss, sampled_other;
-  uint64_t clock_reads = 0;        // thread-clock reads the sampling made
-  double clock_read_ns = 0;        // what one costs (server's measurement)
+  uint64_t clock_reads = 0;  // thread-clock reads the sampling made
+  double clock_read_ns = 0;  // what one costs (server's measurement)
   // Clean tiles (server/cpu_sampler.h): runs of requests timed as one with no sample inside.
   uint64_t clean_tiles = 0, clean_tile_requests = 0;
   double clean_tile_cpu_ns = 0;
-  uint64_t sample_period = 0;      // about 1 in N requests sampled (at the end of the window)
+  uint64_t sample_period = 0;  // about 1 in N requests sampled (at the end of the window)
   std::optional<ServerIdentity> identity;
-  nlohmann::json memory;           // the "after" snapshot's memory gauges (KiB; null: not given)
-  nlohmann::json config;           // the "after" snapshot's config
+  nlohmann::json memory;  // the "after" snapshot's memory gauges (KiB; null: not given)
+  nlohmann::json config;  // the "after" snapshot's config
   int threads = 0;
-  bool counters_reset = false;     // a counter went backwards (someone POSTed /admin/reset)
+  bool counters_reset = false;  // a counter went backwards (someone POSTed /admin/reset)
   // Where the server and the cache ran, as the server reports it: "cpus" (top level or in
   // config), else the io threads' "thread_cpus"; the cache's from store.extra "cpus".
   // The string "unknown" when the server does not say.
@@ -127,9 +126,7 @@ struct ServerDelta {
   static constexpr uint64_t kMinCleanTiles = 20;
 
   double hit_ratio() const noexcept;
-  double per_request_us(double seconds) const noexcept {
-    return requests ? seconds * 1e6 / double(requests) : 0.0;
-  }
+  double per_request_us(double seconds) const noexcept { return requests ? seconds * 1e6 / double(requests) : 0.0; }
   double server_cpu_us_per_req() const noexcept { return per_request_us(cpu_s); }
   std::optional<double> cache_cpu_us_per_req() const noexcept {
     if (!cache_cpu_s) return std::nullopt;

@@ -183,7 +183,8 @@ void add_verdicts(Summary& out, const SummaryOptions& o) {
   for (const auto& store : stores) {
     const auto& samples = by_store[store];
     if (samples.size() < 2) continue;
-    const bool named = std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.name == o.baseline; });
+    const bool named =
+        std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.name == o.baseline; });
     const std::string baseline = named ? o.baseline : samples.front().name;
     for (Verdict& v : compare_to_baseline(samples, baseline, out.metric, o.verdict, out.comparisons))
       out.verdicts.emplace_back(store, std::move(v));
@@ -197,7 +198,8 @@ Summary summarize(const std::vector<RunRecord>& runs, const SummaryOptions& o) {
   out.options = o;
   const bool per_hit_metric = every_run_has_per_hit(runs);
   out.metric = per_hit_metric ? "server CPU per hit" : "server CPU per request";
-  for (const auto& [key, members] : rows_in_order(runs, o)) out.rows.push_back(summarize_row(key, members, o, per_hit_metric));
+  for (const auto& [key, members] : rows_in_order(runs, o))
+    out.rows.push_back(summarize_row(key, members, o, per_hit_metric));
   add_verdicts(out, o);
   return out;
 }
@@ -252,10 +254,11 @@ json summary_json(const Summary& s) {
                 {"strategy", r.strategy},
                 {"runs", r.runs},
                 {"used", r.used},
-                {"excluded", {{"errors", r.excluded_errors},
-                              {"no_figures", r.excluded_no_figures},
-                              {"hit_ratio", r.excluded_hit_ratio},
-                              {"contaminated", r.excluded_contaminated}}},
+                {"excluded",
+                 {{"errors", r.excluded_errors},
+                  {"no_figures", r.excluded_no_figures},
+                  {"hit_ratio", r.excluded_hit_ratio},
+                  {"contaminated", r.excluded_contaminated}}},
                 {"errors", r.errors},
                 {"attribution", r.attribution},
                 {"cache_cpu_sender_pays", r.cache_sender_pays},
@@ -306,41 +309,45 @@ std::string format_summary(const Summary& s) {
   std::string attribution;
   int excluded = 0;
   for (const auto& r : s.rows) {
-    if (!r.attribution.empty()) attribution = attribution.empty() || attribution == r.attribution ? r.attribution : "mixed";
+    if (!r.attribution.empty())
+      attribution = attribution.empty() || attribution == r.attribution ? r.attribution : "mixed";
     excluded += r.runs - r.used;
   }
   out += fmt("capacity and CPU: closed loop; CPU net of idle, %s; figures are median [min..max] of the kept runs\n",
              attribution.empty() ? "sender-pays" : attribution.c_str());
-  const bool file_store = std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.store_file_mib.has_value(); });
-  out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", s.options.row_label.c_str(), store_width,
-             s.options.group_label.c_str(), "kept",
-             "req/s (capacity)", "server us/hit", "server us/req", "cache us/req", "total us/req", "hit ratio",
-             file_store ? "server MiB own / store file cached" : "server MiB own");
+  const bool file_store =
+      std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.store_file_mib.has_value(); });
+  out +=
+      fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", s.options.row_label.c_str(), store_width,
+          s.options.group_label.c_str(), "kept", "req/s (capacity)", "server us/hit", "server us/req", "cache us/req",
+          "total us/req", "hit ratio", file_store ? "server MiB own / store file cached" : "server MiB own");
   for (const auto& r : s.rows) {
     if (r.runs == 0) continue;
-    out += fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", r.strategy.c_str(), store_width,
-               r.store.empty() ? "-" : r.store.c_str(), fmt(r.from_left_out ? "%d/%d!" : "%d/%d", r.used, r.runs).c_str(),
-               range_text(r.rps, "%.0f").c_str(), range_text(r.server_hit, "%.2f").c_str(),
-               range_text(r.server_req, "%.2f").c_str(),
-               (range_text(r.cache_req, "%.2f") + (r.cache_sender_pays ? " *" : "")).c_str(),
-               range_text(r.total_req, "%.2f").c_str(),
-               r.hit_ratio ? fmt("%.3f", r.hit_ratio->median).c_str() : "-",
-               ((r.own_mib ? fmt("%.0f", r.own_mib->median) : std::string("-")) +
-                (file_store ? " / " + (r.store_file_mib ? fmt("%.0f", r.store_file_mib->median) : std::string("-")) : ""))
-                   .c_str());
+    out +=
+        fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", r.strategy.c_str(), store_width,
+            r.store.empty() ? "-" : r.store.c_str(), fmt(r.from_left_out ? "%d/%d!" : "%d/%d", r.used, r.runs).c_str(),
+            range_text(r.rps, "%.0f").c_str(), range_text(r.server_hit, "%.2f").c_str(),
+            range_text(r.server_req, "%.2f").c_str(),
+            (range_text(r.cache_req, "%.2f") + (r.cache_sender_pays ? " *" : "")).c_str(),
+            range_text(r.total_req, "%.2f").c_str(), r.hit_ratio ? fmt("%.3f", r.hit_ratio->median).c_str() : "-",
+            ((r.own_mib ? fmt("%.0f", r.own_mib->median) : std::string("-")) +
+             (file_store ? " / " + (r.store_file_mib ? fmt("%.0f", r.store_file_mib->median) : std::string("-")) : ""))
+                .c_str());
   }
   if (std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.cache_sender_pays; }))
     out += "* sender-pays: the cache and this client share CPUs, so only their sum could be moved to the receiver\n";
   if (std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.from_left_out; }))
-    out += "! no run of this strategy could be kept: its figures are from the runs left out (see why below) and are "
-           "not compared\n";
+    out +=
+        "! no run of this strategy could be kept: its figures are from the runs left out (see why below) and are "
+        "not compared\n";
   if (excluded) {
     out += "left out:";
     for (const auto& r : s.rows) {
       if (r.runs == r.used) continue;
       out += " " + r.strategy + (r.store.empty() ? "" : " [" + r.store + "]") + " (";
       std::string parts;
-      for (auto [n, what] : {std::pair{r.excluded_errors, "with errors"}, {r.excluded_no_figures, "without server figures"},
+      for (auto [n, what] : {std::pair{r.excluded_errors, "with errors"},
+                             {r.excluded_no_figures, "without server figures"},
                              {r.excluded_hit_ratio, "off the target hit ratio"},
                              {r.excluded_contaminated, "contaminated"}})
         if (n) parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + what;
@@ -353,8 +360,7 @@ std::string format_summary(const Summary& s) {
   if (any_latency) {
     out += "\nlatency: open loop, every strategy at the same rate; from the intended send time (us)\n";
     out += fmt("%-22s %-*s %-10s %-10s %-10s %-10s %-10s %-16s %s\n", s.options.row_label.c_str(), store_width,
-               s.options.group_label.c_str(), "req/s", "p50",
-               "p99", "p99.9", "max", "send late p99", "errors");
+               s.options.group_label.c_str(), "req/s", "p50", "p99", "p99.9", "max", "send late p99", "errors");
     for (const auto& r : s.rows) {
       if (!r.latency_rate) continue;
       auto v = [](const std::optional<double>& x) { return x ? fmt("%.1f", *x) : std::string("-"); };
@@ -362,14 +368,17 @@ std::string format_summary(const Summary& s) {
                  r.store.empty() ? "-" : r.store.c_str(), *r.latency_rate, v(r.p50_us).c_str(), v(r.p99_us).c_str(),
                  v(r.p999_us).c_str(), v(r.max_us).c_str(), v(r.lateness_p99_us).c_str(),
                  static_cast<unsigned long long>(r.latency_errors),
-                 r.latency_unsent ? fmt(" (%llu never sent: overload)", static_cast<unsigned long long>(r.latency_unsent)).c_str() : "");
+                 r.latency_unsent
+                     ? fmt(" (%llu never sent: overload)", static_cast<unsigned long long>(r.latency_unsent)).c_str()
+                     : "");
     }
   }
   if (!s.verdicts.empty()) {
-    out += fmt("\nverdicts on %s, each against the baseline; ratio [interval]: intervals hold together at %.0f %% "
-               "(%zu comparison%s), differences below %.0f %% are not called\n",
-               s.metric.c_str(), (1 - s.options.verdict.alpha) * 100, s.comparisons, s.comparisons == 1 ? "" : "s",
-               s.options.verdict.min_effect * 100);
+    out +=
+        fmt("\nverdicts on %s, each against the baseline; ratio [interval]: intervals hold together at %.0f %% "
+            "(%zu comparison%s), differences below %.0f %% are not called\n",
+            s.metric.c_str(), (1 - s.options.verdict.alpha) * 100, s.comparisons, s.comparisons == 1 ? "" : "s",
+            s.options.verdict.min_effect * 100);
     for (const auto& [store, v] : s.verdicts) out += "  " + (store.empty() ? "" : "[" + store + "] ") + v.text + "\n";
   }
   return out;

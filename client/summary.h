@@ -8,11 +8,10 @@
 // Capacity runs that cannot be trusted are left out of the figures and the verdicts and
 // counted: runs with errors, runs without server figures, runs whose hit ratio missed the
 // target, contaminated runs.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "client/run_record.h"
 #include "client/verdict.h"
@@ -20,7 +19,7 @@
 namespace hitcost::client {
 
 struct SummaryOptions {
-  std::string baseline;  // the strategy every other is compared with; "" = the first seen per store
+  std::string baseline;            // the strategy every other is compared with; "" = the first seen per store
   std::vector<std::string> order;  // strategies in the order rows are listed (others after them)
   VerdictOptions verdict;
   double hit_ratio_tolerance = 0.02;  // |measured − target| above this excludes a run
@@ -34,12 +33,12 @@ struct SweepRow {
   int runs = 0, used = 0;  // capacity runs measured / kept for figures and verdicts
   int excluded_errors = 0, excluded_no_figures = 0, excluded_hit_ratio = 0, excluded_contaminated = 0;
   uint64_t errors = 0;
-  std::string attribution;  // of the kept runs ("mixed" when they differ)
+  std::string attribution;         // of the kept runs ("mixed" when they differ)
   bool cache_sender_pays = false;  // the cache column is sender-pays (cache and client shared CPUs)
   bool from_left_out = false;      // no run was kept: the figures are those of the runs left out
   std::optional<Range> rps, server_hit, server_req, cache_req, client_req, total_req, hit_ratio;
   std::optional<Range> own_mib, store_file_mib;  // server memory: its own, the store file's cached pages
-  std::vector<double> metric_values;  // the verdict figure of each kept run, in run order
+  std::vector<double> metric_values;             // the verdict figure of each kept run, in run order
   // The latency run (open loop), if the sweep made one.
   std::optional<double> latency_rate, p50_us, p99_us, p999_us, max_us, lateness_p99_us;
   uint64_t latency_errors = 0, latency_unsent = 0;
@@ -53,7 +52,7 @@ struct RangeColumn {
   const char* csv;
   const char* html;
   const char* format;
-  std::optional<Range> SweepRow::* member;
+  std::optional<Range> SweepRow::*member;
 };
 const std::vector<RangeColumn>& range_columns();
 

@@ -17,8 +17,8 @@
 namespace hitcost::client {
 
 nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, const std::string& strategy) {
-  std::string ns = "sw-" + namespace_token(strategy) + "-" + (store.empty() ? "cur" : namespace_token(store)) +
-                   "-r" + std::to_string(o.rows);
+  std::string ns = "sw-" + namespace_token(strategy) + "-" + (store.empty() ? "cur" : namespace_token(store)) + "-r" +
+                   std::to_string(o.rows);
   if (!o.flags.empty()) ns += "-" + namespace_token(o.flags);
   if (o.threshold) ns += "-t" + std::to_string(*o.threshold);
   nlohmann::json body = {{"strategy", strategy}, {"namespace", ns}, {"rows", o.rows}};
@@ -40,26 +40,26 @@ namespace {
 
 // One store × strategy: how to configure the server for it and what it then answers.
 struct Cell {
-  std::string store;         // as asked ("" = the server's)
-  std::string strategy;      // as asked
-  nlohmann::json config;     // POST /admin/config body
-  std::string expect;        // the server's canonical strategy name (X-Strategy)
-  std::string shown_store;   // the store that was measured, also when the sweep kept the server's
+  std::string store;        // as asked ("" = the server's)
+  std::string strategy;     // as asked
+  nlohmann::json config;    // POST /admin/config body
+  std::string expect;       // the server's canonical strategy name (X-Strategy)
+  std::string shown_store;  // the store that was measured, also when the sweep kept the server's
 };
 
 struct Sweep {
   const SweepOptions& o;
   LoadPlan plan;
-  Endpoint admin;   // the hitcost-server that stores the values (plan.endpoint unless --admin-url)
+  Endpoint admin;  // the hitcost-server that stores the values (plan.endpoint unless --admin-url)
   bool admin_is_target = true;
   MeasureOptions mo;
   const std::atomic<bool>* stop;
   const SummaryOptions& summary_options;
   uint64_t next_miss = 0;
   std::vector<RunRecord> runs{};
-  int failures = 0;           // cells skipped: the server could not be configured or warmed
-  bool refused = false;       // ... of which one because the server answered 400 (a bad value)
-  int over_limit = 0;         // runs with errors above --max-error-rate / --max-transport-error-rate
+  int failures = 0;                         // cells skipped: the server could not be configured or warmed
+  bool refused = false;                     // ... of which one because the server answered 400 (a bad value)
+  int over_limit = 0;                       // runs with errors above --max-error-rate / --max-transport-error-rate
   std::vector<std::string> errors_shown{};  // "kind: detail" already printed: each reason once
 
   bool stopped() const { return stop && stop->load(); }
@@ -97,8 +97,8 @@ struct Sweep {
       }
       while (!w.body.empty() && std::isspace(static_cast<unsigned char>(w.body.back()))) w.body.pop_back();
       if (!o.quiet)
-        std::printf("%s%s%s: warmed %d rows: %s\n", c.strategy.c_str(), c.store.empty() ? "" : " on ",
-                    c.store.c_str(), rows, w.body.c_str());
+        std::printf("%s%s%s: warmed %d rows: %s\n", c.strategy.c_str(), c.store.empty() ? "" : " on ", c.store.c_str(),
+                    rows, w.body.c_str());
       const auto j = nlohmann::json::parse(w.body, nullptr, false);
       if (j.is_object() && j.value("errors", 0) > 0)
         std::fprintf(stderr, "warning: %d pages of %s could not be stored: expect a lower hit ratio\n",
@@ -127,8 +127,8 @@ struct Sweep {
     RunReport r = measure_run(p, mo, stop);
     next_miss = std::max(next_miss, r.load.miss_end);
     if (r.interrupted()) {  // cut short: not a run of the planned length, so not in the summary
-      std::fprintf(stderr, "  %s %s: interrupted after %.2f s of %.2f s, left out\n", label.c_str(),
-                   c.strategy.c_str(), r.load.window_s, r.planned_duration_s);
+      std::fprintf(stderr, "  %s %s: interrupted after %.2f s of %.2f s, left out\n", label.c_str(), c.strategy.c_str(),
+                   r.load.window_s, r.planned_duration_s);
       return;
     }
     r.requested_strategy = "";  // report the server's configured strategy
@@ -197,8 +197,7 @@ struct Sweep {
     for (int round = 0; round < o.repeat && !stopped(); ++round)
       for (size_t i : round_order(cells.size(), seed, round)) {
         if (stopped()) return;
-        measure(cells[i], "capacity", 0, round,
-                "round " + std::to_string(round + 1) + "/" + std::to_string(o.repeat));
+        measure(cells[i], "capacity", 0, round, "round " + std::to_string(round + 1) + "/" + std::to_string(o.repeat));
       }
     const double rate = latency_rate(cells);
     if (rate <= 0 || stopped()) return;
@@ -222,8 +221,10 @@ void restore_config(const Endpoint& admin, const nlohmann::json& original) {
                  original.value("strategy", std::string("?")).c_str(),
                  original.value("namespace", std::string("?")).c_str());
   else
-    std::fprintf(stderr, "hitcost-load sweep: could NOT restore the server's configuration (%s); it runs the "
-                 "sweep's last cell\n", r.error.c_str());
+    std::fprintf(stderr,
+                 "hitcost-load sweep: could NOT restore the server's configuration (%s); it runs the "
+                 "sweep's last cell\n",
+                 r.error.c_str());
 }
 
 // What a sweep needs before it touches the server, from the options; an exit code when they

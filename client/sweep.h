@@ -11,10 +11,9 @@
 // the slowest strategy's median capacity), for latency that is the server's and not queueing.
 // The summary, verdicts and reports come from client/summary.h.
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "client/options.h"
 

@@ -100,8 +100,8 @@ void decide(Verdict& v, const VerdictOptions& o) {
   const std::string base = v.subject + " vs " + v.baseline + " in " + v.metric + ": ";
   if (!v.low || !v.high) {
     v.kind = Verdict::Kind::inconclusive;
-    v.text = base + fmt("inconclusive: need >= %zu runs of each (have %zu and %zu)", v.need_runs, v.n_subject,
-                        v.n_baseline);
+    v.text =
+        base + fmt("inconclusive: need >= %zu runs of each (have %zu and %zu)", v.need_runs, v.n_subject, v.n_baseline);
     return;
   }
   const double up = 1 + o.min_effect, down = 1 / (1 + o.min_effect);
@@ -109,8 +109,7 @@ void decide(Verdict& v, const VerdictOptions& o) {
   const int pct = int(std::lround(o.min_effect * 100));
   if (*v.low > up || *v.high < down) {
     v.kind = Verdict::Kind::costs;
-    v.text = v.subject + " costs " + ratio_text(*v.ratio) + "\u00d7 " + v.baseline + " " + interval + " in " +
-             v.metric;
+    v.text = v.subject + " costs " + ratio_text(*v.ratio) + "\u00d7 " + v.baseline + " " + interval + " in " + v.metric;
   } else if (*v.low >= down && *v.high <= up) {
     v.kind = Verdict::Kind::equivalent;
     const bool excludes_one = *v.low > 1 || *v.high < 1;
@@ -130,7 +129,8 @@ void decide(Verdict& v, const VerdictOptions& o) {
 std::vector<Verdict> compare_to_baseline(const std::vector<Sample>& samples, const std::string& baseline,
                                          const std::string& metric, const VerdictOptions& o, size_t comparisons) {
   std::vector<Verdict> out;
-  const auto base_it = std::find_if(samples.begin(), samples.end(), [&](const Sample& s) { return s.name == baseline; });
+  const auto base_it =
+      std::find_if(samples.begin(), samples.end(), [&](const Sample& s) { return s.name == baseline; });
   if (base_it == samples.end() || samples.size() < 2) return out;
   const size_t m = comparisons ? comparisons : samples.size() - 1;
   const double level = o.alpha / double(m);  // Bonferroni: simultaneous intervals

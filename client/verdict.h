@@ -64,8 +64,7 @@ struct Sample {
 // Each subject against `baseline` (an entry of `samples`); `comparisons` is the family size m
 // for the correction (0: samples.size() − 1). Values ≤ 0 are ignored (a ratio needs > 0).
 std::vector<Verdict> compare_to_baseline(const std::vector<Sample>& samples, const std::string& baseline,
-                                         const std::string& metric, const VerdictOptions& o,
-                                         size_t comparisons = 0);
+                                         const std::string& metric, const VerdictOptions& o, size_t comparisons = 0);
 
 // Building blocks, exposed for tests.
 // P(U ≤ u) for the Mann–Whitney U statistic of samples of n and m without ties (exact).

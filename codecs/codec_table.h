@@ -32,7 +32,9 @@ enum class SerializerId : uint8_t { none = 0, json = 1, msgpack = 2, php = 3, si
 enum class CompressorId : uint8_t { none = 0, zlib = 1, zstd = 2, lz4 = 3, fastlz = 4 };
 
 // Valid `level` ranges (0 always means the compressor's default).
-struct LevelRange { int min, max, default_level; };
+struct LevelRange {
+  int min, max, default_level;
+};
 
 struct SerializerCodec {
   SerializerId id;
@@ -40,8 +42,8 @@ struct SerializerCodec {
   // Whose bytes and flags it writes: itself, or another row's when only the decoder
   // differs (simdjson reads and writes JSON's bytes, stored and flagged as json).
   SerializerId bytes_of;
-  uint32_t php_memcache_flag;   // its bit under php-memcache; 0: that scheme cannot say it
-  uint32_t php_memcached_type;  // its type (bits 0-3) under php-memcached; 0: cannot say it
+  uint32_t php_memcache_flag;                          // its bit under php-memcache; 0: that scheme cannot say it
+  uint32_t php_memcached_type;                         // its type (bits 0-3) under php-memcached; 0: cannot say it
   void (*encode)(const Page& page, std::string& out);  // appends to out
   Result<Page> (*decode)(std::string_view bytes);      // errors: parse_error
 };
@@ -76,19 +78,20 @@ Status lz4_decompress(std::string_view in, size_t expected, std::string& out);
 // clang-format off: the rows are a table
 inline constexpr SerializerCodec kSerializerCodecs[] = {
     // id                   name        bytes_of              memcache    memcached  functions
-    {SerializerId::json,     "json",     SerializerId::json,     0x00010000, 6, encode_json, decode_json},
-    {SerializerId::msgpack,  "msgpack",  SerializerId::msgpack,  0x00020000, 7, encode_msgpack, decode_msgpack},
-    {SerializerId::php,      "php",      SerializerId::php,      0x00000001, 4, encode_php, decode_php},
-    {SerializerId::simdjson, "simdjson", SerializerId::json,     0,          0, encode_json, decode_simdjson},
-    {SerializerId::igbinary, "igbinary", SerializerId::igbinary, 0,          5, encode_igbinary, decode_igbinary},
+    {SerializerId::json, "json", SerializerId::json, 0x00010000, 6, encode_json, decode_json},
+    {SerializerId::msgpack, "msgpack", SerializerId::msgpack, 0x00020000, 7, encode_msgpack, decode_msgpack},
+    {SerializerId::php, "php", SerializerId::php, 0x00000001, 4, encode_php, decode_php},
+    {SerializerId::simdjson, "simdjson", SerializerId::json, 0, 0, encode_json, decode_simdjson},
+    {SerializerId::igbinary, "igbinary", SerializerId::igbinary, 0, 5, encode_igbinary, decode_igbinary},
 };
 
 inline constexpr CompressorCodec kCompressorCodecs[] = {
     // id                 name      levels {min, max, default}  memcache memcached functions
-    {CompressorId::zlib,   "zlib",   {1, 9, 6},  0x0002, 0x20, zlib_compress, zlib_decompress},
-    {CompressorId::zstd,   "zstd",   {1, 19, 3}, 0,      0x80, zstd_compress, zstd_decompress},  // 20-22: ultra mode, not offered
-    {CompressorId::lz4,    "lz4",    {1, 12, 1}, 0,      0,    lz4_compress, lz4_decompress},    // 1 fast, 2..12 LZ4HC
-    {CompressorId::fastlz, "fastlz", {1, 2, 0},  0,      0x40, fastlz_compress, fastlz_decompress},  // 0: by size, as PHP
+    {CompressorId::zlib, "zlib", {1, 9, 6}, 0x0002, 0x20, zlib_compress, zlib_decompress},
+    {CompressorId::zstd, "zstd", {1, 19, 3}, 0, 0x80, zstd_compress, zstd_decompress},         // 20-22: ultra mode, not
+                                                                                               // offered
+    {CompressorId::lz4, "lz4", {1, 12, 1}, 0, 0, lz4_compress, lz4_decompress},                // 1 fast, 2..12 LZ4HC
+    {CompressorId::fastlz, "fastlz", {1, 2, 0}, 0, 0x40, fastlz_compress, fastlz_decompress},  // 0: by size, as PHP
 };
 // clang-format on
 

@@ -141,8 +141,8 @@ Status zstd_decompress(std::string_view in, size_t expected, std::string& out) {
   unsigned long long content = ZSTD_getFrameContentSize(in.data(), in.size());
   if (content == ZSTD_CONTENTSIZE_ERROR) return Error{Errc::decompress_failed, "zstd: not a zstd frame"};
   if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != expected) {
-    return Error{Errc::bad_length, "zstd: length prefix says " + std::to_string(expected) +
-                                       " bytes, frame says " + std::to_string(content)};
+    return Error{Errc::bad_length, "zstd: length prefix says " + std::to_string(expected) + " bytes, frame says " +
+                                       std::to_string(content)};
   }
   // One decompression context per thread: ZSTD_decompress would allocate ~100 KB per call.
   struct Dctx {

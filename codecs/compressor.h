@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
 #include "codecs/codec_table.h"
+#include "core/result.h"
 
 namespace hitcost {
 

@@ -8,12 +8,12 @@ namespace hitcost {
 namespace {
 
 constexpr size_t kMinMatch = 3;
-constexpr size_t kMaxLiteralRun = 32;         // ctrl & 31, plus one
-constexpr size_t kLevel1MaxMatch = 264;       // 7 + 2 + one length byte of 255
-constexpr size_t kNearDistance = 8192;        // 13 bits of (distance - 1)
-constexpr size_t kLevel2NearLimit = 8191;     // level 2 reserves (31, 255) for the far form
+constexpr size_t kMaxLiteralRun = 32;      // ctrl & 31, plus one
+constexpr size_t kLevel1MaxMatch = 264;    // 7 + 2 + one length byte of 255
+constexpr size_t kNearDistance = 8192;     // 13 bits of (distance - 1)
+constexpr size_t kLevel2NearLimit = 8191;  // level 2 reserves (31, 255) for the far form
 constexpr size_t kLevel2MaxDistance = 8191 + 65535 + 1;
-constexpr size_t kFarMinMatch = 5;            // a far match costs two more bytes
+constexpr size_t kFarMinMatch = 5;  // a far match costs two more bytes
 constexpr int kHashBits = 14;
 
 uint32_t read3(const unsigned char* p) { return p[0] | (p[1] << 8) | (p[2] << 16); }

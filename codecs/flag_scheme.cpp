@@ -190,8 +190,7 @@ Result<FlagInfo> read_native(uint32_t f) {
 
 }  // namespace
 
-Result<uint32_t> make_flags(FlagScheme scheme, Representation rep, SerializerId serializer,
-                            CompressorId compressor) {
+Result<uint32_t> make_flags(FlagScheme scheme, Representation rep, SerializerId serializer, CompressorId compressor) {
   if (rep == Representation::html && serializer != SerializerId::none) {
     return Error{Errc::invalid_argument, "html value with a serializer"};
   }

@@ -42,8 +42,8 @@
 //   e.g. html = 0x68100000, struct:json+zlib = 0x68100111, struct:msgpack+lz4 = 0x68100321
 #include <cstdint>
 
-#include "core/result.h"
 #include "codecs/strategy.h"
+#include "core/result.h"
 
 namespace hitcost {
 
@@ -72,8 +72,7 @@ struct FlagInfo {
 
 // Flags for a value of this shape. `compressor` is none for a value stored plain.
 // Errors (invalid_argument): a combination the scheme cannot express.
-Result<uint32_t> make_flags(FlagScheme scheme, Representation rep, SerializerId serializer,
-                            CompressorId compressor);
+Result<uint32_t> make_flags(FlagScheme scheme, Representation rep, SerializerId serializer, CompressorId compressor);
 
 // Reads a flags word. Errors: unknown_flags, inconsistent_flags (never a guess).
 Result<FlagInfo> read_flags(FlagScheme scheme, uint32_t flags);

@@ -15,15 +15,30 @@ namespace {
 // Type bytes (igbinary format version 2).
 enum Type : uint8_t {
   kNull = 0x00,
-  kArrayRef8 = 0x01, kArrayRef16 = 0x02, kArrayRef32 = 0x03,
-  kFalse = 0x04, kTrue = 0x05,
-  kPos8 = 0x06, kNeg8 = 0x07, kPos16 = 0x08, kNeg16 = 0x09, kPos32 = 0x0a, kNeg32 = 0x0b,
+  kArrayRef8 = 0x01,
+  kArrayRef16 = 0x02,
+  kArrayRef32 = 0x03,
+  kFalse = 0x04,
+  kTrue = 0x05,
+  kPos8 = 0x06,
+  kNeg8 = 0x07,
+  kPos16 = 0x08,
+  kNeg16 = 0x09,
+  kPos32 = 0x0a,
+  kNeg32 = 0x0b,
   kDouble = 0x0c,
   kEmptyString = 0x0d,
-  kStringRef8 = 0x0e, kStringRef16 = 0x0f, kStringRef32 = 0x10,
-  kString8 = 0x11, kString16 = 0x12, kString32 = 0x13,
-  kArray8 = 0x14, kArray16 = 0x15, kArray32 = 0x16,
-  kPos64 = 0x20, kNeg64 = 0x21,
+  kStringRef8 = 0x0e,
+  kStringRef16 = 0x0f,
+  kStringRef32 = 0x10,
+  kString8 = 0x11,
+  kString16 = 0x12,
+  kString32 = 0x13,
+  kArray8 = 0x14,
+  kArray16 = 0x15,
+  kArray32 = 0x16,
+  kPos64 = 0x20,
+  kNeg64 = 0x21,
 };
 constexpr char kHeader[4] = {0, 0, 0, 2};
 
@@ -166,9 +181,7 @@ class Reader {
   }
 
   // Width of a 8/16/32-bit sized form starting at `type8`, or 0 when `t` is not one.
-  static int width_of(uint8_t t, uint8_t type8) {
-    return t == type8 ? 1 : t == type8 + 1 ? 2 : t == type8 + 2 ? 4 : 0;
-  }
+  static int width_of(uint8_t t, uint8_t type8) { return t == type8 ? 1 : t == type8 + 1 ? 2 : t == type8 + 2 ? 4 : 0; }
 
   // A string value or key into `out` (a view of the input: no copy).
   bool string(std::string_view& out) {
@@ -209,10 +222,26 @@ class Reader {
     uint64_t m = 0;
     bool neg = false;
     switch (t) {
-      case kPos8: case kNeg8: if (!be(m, 1)) return false; neg = t == kNeg8; break;
-      case kPos16: case kNeg16: if (!be(m, 2)) return false; neg = t == kNeg16; break;
-      case kPos32: case kNeg32: if (!be(m, 4)) return false; neg = t == kNeg32; break;
-      case kPos64: case kNeg64: if (!be(m, 8)) return false; neg = t == kNeg64; break;
+      case kPos8:
+      case kNeg8:
+        if (!be(m, 1)) return false;
+        neg = t == kNeg8;
+        break;
+      case kPos16:
+      case kNeg16:
+        if (!be(m, 2)) return false;
+        neg = t == kNeg16;
+        break;
+      case kPos32:
+      case kNeg32:
+        if (!be(m, 4)) return false;
+        neg = t == kNeg32;
+        break;
+      case kPos64:
+      case kNeg64:
+        if (!be(m, 8)) return false;
+        neg = t == kNeg64;
+        break;
       default: return fail("expected an integer");
     }
     if (neg) {
@@ -300,9 +329,12 @@ bool read_tags(Reader& in, Page& page, uint32_t row) {
   if (!in.array_or_ref(n, &ref, {ArrayOrigin::tags_array, row}, kMinTagBytes)) return false;
   if (ref) {
     const ArrayOrigin& a = in.array(*ref);
-    if (a.empty) tags.clear();
-    else if (a.kind == ArrayOrigin::tags_array) tags = page.rows[a.row].tags;
-    else return in.fail("tags refer to an array that is not a tag list");
+    if (a.empty)
+      tags.clear();
+    else if (a.kind == ArrayOrigin::tags_array)
+      tags = page.rows[a.row].tags;
+    else
+      return in.fail("tags refer to an array that is not a tag list");
     return true;
   }
   uint32_t id = in.last_array_id();
@@ -424,8 +456,10 @@ Result<Page> decode_igbinary(std::string_view bytes) {
     std::string_view key;
     if (!in.string(key)) return fail();
     PageKey k = page_key(key);
-    if (k == PageKey::unknown) in.fail("unexpected page key");
-    else if (!mark_seen(seen, static_cast<uint8_t>(k))) in.fail("duplicate page key");
+    if (k == PageKey::unknown)
+      in.fail("unexpected page key");
+    else if (!mark_seen(seen, static_cast<uint8_t>(k)))
+      in.fail("duplicate page key");
     switch (k) {
       case PageKey::id: in.integer(page.id); break;
       case PageKey::title: in.string(page.title); break;

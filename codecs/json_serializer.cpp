@@ -129,9 +129,7 @@ Result<Row> to_row(json& j) {
       case RowKey::author: ok = take_string(v, r.author); break;
       case RowKey::excerpt: ok = take_string(v, r.excerpt); break;
       case RowKey::url: ok = take_string(v, r.url); break;
-      case RowKey::price:
-        ok = v.is_number() && valid_price(r.price = v.get<double>());
-        break;
+      case RowKey::price: ok = v.is_number() && valid_price(r.price = v.get<double>()); break;
       case RowKey::tags:
         ok = v.is_array();
         if (ok) {

@@ -30,8 +30,7 @@ inline RowKey row_key(std::string_view k) noexcept {
     case 4: return k == "tags" ? RowKey::tags : RowKey::unknown;
     case 5: return k == "title" ? RowKey::title : (k == "price" ? RowKey::price : RowKey::unknown);
     case 6: return k == "author" ? RowKey::author : RowKey::unknown;
-    case 7:
-      return k == "created" ? RowKey::created : (k == "excerpt" ? RowKey::excerpt : RowKey::unknown);
+    case 7: return k == "created" ? RowKey::created : (k == "excerpt" ? RowKey::excerpt : RowKey::unknown);
     default: return RowKey::unknown;
   }
 }

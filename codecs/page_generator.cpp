@@ -16,34 +16,33 @@ namespace hitcost {
 namespace {
 
 constexpr std::string_view kWords[] = {
-    "the", "of", "and", "to", "in", "is", "for", "on", "with", "as", "by", "at", "from",
-    "this", "that", "it", "new", "price", "review", "guide", "best", "how", "why", "what",
-    "market", "design", "garden", "kitchen", "travel", "music", "city", "river", "mountain",
-    "coffee", "bread", "winter", "summer", "light", "house", "window", "street", "village",
-    "library", "engine", "server", "cache", "memory", "network", "latency", "storage",
-    "performance", "history", "science", "family", "weekend", "recipe", "update", "report",
-    "season", "national", "local", "morning", "evening", "simple", "quick", "classic",
-    "modern", "small", "large", "green", "blue", "yellow", "quiet", "bright", "open",
-    "public", "private", "answer", "question", "story", "review", "collection", "edition",
-    "release", "version", "project", "community", "support", "service", "customer",
-    "delivery", "shipping", "offer", "discount", "quality", "material", "cotton", "steel",
-    "wooden", "handmade", "original", "limited", "special", "popular", "favourite",
-    "R&D", "<b>bold</b>", "\"quoted\"", "it's", "AT&T", "x<y", "a>b", "O'Neil",
-    "café", "naïve", "über", "façade", "日本語", "€100", "smörgåsbord", "Ελληνικά",
-    "crème", "brûlée", "piñata", "Zürich", "Kraków", "—", "…", "São"};
+    "the",       "of",         "and",         "to",         "in",       "is",       "for",       "on",
+    "with",      "as",         "by",          "at",         "from",     "this",     "that",      "it",
+    "new",       "price",      "review",      "guide",      "best",     "how",      "why",       "what",
+    "market",    "design",     "garden",      "kitchen",    "travel",   "music",    "city",      "river",
+    "mountain",  "coffee",     "bread",       "winter",     "summer",   "light",    "house",     "window",
+    "street",    "village",    "library",     "engine",     "server",   "cache",    "memory",    "network",
+    "latency",   "storage",    "performance", "history",    "science",  "family",   "weekend",   "recipe",
+    "update",    "report",     "season",      "national",   "local",    "morning",  "evening",   "simple",
+    "quick",     "classic",    "modern",      "small",      "large",    "green",    "blue",      "yellow",
+    "quiet",     "bright",     "open",        "public",     "private",  "answer",   "question",  "story",
+    "review",    "collection", "edition",     "release",    "version",  "project",  "community", "support",
+    "service",   "customer",   "delivery",    "shipping",   "offer",    "discount", "quality",   "material",
+    "cotton",    "steel",      "wooden",      "handmade",   "original", "limited",  "special",   "popular",
+    "favourite", "R&D",        "<b>bold</b>", "\"quoted\"", "it's",     "AT&T",     "x<y",       "a>b",
+    "O'Neil",    "café",       "naïve",       "über",       "façade",   "日本語",   "€100",      "smörgåsbord",
+    "Ελληνικά",  "crème",      "brûlée",      "piñata",     "Zürich",   "Kraków",   "—",         "…",
+    "São"};
 
-constexpr std::string_view kFirst[] = {
-    "Alice", "Bob", "Chloé", "David", "Emma", "François", "Grace", "Hiro", "Ingrid", "José",
-    "Katarzyna", "Liam", "Mei", "Noah", "Olga", "Pedro", "Quinn", "Rosa", "Søren", "Tomás",
-    "Uma", "Victor", "Wen", "Zoë"};
-constexpr std::string_view kLast[] = {
-    "Smith", "O'Brien", "Müller", "García", "Nakamura", "Kowalski", "Dubois", "Rossi",
-    "Andersson", "Nguyen", "Silva", "Khan", "Ivanova", "Brown", "López", "Jensen", "Haddad",
-    "Taylor", "Novák", "Wilson"};
+constexpr std::string_view kFirst[] = {"Alice",  "Bob",  "Chloé",     "David", "Emma", "François", "Grace", "Hiro",
+                                       "Ingrid", "José", "Katarzyna", "Liam",  "Mei",  "Noah",     "Olga",  "Pedro",
+                                       "Quinn",  "Rosa", "Søren",     "Tomás", "Uma",  "Victor",   "Wen",   "Zoë"};
+constexpr std::string_view kLast[] = {"Smith", "O'Brien",   "Müller", "García", "Nakamura", "Kowalski", "Dubois",
+                                      "Rossi", "Andersson", "Nguyen", "Silva",  "Khan",     "Ivanova",  "Brown",
+                                      "López", "Jensen",    "Haddad", "Taylor", "Novák",    "Wilson"};
 
-constexpr std::string_view kSyllables[] = {
-    "ka", "lo", "mi", "ren", "sta", "vo", "tur", "bel", "qui", "dra", "nes", "pol", "fen",
-    "ar", "si", "to"};
+constexpr std::string_view kSyllables[] = {"ka",  "lo",  "mi",  "ren", "sta", "vo", "tur", "bel",
+                                           "qui", "dra", "nes", "pol", "fen", "ar", "si",  "to"};
 
 // the fixed words + pseudo-words up to 320; built once, read-only afterwards (thread-safe).
 const std::vector<std::string>& vocabulary() {

@@ -237,8 +237,10 @@ Result<Page> decode_php(std::string_view text) {
     std::string_view key;
     if (!in.string_view(key)) return fail();
     PageKey k = page_key(key);
-    if (k == PageKey::unknown) in.fail("unexpected page key");
-    else if (!mark_seen(seen, static_cast<uint8_t>(k))) in.fail("duplicate page key");
+    if (k == PageKey::unknown)
+      in.fail("unexpected page key");
+    else if (!mark_seen(seen, static_cast<uint8_t>(k)))
+      in.fail("duplicate page key");
     if (in.failed()) return fail();
     switch (k) {
       case PageKey::id: in.int_value(page.id); break;

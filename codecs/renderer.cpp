@@ -26,7 +26,7 @@ Civil civil_from_unix(int64_t t) {
   // Shift the epoch to 0000-03-01 so leap days fall at the end of each 400-year era.
   int64_t z = days + 719468;
   int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  auto doe = static_cast<uint64_t>(z - era * 146097);                   // [0, 146096]
+  auto doe = static_cast<uint64_t>(z - era * 146097);                    // [0, 146096]
   uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
   uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                // [0, 365]
   uint64_t mp = (5 * doy + 2) / 153;                                     // [0, 11], March = 0
@@ -128,8 +128,9 @@ void render_page(const Page& page, std::string& out) {
   out += " &middot; ";
   append_uint(out, page.rows.size());
   out += page.rows.size() == 1 ? " item" : " items";
-  out += "</p>\n<table>\n<thead><tr><th>Title</th><th>Author</th><th>Tags</th><th>Price</th>"
-         "<th>Created</th><th>Excerpt</th></tr></thead>\n<tbody>\n";
+  out +=
+      "</p>\n<table>\n<thead><tr><th>Title</th><th>Author</th><th>Tags</th><th>Price</th>"
+      "<th>Created</th><th>Excerpt</th></tr></thead>\n<tbody>\n";
   for (const Row& r : page.rows) {
     out += "<tr id=\"r";
     append_int(out, r.id);

@@ -1,8 +1,9 @@
 #include "codecs/simdjson_serializer.h"
 
+#include <simdjson.h>
+
 #include <cstring>
 #include <string>
-#include <simdjson.h>
 
 #include "codecs/page_fields.h"
 

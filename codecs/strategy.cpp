@@ -42,8 +42,8 @@ CompressionRule CompressionRule::defaults_for(FlagScheme s) {
 bool CompressionRule::keep(size_t plain, size_t packed) const noexcept {
   auto p = static_cast<double>(plain), c = static_cast<double>(packed);
   if (min_savings > 0 && !(c <= p * (1.0 - min_savings))) return false;  // php-memcache
-  if (factor > 0 && !(p > c * factor)) return false;                      // php-memcached
-  return true;  // both unused: compression forced
+  if (factor > 0 && !(p > c * factor)) return false;                     // php-memcached
+  return true;                                                           // both unused: compression forced
 }
 
 std::string Strategy::name() const {
@@ -111,8 +111,8 @@ std::optional<Result<Strategy>> parse_preset(std::string_view text, FlagScheme s
   if (!p) return std::nullopt;
   if (scheme != p->scheme) {
     return Result<Strategy>(bad(text, std::string("the preset stores under the ") + to_string(p->scheme) +
-                                          " flag scheme, this namespace uses " + to_string(scheme) +
-                                          " (use --flags " + to_string(p->scheme) + ")"));
+                                          " flag scheme, this namespace uses " + to_string(scheme) + " (use --flags " +
+                                          to_string(p->scheme) + ")"));
   }
   return parse_strategy(p->strategy, p->scheme);  // the scheme's defaults are the preset's rule
 }
@@ -174,8 +174,8 @@ Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
       return bad(text, "level '" + std::string(clevel) + "' is not a number");
     }
     if (lv < lr.min || lv > lr.max) {
-      return bad(text, std::string(to_string(st.compressor)) + " level must be " + std::to_string(lr.min) +
-                           ".." + std::to_string(lr.max));
+      return bad(text, std::string(to_string(st.compressor)) + " level must be " + std::to_string(lr.min) + ".." +
+                           std::to_string(lr.max));
     }
     st.level = lv;
   }

@@ -25,8 +25,7 @@ namespace hitcost {
 enum class Representation : uint8_t { html, structured };
 enum class FlagScheme : uint8_t { php_memcache, php_memcached, native };
 // Every scheme, for parsing and for tests that cover them all.
-inline constexpr FlagScheme kFlagSchemes[] = {FlagScheme::php_memcache, FlagScheme::php_memcached,
-                                              FlagScheme::native};
+inline constexpr FlagScheme kFlagSchemes[] = {FlagScheme::php_memcache, FlagScheme::php_memcached, FlagScheme::native};
 
 // SerializerId, CompressorId, their names and kSerializers/kCompressors: codecs/codec_table.h.
 const char* to_string(FlagScheme) noexcept;
@@ -38,8 +37,8 @@ Result<FlagScheme> parse_flag_scheme(std::string_view);
 //   native       : same as php-memcached
 struct CompressionRule {
   uint32_t threshold_bytes = 2000;
-  double min_savings = 0.0;   // php-memcache style; 0 = unused
-  double factor = 1.3;        // php-memcached style; 0 = unused
+  double min_savings = 0.0;  // php-memcache style; 0 = unused
+  double factor = 1.3;       // php-memcached style; 0 = unused
   static CompressionRule defaults_for(FlagScheme);
   // true when a value of `plain` bytes that compressed to `packed` bytes is kept compressed
   bool keep(size_t plain, size_t packed) const noexcept;
@@ -47,9 +46,9 @@ struct CompressionRule {
 
 struct Strategy {
   Representation rep = Representation::html;
-  SerializerId serializer = SerializerId::none;   // none for html
+  SerializerId serializer = SerializerId::none;  // none for html
   CompressorId compressor = CompressorId::none;
-  int level = 0;                                  // 0 = the compressor's default
+  int level = 0;  // 0 = the compressor's default
   FlagScheme scheme = FlagScheme::php_memcached;
   CompressionRule rule = CompressionRule::defaults_for(FlagScheme::php_memcached);
 

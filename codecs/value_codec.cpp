@@ -13,8 +13,7 @@ constexpr uint32_t kPoisonFlags = 0xFFFFFFFFu;  // rejected by every scheme's re
 constexpr size_t kPrefixBytes = 4;
 
 void put_le32(std::string& out, uint32_t v) {
-  char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
-               static_cast<char>(v >> 24)};
+  char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16), static_cast<char>(v >> 24)};
   out.append(b, 4);
 }
 
@@ -63,8 +62,7 @@ EncodedValue encode_value(const Strategy& st, const Page& page, std::string_view
     std::string packed;
     if (prefix) put_le32(packed, static_cast<uint32_t>(plain.size()));
     size_t head = packed.size();
-    if (compress(st.compressor, st.level, plain, packed).ok() &&
-        st.rule.keep(plain.size(), packed.size() - head) &&
+    if (compress(st.compressor, st.level, plain, packed).ok() && st.rule.keep(plain.size(), packed.size() - head) &&
         make_flags(st.scheme, st.rep, ser, st.compressor).ok()) {
       ev.bytes = std::move(packed);
       used = st.compressor;
@@ -78,14 +76,15 @@ EncodedValue encode_value(const Strategy& st, const Page& page, std::string_view
   }
   ev.flags = *flags;
   if (used == CompressorId::none) {
-    if (st.rep == Representation::structured) ev.bytes = std::move(serialized);
-    else ev.bytes.assign(plain);
+    if (st.rep == Representation::structured)
+      ev.bytes = std::move(serialized);
+    else
+      ev.bytes.assign(plain);
   }
   return ev;
 }
 
-Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagScheme scheme,
-                               std::string& scratch) {
+Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagScheme scheme, std::string& scratch) {
   auto info = read_flags(scheme, flags);
   if (!info) return info.error();
   Unwrapped u;

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "codecs/page.h"
-#include "core/result.h"
 #include "codecs/strategy.h"
+#include "core/result.h"
 
 namespace hitcost {
 
@@ -34,12 +34,11 @@ struct Unwrapped {
   Representation rep = Representation::html;
   SerializerId serializer = SerializerId::none;
   CompressorId compressor = CompressorId::none;  // what it was stored with (for stats)
-  std::string_view payload;  // plain bytes: points into `stored` or into `scratch`
+  std::string_view payload;                      // plain bytes: points into `stored` or into `scratch`
 };
 
 // Reads `flags` under `scheme`, inflates into `scratch` when compressed.
-Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagScheme scheme,
-                               std::string& scratch);
+Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagScheme scheme, std::string& scratch);
 
 // Serializer-level encode/decode (also used by benchmarks).
 // encode_page(none, ..) is empty; decode_page(none, ..) is invalid_argument.

@@ -32,7 +32,7 @@ enum class Errc {
 #define HITCOST_ERRC_ENUM(name) name,
   HITCOST_ERRC_LIST(HITCOST_ERRC_ENUM)
 #undef HITCOST_ERRC_ENUM
-  count_  // sentinel: the number of kinds, never an error
+      count_  // sentinel: the number of kinds, never an error
 };
 // clang-format on
 constexpr size_t kErrcCount = static_cast<size_t>(Errc::count_);
@@ -47,8 +47,8 @@ struct Error {
 template <class T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}             // NOLINT: implicit by design
-  Result(Error error) : v_(std::move(error)) {}         // NOLINT
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT
   Result(Errc code, std::string message) : v_(Error{code, std::move(message)}) {}
 
   bool ok() const noexcept { return v_.index() == 0; }

@@ -56,8 +56,8 @@ bool safe_for_admin(const HttpRequest& req) {
 }
 
 bool known_status(int s) {
-  return s == 200 || s == 400 || s == 403 || s == 404 || s == 405 || s == 408 || s == 413 || s == 431 ||
-         s == 500 || s == 503;
+  return s == 200 || s == 400 || s == 403 || s == 404 || s == 405 || s == 408 || s == 413 || s == 431 || s == 500 ||
+         s == 503;
 }
 
 }  // namespace

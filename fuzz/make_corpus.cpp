@@ -42,9 +42,9 @@ void values_and_decoders() {
   const Page page = generate_page({1, 2, 1, 1.0});
   const std::string html = render_page(page);
   for (FlagScheme scheme : kFlagSchemes) {
-    for (const char* text : {"html", "html+zlib", "struct:json", "struct:simdjson+zlib", "struct:msgpack",
-                             "struct:msgpack+zstd", "struct:php", "struct:php+zlib", "html+lz4",
-                             "struct:igbinary", "struct:php+fastlz", "html+fastlz:2"}) {
+    for (const char* text :
+         {"html", "html+zlib", "struct:json", "struct:simdjson+zlib", "struct:msgpack", "struct:msgpack+zstd",
+          "struct:php", "struct:php+zlib", "html+lz4", "struct:igbinary", "struct:php+fastlz", "html+fastlz:2"}) {
       auto st = parse_strategy(text, scheme);
       if (!st) continue;  // not expressible under this scheme
       st->rule.threshold_bytes = 0;
@@ -87,13 +87,16 @@ void http_requests() {
       {"get_data", "GET /data/3?rows=2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"},
       {"healthz_http10", "GET /healthz HTTP/1.0\r\n\r\n"},
       {"pipelined", "GET /page/4 HTTP/1.1\r\nHost: x\r\n\r\nGET /data/4 HTTP/1.1\r\nHost: x\r\n\r\n"},
-      {"post_config", "POST /admin/config HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      "Content-Length: 38\r\n\r\n{\"rows\":5,\"strategy\":\"struct:php+zlib\"}"},
-      {"post_config_chunked", "POST /admin/config HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-                              "a\r\n{\"rows\":4,\r\n9\r\n\"ns\":\"v2\"}\r\n0\r\n\r\n"},
+      {"post_config",
+       "POST /admin/config HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+       "Content-Length: 38\r\n\r\n{\"rows\":5,\"strategy\":\"struct:php+zlib\"}"},
+      {"post_config_chunked",
+       "POST /admin/config HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+       "a\r\n{\"rows\":4,\r\n9\r\n\"ns\":\"v2\"}\r\n0\r\n\r\n"},
       {"post_reset", "POST /admin/reset HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"},
-      {"post_warm_token", "POST /admin/warm?from=0&to=3 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n"
-                          "Content-Length: 0\r\n\r\n"},
+      {"post_warm_token",
+       "POST /admin/warm?from=0&to=3 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n"
+       "Content-Length: 0\r\n\r\n"},
       {"delete", "DELETE /page/1 HTTP/1.1\r\nHost: x\r\n\r\n"},
       {"bad_rows", "GET /page/1?rows=99999 HTTP/1.1\r\nHost: x\r\n\r\n"},
   };

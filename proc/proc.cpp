@@ -25,8 +25,8 @@ double ticks_per_second() { return double(::sysconf(_SC_CLK_TCK)); }
 }  // namespace
 
 CpuTimes CpuTimes::minus(const CpuTimes& b) const noexcept {
-  return {user - b.user,     nice - b.nice,       system - b.system,   idle - b.idle,
-          iowait - b.iowait, irq - b.irq,         softirq - b.softirq, steal - b.steal};
+  return {user - b.user,     nice - b.nice, system - b.system,   idle - b.idle,
+          iowait - b.iowait, irq - b.irq,   softirq - b.softirq, steal - b.steal};
 }
 
 MachineCpu MachineCpu::minus(const MachineCpu& base) const {
@@ -147,8 +147,10 @@ std::string missing_from(std::vector<int> cpus, std::vector<int> pool, size_t& c
   std::sort(pool.begin(), pool.end());
   std::vector<int> missing, negative;
   for (int c : cpus) {
-    if (c < 0) negative.push_back(c);
-    else if (!std::binary_search(pool.begin(), pool.end(), c)) missing.push_back(c);
+    if (c < 0)
+      negative.push_back(c);
+    else if (!std::binary_search(pool.begin(), pool.end(), c))
+      missing.push_back(c);
   }
   count = negative.size() + missing.size();
   std::string s;

@@ -57,9 +57,9 @@ std::optional<std::string> cpus_not_online_error(const std::vector<int>& cpus, c
 std::string boot_id();
 
 struct ProcessInfo {
-  std::string comm;          // the process's name
-  double cpu_s = 0;          // user + system, all threads
-  uint64_t start_ticks = 0;  // start time since boot, in clock ticks: with the pid, an identity
+  std::string comm;               // the process's name
+  double cpu_s = 0;               // user + system, all threads
+  uint64_t start_ticks = 0;       // start time since boot, in clock ticks: with the pid, an identity
   std::vector<int> allowed_cpus;  // Cpus_allowed_list
 };
 // nullopt when the process is not visible here (another machine, another pid namespace, gone).

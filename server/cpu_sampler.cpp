@@ -18,7 +18,9 @@ uint64_t thread_cpu_ns() noexcept {
 }  // namespace
 
 CpuSampler::CpuSampler(ThreadMetrics& metrics, bool enabled, uint32_t period)
-    : m_(metrics), enabled_(enabled), adaptive_(period == 0),
+    : m_(metrics),
+      enabled_(enabled),
+      adaptive_(period == 0),
       period_(period == 0 ? kStartPeriod : std::min(period, kMaxPeriod)) {
   m_.sampler.period.v.store(enabled_ ? period_ : 0, std::memory_order_relaxed);
 }

@@ -19,10 +19,10 @@ class HttpServer {
 
   int port() const { return port_; }
   std::shared_ptr<const RuntimeConfig> config() const { return config_->current(); }
-  void start();             // spawns the worker threads
-  void drain_and_wait();    // SIGTERM: stop accepting, finish in-flight, join (bounded)
-  void stop_and_wait();     // immediate
-  void wait();              // joins (returns when all workers ended)
+  void start();           // spawns the worker threads
+  void drain_and_wait();  // SIGTERM: stop accepting, finish in-flight, join (bounded)
+  void stop_and_wait();   // immediate
+  void wait();            // joins (returns when all workers ended)
 
  private:
   ServerOptions opts_;

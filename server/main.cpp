@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-metrics", o.metrics, "Turn off per-phase timing and CPU sampling (to measure their cost)");
   app.add_option("--cpu-sample-period", o.cpu_sample_period,
                  "Read the thread CPU clock around 1 in N requests; 0 = adapt N to cost about 1 % of the CPU")
-      ->capture_default_str()->check(CLI::Range(0u, 4096u));
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 4096u));
   app.add_option("--header-limit", o.header_limit, "Max request header bytes (431 above)")->capture_default_str();
   app.add_option("--body-limit", o.body_limit, "Max request body bytes (413 above)")->capture_default_str();
   app.add_option("--idle-timeout-ms", o.idle_timeout_ms, "A whole request must arrive within this (408 / close)")

@@ -68,18 +68,18 @@ static_assert(cpu_part(Phase::write) == CpuPart::write && cpu_part(Phase::fetch)
 // (the figure per request), detailed ones at every part boundary as well (where it goes).
 struct SampledCpu {
   OwnedCounter whole_samples, whole_weight, whole_cpu_ns;  // whole samples: count, Σ N, Σ N × CPU
-  OwnedCounter samples;                              // detailed samples
-  OwnedCounter weight;                               // Σ N
-  OwnedCounter cpu_ns;                               // Σ N × the request's CPU (ns)
-  std::array<OwnedCounter, kCpuParts> part_cpu_ns;   // Σ N × CPU by part
-  std::array<OwnedCounter, kCpuParts> part_wall_ns;  // Σ N × wall time by part (receive: none)
-  std::array<OwnedCounter, kLog2Buckets> cpu_log2;   // one request's CPU, whole samples, log2 ns (unweighted)
+  OwnedCounter samples;                                    // detailed samples
+  OwnedCounter weight;                                     // Σ N
+  OwnedCounter cpu_ns;                                     // Σ N × the request's CPU (ns)
+  std::array<OwnedCounter, kCpuParts> part_cpu_ns;         // Σ N × CPU by part
+  std::array<OwnedCounter, kCpuParts> part_wall_ns;        // Σ N × wall time by part (receive: none)
+  std::array<OwnedCounter, kLog2Buckets> cpu_log2;         // one request's CPU, whole samples, log2 ns (unweighted)
 };
 
 struct SamplerGauges {
-  OwnedCounter clock_reads;     // thread-clock reads made for sampling (their cost is overhead)
-  OwnedCounter period;          // N now: about 1 in N requests is sampled
-  OwnedCounter clock_read_ns;   // measured CPU cost of one thread-clock read
+  OwnedCounter clock_reads;    // thread-clock reads made for sampling (their cost is overhead)
+  OwnedCounter period;         // N now: about 1 in N requests is sampled
+  OwnedCounter clock_read_ns;  // measured CPU cost of one thread-clock read
   // Clean tiles: runs of CpuSampler::kTileCuts consecutive requests timed as one, with no
   // sample's clock read inside: the thread's CPU per request undisturbed by the sampling.
   OwnedCounter clean_tiles, clean_tile_cuts, clean_tile_cpu_ns;
@@ -140,7 +140,7 @@ struct CounterRow {
   OwnedCounter ThreadMetrics::*per_thread;
   uint64_t MetricsSnapshot::*summed;
   std::string_view field;
-  std::string_view json_group, json_key;                         // /stats
+  std::string_view json_group, json_key;                          // /stats
   std::string_view prom_name, prom_labels, prom_type, prom_help;  // /metrics
 };
 inline constexpr CounterRow kCounterRows[] = {
@@ -156,8 +156,8 @@ class MetricsRegistry {
  public:
   explicit MetricsRegistry(size_t threads);
   ThreadMetrics& thread(size_t i) { return *threads_[i]; }
-  MetricsSnapshot total() const;          // since start
-  MetricsSnapshot since_reset() const;    // since the last reset()
+  MetricsSnapshot total() const;        // since start
+  MetricsSnapshot since_reset() const;  // since the last reset()
   void reset();
   // When the last reset happened (start-up counts as one) and the process CPU then (s).
   std::chrono::steady_clock::time_point reset_at() const;

@@ -1,13 +1,13 @@
 #include "server/process_stats.h"
 
-#include "proc/proc.h"
-
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+
+#include "proc/proc.h"
 
 namespace hitcost::server {
 
@@ -34,12 +34,18 @@ ProcessIo process_io() {
   char name[64];
   unsigned long long v = 0;
   while (std::fscanf(f, "%63[^:]: %llu\n", name, &v) == 2) {
-    if (!std::strcmp(name, "rchar")) io.rchar = v;
-    else if (!std::strcmp(name, "wchar")) io.wchar = v;
-    else if (!std::strcmp(name, "syscr")) io.syscr = v;
-    else if (!std::strcmp(name, "syscw")) io.syscw = v;
-    else if (!std::strcmp(name, "read_bytes")) io.read_bytes = v;
-    else if (!std::strcmp(name, "write_bytes")) io.write_bytes = v;
+    if (!std::strcmp(name, "rchar"))
+      io.rchar = v;
+    else if (!std::strcmp(name, "wchar"))
+      io.wchar = v;
+    else if (!std::strcmp(name, "syscr"))
+      io.syscr = v;
+    else if (!std::strcmp(name, "syscw"))
+      io.syscw = v;
+    else if (!std::strcmp(name, "read_bytes"))
+      io.read_bytes = v;
+    else if (!std::strcmp(name, "write_bytes"))
+      io.write_bytes = v;
   }
   std::fclose(f);
   io.ok = true;

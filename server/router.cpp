@@ -1,9 +1,9 @@
 #include "server/router.h"
 
 #include <charconv>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 #include "codecs/value_codec.h"
 #include "server/stats_report.h"
@@ -60,8 +60,7 @@ void json_body(Response& res, std::string& body, const nlohmann::json& j, int st
 }  // namespace
 
 Router::Router(ServerContext& ctx, ThreadMetrics& metrics, CpuSampler& sampler)
-    : ctx_(ctx), m_(metrics), view_(ctx.config),
-      pages_(metrics, sampler, ctx.opts.metrics, ctx.opts.origin_delay_us) {}
+    : ctx_(ctx), m_(metrics), view_(ctx.config), pages_(metrics, sampler, ctx.opts.metrics, ctx.opts.origin_delay_us) {}
 
 void Router::error(Response& res, std::string& body, int status, std::string_view reason) {
   res.status = status;
@@ -70,8 +69,7 @@ void Router::error(Response& res, std::string& body, int status, std::string_vie
   body += '\n';
 }
 
-void Router::handle(const HttpRequest& req, const boost::asio::ip::address& peer, Response& res,
-                    std::string& body) {
+void Router::handle(const HttpRequest& req, const boost::asio::ip::address& peer, Response& res, std::string& body) {
   body.clear();
   std::string_view target(req.target().data(), req.target().size());
   size_t qpos = target.find('?');
@@ -113,7 +111,8 @@ void Router::handle(const HttpRequest& req, const boost::asio::ip::address& peer
   }
   if (path.starts_with("/admin/")) {
     if (!is_post) return method_not_allowed("POST");
-    if (!admin_allowed(req, peer)) return error(res, body, 403, "admin routes answer only on loopback (or with --admin-token)");
+    if (!admin_allowed(req, peer))
+      return error(res, body, 403, "admin routes answer only on loopback (or with --admin-token)");
     return admin(req, path, query, res, body);
   }
   if (req.method() == http::verb::unknown) return method_not_allowed("GET, POST");

@@ -1,14 +1,14 @@
 #pragma once
 // Maps a parsed request to a handler and fills the response. One Router per io thread.
+#include <atomic>
 #include <boost/asio/ip/address.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <atomic>
 #include <chrono>
 #include <mutex>
-#include <vector>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "server/metrics.h"
 #include "server/page_service.h"
@@ -52,8 +52,7 @@ class Router {
  private:
   void page(std::string_view id_text, std::string_view query, Response& res, std::string& body);
   void data(std::string_view id_text, std::string_view query, Response& res, std::string& body);
-  void admin(const HttpRequest& req, std::string_view path, std::string_view query, Response& res,
-             std::string& body);
+  void admin(const HttpRequest& req, std::string_view path, std::string_view query, Response& res, std::string& body);
   bool admin_allowed(const HttpRequest& req, const boost::asio::ip::address& peer) const;
   bool parse_rows(std::string_view query, uint32_t& rows, Response& res, std::string& body);
   const Strategy* strategy_override(std::string_view text, Response& res, std::string& body);

@@ -24,22 +24,31 @@ Result<ConfigPatch> ConfigPatch::from_json(std::string_view body, uint32_t max_r
   ConfigPatch p;
   try {
     for (auto& [k, v] : j.items()) {
-      if (k == "strategy") p.strategy = v.get<std::string>();
-      else if (k == "store") p.store = v.get<std::string>();
-      else if (k == "flags") p.flags = v.get<std::string>();
-      else if (k == "namespace") p.ns = v.get<std::string>();
+      if (k == "strategy")
+        p.strategy = v.get<std::string>();
+      else if (k == "store")
+        p.store = v.get<std::string>();
+      else if (k == "flags")
+        p.flags = v.get<std::string>();
+      else if (k == "namespace")
+        p.ns = v.get<std::string>();
       else if (k == "rows") {
         auto r = v.get<int64_t>();
-        if (r < 0 || r > max_rows) return Error{Errc::invalid_argument, "rows out of range 0.." + std::to_string(max_rows)};
+        if (r < 0 || r > max_rows)
+          return Error{Errc::invalid_argument, "rows out of range 0.." + std::to_string(max_rows)};
         p.rows = static_cast<uint32_t>(r);
       } else if (k == "threshold") {
         auto t = v.get<int64_t>();
         if (t < 0 || t > (int64_t{1} << 31)) return Error{Errc::invalid_argument, "threshold out of range"};
         p.threshold = static_cast<uint32_t>(t);
-      } else if (k == "min_savings") p.min_savings = v.get<double>();
-      else if (k == "factor") p.factor = v.get<double>();
-      else if (k == "compressibility") p.compressibility = v.get<double>();
-      else return Error{Errc::invalid_argument, "unknown config field '" + k + "'"};
+      } else if (k == "min_savings")
+        p.min_savings = v.get<double>();
+      else if (k == "factor")
+        p.factor = v.get<double>();
+      else if (k == "compressibility")
+        p.compressibility = v.get<double>();
+      else
+        return Error{Errc::invalid_argument, "unknown config field '" + k + "'"};
     }
   } catch (const nlohmann::json::exception& e) {
     return Error{Errc::invalid_argument, std::string("wrong type in config: ") + e.what()};
@@ -52,7 +61,8 @@ Result<ConfigPatch> ConfigPatch::from_json(std::string_view body, uint32_t max_r
   }
   if (p.min_savings && (*p.min_savings < 0 || *p.min_savings >= 1))
     return Error{Errc::invalid_argument, "min_savings must be in [0,1)"};
-  if (p.factor && (*p.factor < 0 || *p.factor > 1000)) return Error{Errc::invalid_argument, "factor must be in [0,1000]"};
+  if (p.factor && (*p.factor < 0 || *p.factor > 1000))
+    return Error{Errc::invalid_argument, "factor must be in [0,1000]"};
   if (p.compressibility && (*p.compressibility < 0 || *p.compressibility > 1))
     return Error{Errc::invalid_argument, "compressibility must be in [0,1]"};
   return p;
@@ -119,9 +129,8 @@ Result<std::shared_ptr<const RuntimeConfig>> ConfigHolder::apply(const ConfigPat
 }
 
 std::shared_ptr<const RuntimeConfig> make_initial_config(const std::string& strategy, const std::string& flags,
-                                                         const std::string& store, uint32_t rows,
-                                                         const std::string& ns, uint64_t seed,
-                                                         double compressibility,
+                                                         const std::string& store, uint32_t rows, const std::string& ns,
+                                                         uint64_t seed, double compressibility,
                                                          std::optional<uint32_t> threshold,
                                                          std::optional<double> min_savings,
                                                          std::optional<double> factor) {

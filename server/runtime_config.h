@@ -8,26 +8,25 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <string_view>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
 
-#include "core/result.h"
 #include "codecs/strategy.h"
+#include "core/result.h"
 #include "stores/store.h"
 
 namespace hitcost::server {
 
 struct RuntimeConfig {
   Strategy strategy;
-  std::string strategy_text;   // canonical name
+  std::string strategy_text;  // canonical name
   FlagScheme scheme = FlagScheme::php_memcached;
   std::string store_spec;
   std::shared_ptr<Store> store;
   uint32_t rows = 50;
-  std::string ns = "v1";       // key namespace
+  std::string ns = "v1";  // key namespace
   uint64_t seed = 1;
   double compressibility = 1.0;
 
@@ -81,9 +80,8 @@ class ConfigView {
 
 // Builds a config from scratch (start-up); throws std::runtime_error with a reason.
 std::shared_ptr<const RuntimeConfig> make_initial_config(const std::string& strategy, const std::string& flags,
-                                                         const std::string& store, uint32_t rows,
-                                                         const std::string& ns, uint64_t seed,
-                                                         double compressibility,
+                                                         const std::string& store, uint32_t rows, const std::string& ns,
+                                                         uint64_t seed, double compressibility,
                                                          std::optional<uint32_t> threshold,
                                                          std::optional<double> min_savings,
                                                          std::optional<double> factor);

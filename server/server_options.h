@@ -9,28 +9,28 @@ namespace hitcost::server {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 8080;                 // 0: pick a free port and print it
-  int threads = 1;                 // io threads, one io_context each
-  std::vector<int> cpus;           // pin thread i to cpus[i % size]
+  int port = 8080;        // 0: pick a free port and print it
+  int threads = 1;        // io threads, one io_context each
+  std::vector<int> cpus;  // pin thread i to cpus[i % size]
   std::string store = "memory";
   std::string strategy = "html";
   std::string flags = "php-memcached";
-  uint32_t rows = 50;              // default page size (rows) when ?rows= is absent
-  uint32_t max_rows = 10000;       // larger ?rows= is refused (400)
+  uint32_t rows = 50;                  // default page size (rows) when ?rows= is absent
+  uint32_t max_rows = 10000;           // larger ?rows= is refused (400)
   int64_t max_id = 1'000'000'000'000;  // larger ids are refused (404)
   uint64_t seed = 1;
   double compressibility = 1.0;
   std::string ns = "v1";
-  std::optional<uint32_t> threshold;      // compression rule overrides
+  std::optional<uint32_t> threshold;  // compression rule overrides
   std::optional<double> min_savings, factor;
-  uint32_t origin_delay_us = 0;    // simulated backend wait on a miss (sleep, not CPU)
-  bool metrics = true;             // per-phase timing and CPU sampling; --no-metrics turns both off
-  uint32_t cpu_sample_period = 0;  // sample 1 in N requests' thread CPU; 0 = adaptive (~1 % cost)
-  uint32_t header_limit = 8192;    // bytes; larger headers: 431
-  uint32_t body_limit = 65536;     // bytes; larger bodies: 413
+  uint32_t origin_delay_us = 0;      // simulated backend wait on a miss (sleep, not CPU)
+  bool metrics = true;               // per-phase timing and CPU sampling; --no-metrics turns both off
+  uint32_t cpu_sample_period = 0;    // sample 1 in N requests' thread CPU; 0 = adaptive (~1 % cost)
+  uint32_t header_limit = 8192;      // bytes; larger headers: 431
+  uint32_t body_limit = 65536;       // bytes; larger bodies: 413
   uint32_t idle_timeout_ms = 15000;  // a whole request must arrive within this: else 408 / close
   uint32_t drain_timeout_ms = 5000;  // SIGTERM: in-flight requests get this long
-  bool admin_remote = false;       // allow admin routes from non-loopback peers (needs token)
+  bool admin_remote = false;         // allow admin routes from non-loopback peers (needs token)
   std::string admin_token;
 };
 

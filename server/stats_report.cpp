@@ -1,5 +1,7 @@
 #include "server/stats_report.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -7,7 +9,6 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <unistd.h>
 #include <utility>
 
 #include "proc/proc.h"
@@ -87,12 +88,12 @@ std::map<std::string, std::optional<uint64_t>> memory_kb(const StatsFigures& f) 
 // Sums since the reset; a reader divides the differences of two snapshots (see docs/http-api.md).
 nlohmann::json sampled_cpu_json(const MetricsSnapshot& m) {
   using nlohmann::json;
-  json out = {{"period", m.sample_period},
-              {"clock_read_ns", m.clock_read_ns},
-              {"clock_reads", m.clock_reads},
-              {"clean_tiles", {{"tiles", m.clean_tiles},
-                               {"requests", m.clean_tile_cuts},
-                               {"cpu_ns", signed_ns(m.clean_tile_cpu_ns)}}}};
+  json out = {
+      {"period", m.sample_period},
+      {"clock_read_ns", m.clock_read_ns},
+      {"clock_reads", m.clock_reads},
+      {"clean_tiles",
+       {{"tiles", m.clean_tiles}, {"requests", m.clean_tile_cuts}, {"cpu_ns", signed_ns(m.clean_tile_cpu_ns)}}}};
   for (size_t o = 0; o < kOutcomes; ++o) {
     const auto& s = m.sampled[o];
     json parts_cpu = json::object(), parts_wall = json::object(), buckets = json::array();
@@ -102,15 +103,14 @@ nlohmann::json sampled_cpu_json(const MetricsSnapshot& m) {
       parts_wall[name] = signed_ns(s.part_wall_ns[k]);
     }
     for (size_t k = 0, used = used_buckets(s.cpu_log2); k < used; ++k) buckets.push_back(s.cpu_log2[k]);
-    out[to_string(static_cast<Outcome>(o))] = {{"whole", {{"samples", s.whole_samples},
-                                                          {"weight", s.whole_weight},
-                                                          {"cpu_ns", signed_ns(s.whole_cpu_ns)}}},
-                                                {"samples", s.samples},
-                                                {"weight", s.weight},
-                                                {"cpu_ns", signed_ns(s.cpu_ns)},
-                                                {"parts_cpu_ns", parts_cpu},
-                                                {"parts_wall_ns", parts_wall},
-                                                {"cpu_log2_buckets", buckets}};
+    out[to_string(static_cast<Outcome>(o))] = {
+        {"whole", {{"samples", s.whole_samples}, {"weight", s.whole_weight}, {"cpu_ns", signed_ns(s.whole_cpu_ns)}}},
+        {"samples", s.samples},
+        {"weight", s.weight},
+        {"cpu_ns", signed_ns(s.cpu_ns)},
+        {"parts_cpu_ns", parts_cpu},
+        {"parts_wall_ns", parts_wall},
+        {"cpu_log2_buckets", buckets}};
   }
   return out;
 }
@@ -233,7 +233,10 @@ std::string label_value(std::string_view s) {
   std::string out;
   for (char c : s) {
     if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') { out += "\\n"; continue; }
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     out += c;
   }
   return out;
@@ -247,8 +250,10 @@ void line(std::string& out, std::string_view name, std::string_view labels, doub
     out += '}';
   }
   char buf[64];
-  if (std::isfinite(v)) std::snprintf(buf, sizeof buf, " %.17g\n", v);
-  else std::snprintf(buf, sizeof buf, " NaN\n");
+  if (std::isfinite(v))
+    std::snprintf(buf, sizeof buf, " %.17g\n", v);
+  else
+    std::snprintf(buf, sizeof buf, " NaN\n");
   out += buf;
 }
 
@@ -338,8 +343,9 @@ std::string metrics_text(const StatsFigures& f) {
   family(out, "hitcost_memory_bytes", "gauge",
          "Memory by kind: rss, pss (anon, file, shmem), process_own (anon + shmem), store_file_resident.");
   for (const auto& [k, v] : memory_kb(f))
-    if (v) line(out, "hitcost_memory_bytes", "kind=\"" + label_value(k.substr(0, k.size() - 3)) + "\"",
-                static_cast<double>(*v) * 1024);
+    if (v)
+      line(out, "hitcost_memory_bytes", "kind=\"" + label_value(k.substr(0, k.size() - 3)) + "\"",
+           static_cast<double>(*v) * 1024);
   family(out, "hitcost_phase_seconds", "histogram", "Time per request phase (steady clock).");
   for (size_t p : phases_by_name) {
     const auto& ph = m.phases[p];

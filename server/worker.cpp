@@ -23,8 +23,12 @@ constexpr auto kSweepEvery = std::chrono::milliseconds(100);
 }  // namespace
 
 Worker::Worker(ServerContext& ctx, size_t index, const asio::ip::tcp::endpoint& endpoint)
-    : ctx_(ctx), index_(index), metrics_(ctx.metrics.thread(index)),
-      sampler_(metrics_, ctx.opts.metrics, ctx.opts.cpu_sample_period), acceptor_(io_), sweeper_(io_),
+    : ctx_(ctx),
+      index_(index),
+      metrics_(ctx.metrics.thread(index)),
+      sampler_(metrics_, ctx.opts.metrics, ctx.opts.cpu_sample_period),
+      acceptor_(io_),
+      sweeper_(io_),
       router_(ctx, metrics_, sampler_) {
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(asio::socket_base::reuse_address(true));

@@ -3,10 +3,10 @@
 // connections), router, metrics and sessions. Nothing here is shared between threads
 // except through ServerContext (config holder, metrics registry), which lock or use
 // atomics themselves.
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <atomic>
 #include <unordered_set>
 
 #include "server/cpu_sampler.h"
@@ -23,9 +23,9 @@ class Worker {
 
   boost::asio::io_context& io() { return io_; }
   const boost::asio::ip::tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
-  void run(int cpu);                 // blocks until stopped or drained
-  void begin_drain();                // thread-safe: posts to the worker
-  void stop() { io_.stop(); }        // thread-safe
+  void run(int cpu);           // blocks until stopped or drained
+  void begin_drain();          // thread-safe: posts to the worker
+  void stop() { io_.stop(); }  // thread-safe
 
   // Used by sessions (same thread).
   Router& router() { return router_; }
@@ -45,7 +45,7 @@ class Worker {
   ServerContext& ctx_;
   size_t index_;
   ThreadMetrics& metrics_;
-  CpuSampler sampler_;  // before router_, which holds a reference to it
+  CpuSampler sampler_;             // before router_, which holds a reference to it
   boost::asio::io_context io_{1};  // concurrency hint 1: single-threaded, fewer locks
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer sweeper_;

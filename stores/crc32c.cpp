@@ -43,8 +43,7 @@ struct Tables {
   }
 
   uint32_t shift_stride(uint32_t s) const {
-    return shift[0][s & 0xff] ^ shift[1][(s >> 8) & 0xff] ^ shift[2][(s >> 16) & 0xff] ^
-           shift[3][s >> 24];
+    return shift[0][s & 0xff] ^ shift[1][(s >> 8) & 0xff] ^ shift[2][(s >> 16) & 0xff] ^ shift[3][s >> 24];
   }
 };
 
@@ -59,8 +58,7 @@ uint32_t sw_raw(const Tables& t, uint32_t s, const unsigned char* p, size_t n) {
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) uint32_t hw_raw(const Tables& t, uint32_t s,
-                                                  const unsigned char* p, size_t n) {
+__attribute__((target("sse4.2"))) uint32_t hw_raw(const Tables& t, uint32_t s, const unsigned char* p, size_t n) {
   auto load = [](const unsigned char* q) {
     uint64_t v;
     std::memcpy(&v, q, 8);
@@ -73,8 +71,7 @@ __attribute__((target("sse4.2"))) uint32_t hw_raw(const Tables& t, uint32_t s,
       b = _mm_crc32_u64(b, load(p + kStride + i));
       c = _mm_crc32_u64(c, load(p + 2 * kStride + i));
     }
-    s = t.shift_stride(t.shift_stride(static_cast<uint32_t>(a)) ^ static_cast<uint32_t>(b)) ^
-        static_cast<uint32_t>(c);
+    s = t.shift_stride(t.shift_stride(static_cast<uint32_t>(a)) ^ static_cast<uint32_t>(b)) ^ static_cast<uint32_t>(c);
     p += 3 * kStride;
     n -= 3 * kStride;
   }

@@ -61,8 +61,7 @@ struct RemoveIfFailed {
 
 }  // namespace
 
-FileStore::FileStore(FileStoreOptions opts, const char* kind)
-    : opts_(std::move(opts)), kind_(kind) {}
+FileStore::FileStore(FileStoreOptions opts, const char* kind) : opts_(std::move(opts)), kind_(kind) {}
 
 FileStore::~FileStore() = default;  // subclasses detach() in their destructors
 
@@ -81,16 +80,15 @@ Status FileStore::count_error(const Error& e) {
 
 Status FileStore::validate_key(std::string_view key) {
   if (key.empty() || key.size() > storefile::kMaxKeyBytes)
-    return count_error(Errc::invalid_argument,
-                       "key must be 1.." + std::to_string(storefile::kMaxKeyBytes) + " bytes");
+    return count_error(Errc::invalid_argument, "key must be 1.." + std::to_string(storefile::kMaxKeyBytes) + " bytes");
   return ok_status();
 }
 
 Status FileStore::open() {
   // Options first: a refused size must not leave a file behind.
   if (opts_.size < kMinRingBytes || opts_.size > kMaxRingBytes || opts_.size % storefile::kAlign != 0)
-    return Error{Errc::invalid_argument, "size must be 64K.." + std::to_string(kMaxRingBytes) +
-                                             " bytes and a multiple of 64"};
+    return Error{Errc::invalid_argument,
+                 "size must be 64K.." + std::to_string(kMaxRingBytes) + " bytes and a multiple of 64"};
   bool created = false;
   int fd = ::open(opts_.path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) {
@@ -108,8 +106,7 @@ Status FileStore::open() {
     storefile::FileHeader h{};
     auto r = io::pread_full(fd, &h, sizeof h, 0);
     if (!r) return r.error();
-    if (*r == sizeof h && storefile::file_header_valid(h) &&
-        (!opts_.size_given || h.capacity == opts_.size)) {
+    if (*r == sizeof h && storefile::file_header_valid(h) && (!opts_.size_given || h.capacity == opts_.size)) {
       capacity_ = h.capacity;
       salt_ = h.salt;
       fresh = false;
@@ -119,8 +116,7 @@ Status FileStore::open() {
     capacity_ = opts_.size;
     if (auto s = create_fresh(); !s) return s;
   } else {
-    if (static_cast<uint64_t>(st.st_size) < file_bytes() &&
-        ::ftruncate(fd, static_cast<off_t>(file_bytes())) != 0)
+    if (static_cast<uint64_t>(st.st_size) < file_bytes() && ::ftruncate(fd, static_cast<off_t>(file_bytes())) != 0)
       return Error{Errc::io_error, io::errno_text("ftruncate", errno)};
     if (auto s = recover_index(); !s) return s;
   }
@@ -167,8 +163,7 @@ Status FileStore::recover_index() {
   {
     SigbusRange guard(m, file_bytes(), &faults);  // file cut short during the scan: zeros
     ::madvise(m, file_bytes(), MADV_SEQUENTIAL);
-    scan = storefile::scan_ring(static_cast<const unsigned char*>(m) + kFileHeaderBytes,
-                                capacity_, salt_);
+    scan = storefile::scan_ring(static_cast<const unsigned char*>(m) + kFileHeaderBytes, capacity_, salt_);
   }
   ::munmap(m, file_bytes());
   if (faults.load() != 0) return Error{Errc::io_error, "store file shrank during open"};
@@ -181,13 +176,10 @@ Status FileStore::recover_index() {
   // Cover invalid runs with pads (seq 0: they do not move the head) so the chain is whole.
   for (auto [b, e] : scan.holes) {
     auto h = storefile::make_record_header(RecordType::pad, salt_, 0, {}, 0, 0, 0, e - b);
-    if (auto s = io::pwrite_full(fd, &h, sizeof h, static_cast<off_t>(kFileHeaderBytes + b));
-        !s)
-      return s;
+    if (auto s = io::pwrite_full(fd, &h, sizeof h, static_cast<off_t>(kFileHeaderBytes + b)); !s) return s;
     scan.chain.push_back({b, e - b, 0, RecordType::pad, 0, {}});
   }
-  std::sort(scan.chain.begin(), scan.chain.end(),
-            [](const auto& a, const auto& b) { return a.offset < b.offset; });
+  std::sort(scan.chain.begin(), scan.chain.end(), [](const auto& a, const auto& b) { return a.offset < b.offset; });
 
   // Newest record per key decides; tombstones hide older values.
   std::unordered_map<std::string, const storefile::ChainEntry*> newest;
@@ -223,12 +215,11 @@ void FileStore::evict(const FifoEntry& f) {
   }
 }
 
-Status FileStore::append(RecordType type, std::string_view key, std::string_view value,
-                         uint32_t flags) {
+Status FileStore::append(RecordType type, std::string_view key, std::string_view value, uint32_t flags) {
   const uint64_t total = storefile::record_total_len(key.size(), value.size());
   if (total > capacity_ / 2)
-    return count_error(Errc::too_large, "value of " + std::to_string(value.size()) +
-                                            " bytes exceeds half the store's capacity");
+    return count_error(Errc::too_large,
+                       "value of " + std::to_string(value.size()) + " bytes exceeds half the store's capacity");
   // Wrap: everything between the head and the ring's end goes; a pad covers it.
   if (head_ + total > capacity_) {
     while (!fifo_.empty() && fifo_.front().offset >= head_) {
@@ -236,11 +227,8 @@ Status FileStore::append(RecordType type, std::string_view key, std::string_view
       fifo_.pop_front();
     }
     if (head_ < capacity_) {
-      auto pad = storefile::make_record_header(RecordType::pad, salt_, next_seq_++, {}, 0, 0,
-                                               0, capacity_ - head_);
-      if (auto s = io::pwrite_full(fd_.get(), &pad, sizeof pad,
-                                   static_cast<off_t>(kFileHeaderBytes + head_));
-          !s)
+      auto pad = storefile::make_record_header(RecordType::pad, salt_, next_seq_++, {}, 0, 0, 0, capacity_ - head_);
+      if (auto s = io::pwrite_full(fd_.get(), &pad, sizeof pad, static_cast<off_t>(kFileHeaderBytes + head_)); !s)
         return count_error(s.error());
       fifo_.push_back({head_, capacity_ - head_, {}});
     }
@@ -253,24 +241,19 @@ Status FileStore::append(RecordType type, std::string_view key, std::string_view
   }
   // The next chain element after the new record: the oldest survivor ahead of us in this
   // lap, else the ring's end. Anything in between is covered by a pad (seq 0).
-  const uint64_t boundary =
-      (!fifo_.empty() && fifo_.front().offset >= at) ? fifo_.front().offset : capacity_;
+  const uint64_t boundary = (!fifo_.empty() && fifo_.front().offset >= at) ? fifo_.front().offset : capacity_;
 
   const uint64_t seq = next_seq_++;
   const uint32_t crc = storefile::body_crc(key, value);
-  auto h = storefile::make_record_header(type, salt_, seq, key,
-                                         static_cast<uint32_t>(value.size()), flags, crc, total);
+  auto h = storefile::make_record_header(type, salt_, seq, key, static_cast<uint32_t>(value.size()), flags, crc, total);
   wbuf_.clear();
   storefile::encode_record(wbuf_, h, key, value);
   if (boundary > end) {
     wbuf_.resize(total, '\0');
-    auto pad = storefile::make_record_header(RecordType::pad, salt_, 0, {}, 0, 0, 0,
-                                             boundary - end);
+    auto pad = storefile::make_record_header(RecordType::pad, salt_, 0, {}, 0, 0, 0, boundary - end);
     wbuf_.append(reinterpret_cast<const char*>(&pad), sizeof pad);
   }
-  if (auto s = io::pwrite_full(fd_.get(), wbuf_.data(), wbuf_.size(),
-                               static_cast<off_t>(kFileHeaderBytes + at));
-      !s)
+  if (auto s = io::pwrite_full(fd_.get(), wbuf_.data(), wbuf_.size(), static_cast<off_t>(kFileHeaderBytes + at)); !s)
     return count_error(s.error());
   if (opts_.sync) {
     if (auto s = io::datasync(fd_.get()); !s) return count_error(s.error());
@@ -281,8 +264,7 @@ Status FileStore::append(RecordType type, std::string_view key, std::string_view
     if (type == RecordType::value) {
       auto it = sh.map.find(key);
       if (it == sh.map.end())
-        sh.map.emplace(std::string(key),
-                       IndexEntry{at, seq, static_cast<uint32_t>(value.size())});
+        sh.map.emplace(std::string(key), IndexEntry{at, seq, static_cast<uint32_t>(value.size())});
       else
         it->second = IndexEntry{at, seq, static_cast<uint32_t>(value.size())};
     } else {
@@ -351,9 +333,8 @@ Status FileStore::get(std::string_view key, std::string& value, uint32_t& flags)
     }
     // Verify what was copied: a writer elsewhere or a shrinking file shows up here.
     if (st && storefile::record_header_valid(h, salt, e.offset, capacity_) &&
-        h.type == static_cast<uint8_t>(RecordType::value) && h.seq == e.seq &&
-        h.key_len == key.size() && h.value_len == e.value_len &&
-        storefile::body_crc(key, value) == h.body_crc) {
+        h.type == static_cast<uint8_t>(RecordType::value) && h.seq == e.seq && h.key_len == key.size() &&
+        h.value_len == e.value_len && storefile::body_crc(key, value) == h.body_crc) {
       flags = h.flags;
       hits_.add();
       bytes_read_.add(value.size());
@@ -396,8 +377,7 @@ Status FileStore::remove(std::string_view key) {
 }
 
 void FileStore::drop_range(uint64_t file_off, uint64_t len) {
-  ::posix_fadvise(fd_.get(), static_cast<off_t>(file_off), static_cast<off_t>(len),
-                  POSIX_FADV_DONTNEED);
+  ::posix_fadvise(fd_.get(), static_cast<off_t>(file_off), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
 }
 
 Status FileStore::drop_page_cache() {

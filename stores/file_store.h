@@ -47,12 +47,12 @@ inline constexpr uint64_t kMaxRingBytes =
 
 struct FileStoreOptions {
   std::string path;
-  uint64_t size = 64ull << 20;  // ring bytes (the file is 4 KiB larger); see kMinRingBytes
-  bool size_given = false;      // false: an existing valid file keeps its own capacity
-  Advice advise = Advice::none; // madvise (mmap) / posix_fadvise (pread) on the whole file
-  bool populate = false;        // mmap only: MAP_POPULATE
-  bool sync = false;            // fdatasync after every set/remove (durability on power loss)
-  bool cold = false;            // before every get, drop the record's pages from the cache
+  uint64_t size = 64ull << 20;   // ring bytes (the file is 4 KiB larger); see kMinRingBytes
+  bool size_given = false;       // false: an existing valid file keeps its own capacity
+  Advice advise = Advice::none;  // madvise (mmap) / posix_fadvise (pread) on the whole file
+  bool populate = false;         // mmap only: MAP_POPULATE
+  bool sync = false;             // fdatasync after every set/remove (durability on power loss)
+  bool cold = false;             // before every get, drop the record's pages from the cache
 };
 
 class FileStore : public Store {
@@ -77,7 +77,7 @@ class FileStore : public Store {
 
  protected:
   struct IndexEntry {
-    uint64_t offset;     // ring offset of the record header
+    uint64_t offset;  // ring offset of the record header
     uint64_t seq;
     uint32_t value_len;
   };
@@ -91,8 +91,8 @@ class FileStore : public Store {
   // Copies the record at e.offset out: header into h, value (e.value_len bytes) into
   // value; compares the stored key with `key` (mismatch: Errc::corrupt). Called with the
   // key's shard held shared. A short read / fault must return Errc::io_error.
-  virtual Status read_record(const IndexEntry& e, std::string_view key,
-                             storefile::RecordHeader& h, std::string& value) = 0;
+  virtual Status read_record(const IndexEntry& e, std::string_view key, storefile::RecordHeader& h,
+                             std::string& value) = 0;
   // (Re)binds the read path to the file; every lock is held exclusively.
   virtual Status attach() = 0;
   virtual void detach() = 0;
@@ -117,15 +117,13 @@ class FileStore : public Store {
     std::string key;  // empty: pad or tombstone (never in the index)
   };
 
-  Shard& shard_for(std::string_view key) {
-    return shards_[(StringHash{}(key) >> 7) % kShards];
-  }
+  Shard& shard_for(std::string_view key) { return shards_[(StringHash{}(key) >> 7) % kShards]; }
   Status validate_key(std::string_view key);
-  Status create_fresh();                       // writer_mu_ + all shards held (or open)
-  Status recover_index();                      // at open, before attach()
+  Status create_fresh();   // writer_mu_ + all shards held (or open)
+  Status recover_index();  // at open, before attach()
   Status append(storefile::RecordType type, std::string_view key, std::string_view value,
-                uint32_t flags);               // writer_mu_ held
-  void evict(const FifoEntry& f);              // writer_mu_ held
+                uint32_t flags);   // writer_mu_ held
+  void evict(const FifoEntry& f);  // writer_mu_ held
   bool damage_pending() const {
     return damaged_.load(std::memory_order_relaxed) ||
            faults_.load(std::memory_order_relaxed) != faults_seen_.load(std::memory_order_relaxed);
@@ -153,8 +151,7 @@ class FileStore : public Store {
   std::atomic<uint64_t> faults_seen_{0};  // faults already handled by a repair
   uint64_t dropped_on_open_ = 0, dropped_bytes_on_open_ = 0;
   SharedCounter gets_, hits_, misses_, sets_, removes_, bytes_read_, bytes_written_;
-  SharedCounter err_corrupt_, err_io_, err_too_large_, err_invalid_, torn_retries_, evictions_,
-      reinits_;
+  SharedCounter err_corrupt_, err_io_, err_too_large_, err_invalid_, torn_retries_, evictions_, reinits_;
 };
 
 }  // namespace hitcost

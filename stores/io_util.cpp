@@ -7,9 +7,7 @@
 
 namespace hitcost::io {
 
-std::string errno_text(const char* what, int err) {
-  return std::string(what) + ": " + std::strerror(err);
-}
+std::string errno_text(const char* what, int err) { return std::string(what) + ": " + std::strerror(err); }
 
 Result<size_t> pread_full(int fd, void* buf, size_t n, off_t offset) {
   auto* p = static_cast<char*>(buf);

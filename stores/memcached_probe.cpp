@@ -210,14 +210,18 @@ std::vector<MemcachedNodeState> probe_memcached_nodes(const std::vector<std::pai
       }
       p.got.append(buf, static_cast<size_t>(r));
       Parsed a = parse_answer(p.got, binary);
-      if (a.complete) p.finish(a.up, std::move(a.text), start);
-      else if (p.got.size() > 4096) p.finish(false, "answered version with more than 4 KiB and no end", start);
+      if (a.complete)
+        p.finish(a.up, std::move(a.text), start);
+      else if (p.got.size() > 4096)
+        p.finish(false, "answered version with more than 4 KiB and no end", start);
     }
   }
   const std::string within = " within " + std::to_string(timeout_ms) + " ms";
   for (Probe& p : probes) {
-    if (p.phase == Phase::connecting) p.finish(false, "no connection" + within, start);
-    else if (p.phase == Phase::reading) p.finish(false, "connected, but no answer to version" + within, start);
+    if (p.phase == Phase::connecting)
+      p.finish(false, "no connection" + within, start);
+    else if (p.phase == Phase::reading)
+      p.finish(false, "connected, but no answer to version" + within, start);
   }
   std::vector<MemcachedNodeState> out;
   out.reserve(probes.size());

@@ -3,8 +3,8 @@
 #include <libmemcached/memcached.h>
 
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -89,15 +89,14 @@ Status MemcachedStore::gate(::memcached_st* h, std::string_view key, int& node) 
     return ok_status();
   c_->fast_fails.add();
   c_->timeout.add();
-  return Error{Errc::timeout, "memcached: node " + std::to_string(node) +
-                                  " stalled recently; skipped (retry_timeout_ms)"};
+  return Error{Errc::timeout,
+               "memcached: node " + std::to_string(node) + " stalled recently; skipped (retry_timeout_ms)"};
 }
 
 void MemcachedStore::node_ok(int node) {
   if (node < 0) return;
   auto& until = c_->skip_until[static_cast<size_t>(node)];
-  if (until.load(std::memory_order_relaxed) != 0 && until.exchange(0) != 0)
-    c_->suspects.fetch_sub(1);
+  if (until.load(std::memory_order_relaxed) != 0 && until.exchange(0) != 0) c_->suspects.fetch_sub(1);
 }
 
 void MemcachedStore::node_stalled(::memcached_st* h, std::string_view key, int node) {
@@ -115,7 +114,7 @@ struct ThreadHandles {
     uint64_t id;
     memcached_st* h;
     std::weak_ptr<MemcachedStore::Registry> reg;
-    uint64_t refresh_at_ns = 0;  // 0: healthy; else replace h at this steady-clock time
+    uint64_t refresh_at_ns = 0;    // 0: healthy; else replace h at this steady-clock time
     memcached_st* text = nullptr;  // binary stores: text-protocol clone, made on first need
   };
   std::vector<Entry> v;
@@ -160,8 +159,7 @@ Status configure_handle(memcached_st*& slot, const MemcachedOptions& o, bool bin
   auto behave = [&](memcached_behavior_t b, uint64_t v) -> Status {
     memcached_return_t rc = memcached_behavior_set(m, b, v);
     if (rc != MEMCACHED_SUCCESS)
-      return Error{Errc::invalid_argument, std::string("memcached_behavior_set: ") +
-                                               memcached_strerror(m, rc)};
+      return Error{Errc::invalid_argument, std::string("memcached_behavior_set: ") + memcached_strerror(m, rc)};
     return ok_status();
   };
   const uint64_t timeout_us = static_cast<uint64_t>(o.timeout_ms) * 1000;
@@ -192,8 +190,7 @@ Status configure_handle(memcached_st*& slot, const MemcachedOptions& o, bool bin
     memcached_return_t rc = memcached_server_add(m, host.c_str(), static_cast<in_port_t>(port));
     if (rc != MEMCACHED_SUCCESS)
       return Error{Errc::invalid_argument,
-                   "memcached: bad node " + host + ":" + std::to_string(port) + ": " +
-                       memcached_strerror(m, rc)};
+                   "memcached: bad node " + host + ":" + std::to_string(port) + ": " + memcached_strerror(m, rc)};
   }
   return ok_status();
 }
@@ -260,16 +257,15 @@ memcached_st* MemcachedStore::text_handle() {
 
 void MemcachedStore::refresh_handle_later() {
   for (auto& e : t_handles.v)
-    if (e.id == id_ && e.refresh_at_ns == 0) e.refresh_at_ns = now_ns() + static_cast<uint64_t>(opts_.retry_ms()) * 1'000'000;
+    if (e.id == id_ && e.refresh_at_ns == 0)
+      e.refresh_at_ns = now_ns() + static_cast<uint64_t>(opts_.retry_ms()) * 1'000'000;
 }
 
 Status MemcachedStore::fail(int rc_int, memcached_st* h) {
   auto rc = static_cast<memcached_return_t>(rc_int);
   std::string msg = std::string("memcached: ") + memcached_strerror(h, rc);
   switch (rc) {
-    case MEMCACHED_TIMEOUT:
-      c_->timeout.add();
-      return Error{Errc::timeout, msg};
+    case MEMCACHED_TIMEOUT: c_->timeout.add(); return Error{Errc::timeout, msg};
     case MEMCACHED_ERRNO: {
       int e = h ? memcached_last_error_errno(h) : 0;
       if (e == ETIMEDOUT || e == EAGAIN) {
@@ -293,15 +289,9 @@ Status MemcachedStore::fail(int rc_int, memcached_st* h) {
       c_->connection.add();
       return Error{Errc::connection, msg};
     case MEMCACHED_E2BIG:
-    case MEMCACHED_KEY_TOO_BIG:
-      c_->too_large.add();
-      return Error{Errc::too_large, msg};
-    case MEMCACHED_BAD_KEY_PROVIDED:
-      c_->invalid.add();
-      return Error{Errc::invalid_argument, msg};
-    default:
-      c_->server_error.add();
-      return Error{Errc::server_error, msg};
+    case MEMCACHED_KEY_TOO_BIG: c_->too_large.add(); return Error{Errc::too_large, msg};
+    case MEMCACHED_BAD_KEY_PROVIDED: c_->invalid.add(); return Error{Errc::invalid_argument, msg};
+    default: c_->server_error.add(); return Error{Errc::server_error, msg};
   }
 }
 
@@ -310,11 +300,9 @@ Status MemcachedStore::fail(int rc_int, memcached_st* h) {
 // binary protocol would take a space or a control byte, but a value stored under such a key
 // could not be read by a text-protocol client (PHP's, hitcost's default) sharing the cache.
 static Status check_key(std::string_view key) {
-  if (key.empty() || key.size() > kMaxKeyBytes)
-    return Error{Errc::invalid_argument, "memcached keys are 1..250 bytes"};
+  if (key.empty() || key.size() > kMaxKeyBytes) return Error{Errc::invalid_argument, "memcached keys are 1..250 bytes"};
   for (unsigned char c : key)
-    if (c <= ' ' || c >= 127)
-      return Error{Errc::invalid_argument, "memcached keys are printable ASCII without spaces"};
+    if (c <= ' ' || c >= 127) return Error{Errc::invalid_argument, "memcached keys are printable ASCII without spaces"};
   return ok_status();
 }
 
@@ -378,8 +366,8 @@ size_t decimal_digits(uint64_t v) {
 constexpr size_t kLibmemcachedWriteBuffer = 8196;  // MEMCACHED_MAX_BUFFER
 
 uint32_t MemcachedStore::text_exptime_for(std::string_view key, size_t value_size, uint32_t flags) {
-  const size_t request = 4 + key.size() + 1 + decimal_digits(flags) + 1 + 1 + 1 + decimal_digits(value_size) + 2 +
-                         value_size + 2;
+  const size_t request =
+      4 + key.size() + 1 + decimal_digits(flags) + 1 + 1 + 1 + decimal_digits(value_size) + 2 + value_size + 2;
   return request % kLibmemcachedWriteBuffer == 0 ? 2147483647u : 0u;
 }
 
@@ -403,8 +391,8 @@ Status MemcachedStore::set(std::string_view key, std::string_view value, uint32_
     if (!h) return fail(MEMCACHED_MEMORY_ALLOCATION_FAILURE, nullptr);
   }
   const uint32_t exptime = text ? text_exptime_for(key, value.size(), flags) : 0;
-  memcached_return_t rc = memcached_set(h, key.data(), key.size(), value.data(), value.size(),
-                                        static_cast<time_t>(exptime), flags);
+  memcached_return_t rc =
+      memcached_set(h, key.data(), key.size(), value.data(), value.size(), static_cast<time_t>(exptime), flags);
   if (rc == MEMCACHED_TIMEOUT) node_stalled(h, key, node);
   if (rc != MEMCACHED_SUCCESS) return fail(rc, h);
   node_ok(node);
@@ -462,8 +450,7 @@ StoreStats MemcachedStore::stats() {
   x["errors.too_large"] = static_cast<double>(c.too_large.get());
   x["errors.invalid_argument"] = static_cast<double>(c.invalid.get());
   x["fast_fails"] = static_cast<double>(c.fast_fails.get());
-  s.errors = c.timeout.get() + c.connection.get() + c.server_error.get() + c.too_large.get() +
-             c.invalid.get();
+  s.errors = c.timeout.get() + c.connection.get() + c.server_error.get() + c.too_large.get() + c.invalid.get();
   x["nodes"] = static_cast<double>(opts_.nodes.size());
 
   memcached_st* h = handle();

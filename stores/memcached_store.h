@@ -42,17 +42,17 @@ namespace hitcost {
 
 struct MemcachedOptions {
   std::vector<std::pair<std::string, int>> nodes;  // host, port
-  int timeout_ms = 200;          // poll/send/receive bound per call
+  int timeout_ms = 200;                            // poll/send/receive bound per call
   int connect_timeout_ms = 200;
-  int retry_timeout_s = 1;       // a failed node is skipped this long, then retried
+  int retry_timeout_s = 1;  // a failed node is skipped this long, then retried
   // The same window in ms (overrides retry_timeout_s when >= 0). libmemcached counts
   // whole seconds (a node came back after 1-2 s with retry_timeout_s=1); the store
   // gives the thread a fresh handle once this window has passed, so it can be shorter.
   int retry_timeout_ms = -1;
   int retry_ms() const { return retry_timeout_ms >= 0 ? retry_timeout_ms : retry_timeout_s * 1000; }
-  int failure_limit = 1;         // consecutive failures before a node counts as failed
-  bool binary = false;           // binary protocol (text is the default)
-  bool eject = false;            // remove failed nodes from the ring (REMOVE_FAILED_SERVERS)
+  int failure_limit = 1;  // consecutive failures before a node counts as failed
+  bool binary = false;    // binary protocol (text is the default)
+  bool eject = false;     // remove failed nodes from the ring (REMOVE_FAILED_SERVERS)
 };
 
 class MemcachedStore final : public Store {

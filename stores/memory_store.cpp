@@ -14,7 +14,6 @@ namespace {
 constexpr size_t kShards = 64;
 constexpr uint64_t kOverhead = 64;  // per-entry bookkeeping charged against the bound
 
-
 // One bounded, sharded map key -> V with CLOCK eviction. Locks: see memory_store.h.
 template <class V>
 class Table {
@@ -38,8 +37,10 @@ class Table {
     Shard& s = shard(key);
     std::unique_lock lk(s.mu);
     auto it = s.map.find(key);
-    if (it == s.map.end()) it = s.map.try_emplace(std::string(key)).first;
-    else s.used -= it->second.charge;
+    if (it == s.map.end())
+      it = s.map.try_emplace(std::string(key)).first;
+    else
+      s.used -= it->second.charge;
     Slot& slot = it->second;
     slot.value = std::move(value);
     slot.charge = charge;
@@ -133,8 +134,7 @@ struct MemoryStore::Impl {
   Counter page_gets, page_hits, page_sets;
 };
 
-MemoryStore::MemoryStore(MemoryStoreOptions opts)
-    : opts_(opts), impl_(std::make_unique<Impl>(opts.size)) {}
+MemoryStore::MemoryStore(MemoryStoreOptions opts) : opts_(opts), impl_(std::make_unique<Impl>(opts.size)) {}
 MemoryStore::~MemoryStore() = default;
 
 std::string MemoryStore::describe() const {
@@ -194,8 +194,7 @@ uint64_t MemoryStore::page_bytes(const Page& p) {
 std::shared_ptr<const Page> MemoryStore::get_page(std::string_view key) {
   impl_->page_gets.add();
   std::shared_ptr<const Page> out;
-  if (impl_->pages.read(key, [&](const std::shared_ptr<const Page>& p) { out = p; }))
-    impl_->page_hits.add();
+  if (impl_->pages.read(key, [&](const std::shared_ptr<const Page>& p) { out = p; })) impl_->page_hits.add();
   return out;
 }
 

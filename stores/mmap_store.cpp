@@ -52,16 +52,14 @@ void MmapStore::drop_range(uint64_t file_off, uint64_t len) {
   FileStore::drop_range(file_off, len);
 }
 
-Status MmapStore::read_record(const IndexEntry& e, std::string_view key,
-                              storefile::RecordHeader& h, std::string& value) {
+Status MmapStore::read_record(const IndexEntry& e, std::string_view key, storefile::RecordHeader& h,
+                              std::string& value) {
   if (!map_) return Error{Errc::io_error, "store file not mapped"};
   const uint64_t off = storefile::kFileHeaderBytes + e.offset;
-  if (options().cold)
-    drop_range(off, storefile::kRecordHeaderBytes + key.size() + e.value_len);
+  if (options().cold) drop_range(off, storefile::kRecordHeaderBytes + key.size() + e.value_len);
   const unsigned char* p = map_ + off;
   std::memcpy(&h, p, sizeof h);
-  if (std::memcmp(p + sizeof h, key.data(), key.size()) != 0)
-    return Error{Errc::corrupt, "key mismatch"};
+  if (std::memcmp(p + sizeof h, key.data(), key.size()) != 0) return Error{Errc::corrupt, "key mismatch"};
   std::memcpy(value.data(), p + sizeof h + key.size(), e.value_len);
   return ok_status();
 }

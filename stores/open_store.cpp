@@ -21,8 +21,7 @@ Error bad(std::string_view spec, const std::string& why) {
 using Params = std::vector<std::pair<std::string, std::string>>;
 
 // Splits "a=1&b=2"; every key must be in `allowed`.
-Result<Params> parse_query(std::string_view spec, std::string_view q,
-                           std::initializer_list<std::string_view> allowed) {
+Result<Params> parse_query(std::string_view spec, std::string_view q, std::initializer_list<std::string_view> allowed) {
   Params out;
   while (!q.empty()) {
     size_t amp = q.find('&');
@@ -65,15 +64,18 @@ Result<bool> parse_bool(std::string_view spec, const std::string& key, std::stri
 Result<uint64_t> parse_size(std::string_view v) {
   uint64_t n = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc{} || p == v.data())
-    return Error{Errc::invalid_argument, "bad size '" + std::string(v) + "'"};
+  if (ec != std::errc{} || p == v.data()) return Error{Errc::invalid_argument, "bad size '" + std::string(v) + "'"};
   std::string unit(v.substr(static_cast<size_t>(p - v.data())));
   for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   uint64_t mul = 0;
-  if (unit.empty() || unit == "b") mul = 1;
-  else if (unit == "k" || unit == "kb" || unit == "kib") mul = 1ull << 10;
-  else if (unit == "m" || unit == "mb" || unit == "mib") mul = 1ull << 20;
-  else if (unit == "g" || unit == "gb" || unit == "gib") mul = 1ull << 30;
+  if (unit.empty() || unit == "b")
+    mul = 1;
+  else if (unit == "k" || unit == "kb" || unit == "kib")
+    mul = 1ull << 10;
+  else if (unit == "m" || unit == "mb" || unit == "mib")
+    mul = 1ull << 20;
+  else if (unit == "g" || unit == "gb" || unit == "gib")
+    mul = 1ull << 30;
   if (mul == 0) return Error{Errc::invalid_argument, "bad size unit in '" + std::string(v) + "'"};
   if (n > UINT64_MAX / mul) return Error{Errc::invalid_argument, "size overflows"};
   return n * mul;
@@ -81,10 +83,10 @@ Result<uint64_t> parse_size(std::string_view v) {
 
 namespace {
 
-Result<std::unique_ptr<Store>> open_memory(std::string_view spec, std::string_view mode,
-                                           std::string_view query) {
+Result<std::unique_ptr<Store>> open_memory(std::string_view spec, std::string_view mode, std::string_view query) {
   MemoryStoreOptions o;
-  if (mode == "objects") o.objects = true;
+  if (mode == "objects")
+    o.objects = true;
   else if (!mode.empty() && mode != "bytes")
     return bad(spec, "memory mode must be 'bytes' or 'objects'");
   auto params = parse_query(spec, query, {"size"});
@@ -97,8 +99,7 @@ Result<std::unique_ptr<Store>> open_memory(std::string_view spec, std::string_vi
   return std::unique_ptr<Store>(std::make_unique<MemoryStore>(o));
 }
 
-Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string_view nodes,
-                                              std::string_view query) {
+Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string_view nodes, std::string_view query) {
   MemcachedOptions o;
   while (!nodes.empty()) {
     size_t comma = nodes.find(',');
@@ -124,8 +125,9 @@ Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string
     o.nodes.emplace_back(std::string(host), static_cast<int>(*p));
   }
   if (o.nodes.empty()) return bad(spec, "no memcached nodes (want memcached:HOST:PORT[,...])");
-  auto params = parse_query(spec, query, {"timeout_ms", "connect_timeout_ms", "retry_timeout_s",
-                                          "retry_timeout_ms", "failure_limit", "binary", "eject"});
+  auto params = parse_query(
+      spec, query,
+      {"timeout_ms", "connect_timeout_ms", "retry_timeout_s", "retry_timeout_ms", "failure_limit", "binary", "eject"});
   if (!params) return params.error();
   for (auto& [k, v] : *params) {
     if (k == "binary" || k == "eject") {
@@ -138,14 +140,18 @@ Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string
     if (!n) return n.error();
     if (*n > 600000) return bad(spec, k + " is absurdly large");
     int iv = static_cast<int>(*n);
-    if (k == "timeout_ms") o.timeout_ms = iv;
-    else if (k == "connect_timeout_ms") o.connect_timeout_ms = iv;
-    else if (k == "retry_timeout_s") o.retry_timeout_s = iv;
-    else if (k == "retry_timeout_ms") o.retry_timeout_ms = iv;
-    else o.failure_limit = iv;
+    if (k == "timeout_ms")
+      o.timeout_ms = iv;
+    else if (k == "connect_timeout_ms")
+      o.connect_timeout_ms = iv;
+    else if (k == "retry_timeout_s")
+      o.retry_timeout_s = iv;
+    else if (k == "retry_timeout_ms")
+      o.retry_timeout_ms = iv;
+    else
+      o.failure_limit = iv;
   }
-  if (o.timeout_ms == 0 || o.connect_timeout_ms == 0)
-    return bad(spec, "timeouts must be at least 1 ms");
+  if (o.timeout_ms == 0 || o.connect_timeout_ms == 0) return bad(spec, "timeouts must be at least 1 ms");
   auto s = MemcachedStore::open(std::move(o));
   if (!s) return s.error();
   return std::unique_ptr<Store>(std::move(*s));
@@ -156,8 +162,7 @@ Result<std::unique_ptr<Store>> open_file(std::string_view spec, bool mmap, std::
   if (path.empty()) return bad(spec, "missing file path");
   FileStoreOptions o;
   o.path = std::string(path);
-  std::initializer_list<std::string_view> mmap_keys = {"size", "advise", "populate", "sync",
-                                                       "cold"};
+  std::initializer_list<std::string_view> mmap_keys = {"size", "advise", "populate", "sync", "cold"};
   std::initializer_list<std::string_view> pread_keys = {"size", "advise", "sync", "cold"};
   auto params = parse_query(spec, query, mmap ? mmap_keys : pread_keys);
   if (!params) return params.error();
@@ -170,17 +175,25 @@ Result<std::unique_ptr<Store>> open_file(std::string_view spec, bool mmap, std::
       o.size = storefile::align_up(*n);  // cannot wrap: kMaxRingBytes is aligned and far below 2^64
       o.size_given = true;
     } else if (k == "advise") {
-      if (v == "random") o.advise = Advice::random;
-      else if (v == "sequential") o.advise = Advice::sequential;
-      else if (v == "willneed") o.advise = Advice::willneed;
-      else if (v == "normal") o.advise = Advice::normal;
-      else return bad(spec, "advise must be random|sequential|willneed|normal");
+      if (v == "random")
+        o.advise = Advice::random;
+      else if (v == "sequential")
+        o.advise = Advice::sequential;
+      else if (v == "willneed")
+        o.advise = Advice::willneed;
+      else if (v == "normal")
+        o.advise = Advice::normal;
+      else
+        return bad(spec, "advise must be random|sequential|willneed|normal");
     } else {
       auto b = parse_bool(spec, k, v);
       if (!b) return b.error();
-      if (k == "populate") o.populate = *b;
-      else if (k == "sync") o.sync = *b;
-      else o.cold = *b;
+      if (k == "populate")
+        o.populate = *b;
+      else if (k == "sync")
+        o.sync = *b;
+      else
+        o.cold = *b;
     }
   }
   if (mmap) {
@@ -208,8 +221,7 @@ Result<std::unique_ptr<Store>> open_store(std::string_view spec) {
   if (kind == "memcached") return open_memcached(spec, rest, query);
   if (kind == "mmap") return open_file(spec, true, rest, query);
   if (kind == "pread") return open_file(spec, false, rest, query);
-  return bad(spec, "unknown store kind '" + std::string(kind) +
-                       "' (want memory, memcached, mmap or pread)");
+  return bad(spec, "unknown store kind '" + std::string(kind) + "' (want memory, memcached, mmap or pread)");
 }
 
 }  // namespace hitcost

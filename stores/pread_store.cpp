@@ -12,8 +12,8 @@ Result<std::unique_ptr<PreadStore>> PreadStore::open(FileStoreOptions opts) {
   return s;
 }
 
-Status PreadStore::read_record(const IndexEntry& e, std::string_view key,
-                               storefile::RecordHeader& h, std::string& value) {
+Status PreadStore::read_record(const IndexEntry& e, std::string_view key, storefile::RecordHeader& h,
+                               std::string& value) {
   const uint64_t off = storefile::kFileHeaderBytes + e.offset;
   const size_t want = sizeof h + key.size() + e.value_len;
   if (options().cold) drop_range(off, want);
@@ -23,8 +23,7 @@ Status PreadStore::read_record(const IndexEntry& e, std::string_view key,
   auto r = io::preadv_full(fd(), iov, 3, static_cast<off_t>(off));
   if (!r) return r.error();
   if (*r != want) return Error{Errc::io_error, "short read: store file truncated"};
-  if (std::memcmp(key_buf.data(), key.data(), key.size()) != 0)
-    return Error{Errc::corrupt, "key mismatch"};
+  if (std::memcmp(key_buf.data(), key.data(), key.size()) != 0) return Error{Errc::corrupt, "key mismatch"};
   return ok_status();
 }
 

@@ -38,8 +38,7 @@ Result<Residency> file_residency(int fd) {
     r.via_cachestat = true;
     return r;
   }
-  if (errno != ENOSYS && errno != EPERM)
-    return Error{Errc::io_error, io::errno_text("cachestat", errno)};
+  if (errno != ENOSYS && errno != EPERM) return Error{Errc::io_error, io::errno_text("cachestat", errno)};
   if (r.file_bytes == 0) return r;
   void* m = ::mmap(nullptr, r.file_bytes, PROT_READ, MAP_SHARED, fd, 0);
   if (m == MAP_FAILED) return Error{Errc::io_error, io::errno_text("mmap", errno)};

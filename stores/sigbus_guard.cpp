@@ -29,11 +29,9 @@ void on_sigbus(int sig, siginfo_t* info, void* ctx) {
     if (addr < b || addr >= e) continue;
     const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
     void* at = reinterpret_cast<void*>(addr & ~(page - 1));
-    if (::mmap(at, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
-        MAP_FAILED)
+    if (::mmap(at, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
       break;  // cannot patch: fall through to the previous handler
-    if (auto* f = s.faults.load(std::memory_order_relaxed))
-      f->fetch_add(1, std::memory_order_relaxed);
+    if (auto* f = s.faults.load(std::memory_order_relaxed)) f->fetch_add(1, std::memory_order_relaxed);
     g_recovered.fetch_add(1, std::memory_order_relaxed);
     return;  // the faulting instruction runs again and reads zeros
   }
@@ -84,8 +82,6 @@ void SigbusGuard::remove(int slot) noexcept {
   g_slots[slot].faults.store(nullptr, std::memory_order_relaxed);
 }
 
-uint64_t SigbusGuard::total_recovered() noexcept {
-  return g_recovered.load(std::memory_order_relaxed);
-}
+uint64_t SigbusGuard::total_recovered() noexcept { return g_recovered.load(std::memory_order_relaxed); }
 
 }  // namespace hitcost

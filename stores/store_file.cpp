@@ -30,18 +30,16 @@ FileHeader make_file_header(uint32_t salt, uint64_t capacity) {
 }
 
 bool file_header_valid(const FileHeader& h) {
-  return std::memcmp(h.magic, kFileMagic, sizeof h.magic) == 0 &&
-         h.version == kFormatVersion && h.align == kAlign && h.capacity % kAlign == 0 &&
-         h.capacity > 0 && h.header_crc == crc32c(0, &h, offsetof(FileHeader, header_crc));
+  return std::memcmp(h.magic, kFileMagic, sizeof h.magic) == 0 && h.version == kFormatVersion && h.align == kAlign &&
+         h.capacity % kAlign == 0 && h.capacity > 0 && h.header_crc == crc32c(0, &h, offsetof(FileHeader, header_crc));
 }
 
 uint32_t body_crc(std::string_view key, std::string_view value) {
   return crc32c(crc32c(0, key.data(), key.size()), value.data(), value.size());
 }
 
-RecordHeader make_record_header(RecordType type, uint32_t salt, uint64_t seq,
-                                std::string_view key, uint32_t value_len, uint32_t flags,
-                                uint32_t crc, uint64_t total_len) {
+RecordHeader make_record_header(RecordType type, uint32_t salt, uint64_t seq, std::string_view key, uint32_t value_len,
+                                uint32_t flags, uint32_t crc, uint64_t total_len) {
   RecordHeader h{};
   h.magic = kRecordMagic;
   h.type = static_cast<uint8_t>(type);
@@ -56,8 +54,7 @@ RecordHeader make_record_header(RecordType type, uint32_t salt, uint64_t seq,
   return h;
 }
 
-bool record_header_valid(const RecordHeader& h, uint32_t salt, uint64_t offset,
-                         uint64_t capacity) {
+bool record_header_valid(const RecordHeader& h, uint32_t salt, uint64_t offset, uint64_t capacity) {
   if (h.magic != kRecordMagic || h.salt != salt || h.reserved != 0) return false;
   if (h.type < 1 || h.type > 3) return false;
   if (h.total_len < kAlign || h.total_len % kAlign != 0) return false;
@@ -66,8 +63,7 @@ bool record_header_valid(const RecordHeader& h, uint32_t salt, uint64_t offset,
   return h.header_crc == crc32c(0, &h, kHeaderCrcBytes);
 }
 
-void encode_record(std::string& out, const RecordHeader& h, std::string_view key,
-                   std::string_view value) {
+void encode_record(std::string& out, const RecordHeader& h, std::string_view key, std::string_view value) {
   out.append(reinterpret_cast<const char*>(&h), sizeof h);
   out.append(key);
   out.append(value);
@@ -100,8 +96,7 @@ ScanResult scan_ring(const unsigned char* ring, uint64_t capacity, uint32_t salt
     }
     const auto type = static_cast<RecordType>(h.type);
     const unsigned char* body = ring + off + kRecordHeaderBytes;
-    if (type != RecordType::pad &&
-        crc32c(0, body, size_t{h.key_len} + h.value_len) != h.body_crc) {
+    if (type != RecordType::pad && crc32c(0, body, size_t{h.key_len} + h.value_len) != h.body_crc) {
       // Header complete, body torn (killed mid-write): drop the record, keep its length.
       if (bad_begin == UINT64_MAX) bad_begin = off;
       bad_has_data = true;
@@ -110,8 +105,7 @@ ScanResult scan_ring(const unsigned char* ring, uint64_t capacity, uint32_t salt
     }
     close_bad(off);
     ChainEntry e{off, h.total_len, h.seq, type, h.value_len, {}};
-    if (type != RecordType::pad)
-      e.key.assign(reinterpret_cast<const char*>(body), h.key_len);
+    if (type != RecordType::pad) e.key.assign(reinterpret_cast<const char*>(body), h.key_len);
     if (h.seq > r.max_seq) {
       r.max_seq = h.seq;
       max_seq_end = off + h.total_len;

@@ -38,13 +38,13 @@ inline constexpr size_t kMaxKeyBytes = 4096;
 enum class RecordType : uint8_t { value = 1, tombstone = 2, pad = 3 };
 
 struct RecordHeader {
-  uint32_t magic;       // kRecordMagic
-  uint8_t type;         // RecordType
-  uint8_t reserved;     // 0
+  uint32_t magic;    // kRecordMagic
+  uint8_t type;      // RecordType
+  uint8_t reserved;  // 0
   uint16_t key_len;
-  uint32_t salt;        // FileHeader::salt
-  uint32_t total_len;   // record bytes including header and slack, multiple of kAlign
-  uint64_t seq;         // >= 1 for records written in order; 0 for pads written at repair
+  uint32_t salt;       // FileHeader::salt
+  uint32_t total_len;  // record bytes including header and slack, multiple of kAlign
+  uint64_t seq;        // >= 1 for records written in order; 0 for pads written at repair
   uint32_t value_len;
   uint32_t flags;       // the caller's flags word, kept verbatim
   uint32_t body_crc;    // crc32c(key + value)
@@ -71,17 +71,14 @@ FileHeader make_file_header(uint32_t salt, uint64_t capacity);
 bool file_header_valid(const FileHeader& h);
 
 // Fills the header's CRCs. `body_crc` must be body_crc(key, value).
-RecordHeader make_record_header(RecordType type, uint32_t salt, uint64_t seq,
-                                std::string_view key, uint32_t value_len, uint32_t flags,
-                                uint32_t body_crc, uint64_t total_len);
+RecordHeader make_record_header(RecordType type, uint32_t salt, uint64_t seq, std::string_view key, uint32_t value_len,
+                                uint32_t flags, uint32_t body_crc, uint64_t total_len);
 uint32_t body_crc(std::string_view key, std::string_view value);
 // A header parses as a record of this file that fits in [offset, capacity).
-bool record_header_valid(const RecordHeader& h, uint32_t salt, uint64_t offset,
-                         uint64_t capacity);
+bool record_header_valid(const RecordHeader& h, uint32_t salt, uint64_t offset, uint64_t capacity);
 
 // Appends header + key + value (no slack) to `out`.
-void encode_record(std::string& out, const RecordHeader& h, std::string_view key,
-                   std::string_view value);
+void encode_record(std::string& out, const RecordHeader& h, std::string_view key, std::string_view value);
 
 // One element of the chain found by a scan (pads and tombstones included).
 struct ChainEntry {
@@ -93,12 +90,12 @@ struct ChainEntry {
   std::string key;  // empty for pads
 };
 struct ScanResult {
-  std::vector<ChainEntry> chain;      // in ring-offset order
+  std::vector<ChainEntry> chain;                     // in ring-offset order
   std::vector<std::pair<uint64_t, uint64_t>> holes;  // [begin, end) runs to cover with pads
-  uint64_t dropped_records = 0;       // torn/incomplete records and invalid runs
+  uint64_t dropped_records = 0;                      // torn/incomplete records and invalid runs
   uint64_t dropped_bytes = 0;
   uint64_t max_seq = 0;
-  uint64_t head = 0;                  // ring offset after the highest-seq record
+  uint64_t head = 0;  // ring offset after the highest-seq record
 };
 // Scans `capacity` ring bytes (the data region, already readable in memory).
 ScanResult scan_ring(const unsigned char* ring, uint64_t capacity, uint32_t salt);

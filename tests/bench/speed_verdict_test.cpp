@@ -75,8 +75,8 @@ TEST(SpeedVerdict, InconclusiveLabelSaysWhy) {
             "inconclusive: repeats spread 182% >= difference 5%");
   EXPECT_EQ(judge_speed("mmap", {10, 11, 12}, "read", {20, 21, 22}).label,
             "inconclusive: 3 and 3 repeats, need 5 each");
-  EXPECT_EQ(judge_speed("mmap", {10, 11, 12, 13, 14}, "read", {13.5, 15, 16, 17, 18}).label.rfind(
-                "inconclusive: ranges overlap, ", 0),
+  EXPECT_EQ(judge_speed("mmap", {10, 11, 12, 13, 14}, "read", {13.5, 15, 16, 17, 18})
+                .label.rfind("inconclusive: ranges overlap, ", 0),
             0u);
   EXPECT_EQ(kMinRepeats, 5u);
 }

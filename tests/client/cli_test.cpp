@@ -1,6 +1,7 @@
 // hitcost-load as a user runs it: the real binary against a real hitcost-server, judged by
 // its exit status (client/exit_code.h), what it prints and what it writes. Interruptions are
 // real signals sent while it runs.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/command.h"
@@ -41,8 +40,20 @@ std::string url(const ServerProcess& s) { return "http://127.0.0.1:" + std::to_s
 
 // A short plain run: 300 ms after 100 ms of warmup, no idle baseline.
 std::vector<std::string> short_run(const ServerProcess& s, std::vector<std::string> extra) {
-  std::vector<std::string> argv = {hitcost::testing::load_binary(), "--url", url(s), "-d", "300ms", "--warmup",
-                                   "100ms", "--idle", "0", "-c", "4", "--keys", "100", "-q"};
+  std::vector<std::string> argv = {hitcost::testing::load_binary(),
+                                   "--url",
+                                   url(s),
+                                   "-d",
+                                   "300ms",
+                                   "--warmup",
+                                   "100ms",
+                                   "--idle",
+                                   "0",
+                                   "-c",
+                                   "4",
+                                   "--keys",
+                                   "100",
+                                   "-q"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return argv;
 }
@@ -80,11 +91,12 @@ TEST(LoadCli, HelpIsASuccess) {
 TEST(LoadCli, MisspeltStrategyExitsWithErrorsAndShowsTheServersReason) {
   ServerProcess server({"--store", "memory", "--threads", "1"});
   const fs::path dir = fresh_dir("strategy");
-  const CommandResult r =
-      hitcost::testing::run_command(short_run(server, {"--strategy", "struct:jsn", "--json", (dir / "r.json").string()}));
+  const CommandResult r = hitcost::testing::run_command(
+      short_run(server, {"--strategy", "struct:jsn", "--json", (dir / "r.json").string()}));
   EXPECT_EQ(r.exit_code, 3) << show(r);
   EXPECT_NE(r.out.find("unknown serializer 'jsn'"), std::string::npos) << show(r);
-  EXPECT_EQ(r.out.find("unknown serializer 'jsn'"), r.out.rfind("unknown serializer 'jsn'")) << "printed once\n" << r.out;
+  EXPECT_EQ(r.out.find("unknown serializer 'jsn'"), r.out.rfind("unknown serializer 'jsn'")) << "printed once\n"
+                                                                                             << r.out;
   const json j = read_json(dir / "r.json");
   ASSERT_EQ(j["error_samples"].size(), 1u) << j["error_samples"].dump();
   EXPECT_EQ(j["error_samples"][0]["kind"], "status 400");
@@ -117,9 +129,9 @@ TEST(LoadCli, UnwritableOutputNamesPathAndReason) {
 
 TEST(LoadCli, NothingListeningIsAFailureWithTheReason) {
   // Port 1: nothing listens there unless root put it there.
-  const CommandResult r = hitcost::testing::run_command(
-      {hitcost::testing::load_binary(), "--url", "http://127.0.0.1:1", "-d", "300ms", "--warmup", "0", "--idle", "0",
-       "--no-server-stats", "-q"});
+  const CommandResult r =
+      hitcost::testing::run_command({hitcost::testing::load_binary(), "--url", "http://127.0.0.1:1", "-d", "300ms",
+                                     "--warmup", "0", "--idle", "0", "--no-server-stats", "-q"});
   EXPECT_EQ(r.exit_code, 1) << show(r);
   EXPECT_NE(r.out.find("Connection refused"), std::string::npos) << show(r);
 }
@@ -175,10 +187,10 @@ TEST(LoadCli, InterruptedDuringWarmupMeasuresNothingAndSaysSo) {
   CommandOptions o;
   o.signal = SIGTERM;
   o.signal_after_ms = 500;
-  const CommandResult r = hitcost::testing::run_command(
-      {hitcost::testing::load_binary(), "--url", url(server), "-d", "5s", "--warmup", "3s", "--idle", "0", "-c", "2",
-       "--json", (dir / "r.json").string(), "-q"},
-      o);
+  const CommandResult r =
+      hitcost::testing::run_command({hitcost::testing::load_binary(), "--url", url(server), "-d", "5s", "--warmup",
+                                     "3s", "--idle", "0", "-c", "2", "--json", (dir / "r.json").string(), "-q"},
+                                    o);
   EXPECT_EQ(r.exit_code, 130) << show(r);
   const json j = read_json(dir / "r.json");
   EXPECT_TRUE(j["interrupted"].get<bool>());
@@ -198,11 +210,33 @@ TEST(LoadCli, InterruptedSweepWritesFinishedRunsAndRestoresTheServer) {
   CommandOptions o;
   o.signal = SIGINT;
   o.signal_after_ms = 2500;
-  const CommandResult r = hitcost::testing::run_command(
-      {hitcost::testing::load_binary(), "sweep", "--url", url(server), "-d", "300ms", "--warmup", "100ms", "--idle",
-       "0", "-c", "4", "--keys", "100", "--repeat", "20", "--strategies", "html,html+zlib", "--latency-rate", "0",
-       "--retry-contaminated", "0", "--json", (dir / "s.json").string(), "--csv", (dir / "s.csv").string()},
-      o);
+  const CommandResult r = hitcost::testing::run_command({hitcost::testing::load_binary(),
+                                                         "sweep",
+                                                         "--url",
+                                                         url(server),
+                                                         "-d",
+                                                         "300ms",
+                                                         "--warmup",
+                                                         "100ms",
+                                                         "--idle",
+                                                         "0",
+                                                         "-c",
+                                                         "4",
+                                                         "--keys",
+                                                         "100",
+                                                         "--repeat",
+                                                         "20",
+                                                         "--strategies",
+                                                         "html,html+zlib",
+                                                         "--latency-rate",
+                                                         "0",
+                                                         "--retry-contaminated",
+                                                         "0",
+                                                         "--json",
+                                                         (dir / "s.json").string(),
+                                                         "--csv",
+                                                         (dir / "s.csv").string()},
+                                                        o);
   EXPECT_EQ(r.exit_code, 130) << show(r);
   const json s = read_json(dir / "s.json");
   EXPECT_TRUE(s["interrupted"].get<bool>());
@@ -224,13 +258,31 @@ TEST(LoadCli, InterruptedSweepWritesFinishedRunsAndRestoresTheServer) {
 
 TEST(LoadCli, SweepRestoresTheServerWhenItEnds) {
   ServerProcess server({"--store", "memory", "--threads", "1"});
-  ASSERT_EQ(hitcost::testing::http_post(server.port(), "/admin/config", R"({"namespace":"before-sweep"})").status,
-            200);
+  ASSERT_EQ(hitcost::testing::http_post(server.port(), "/admin/config", R"({"namespace":"before-sweep"})").status, 200);
   const json before = server_config(server);
-  const CommandResult r = hitcost::testing::run_command(
-      {hitcost::testing::load_binary(), "sweep", "--url", url(server), "-d", "200ms", "--warmup", "100ms", "--idle",
-       "0", "-c", "4", "--keys", "100", "--repeat", "1", "--strategies", "html+zlib", "--latency-rate", "0",
-       "--retry-contaminated", "0", "-q"});
+  const CommandResult r = hitcost::testing::run_command({hitcost::testing::load_binary(),
+                                                         "sweep",
+                                                         "--url",
+                                                         url(server),
+                                                         "-d",
+                                                         "200ms",
+                                                         "--warmup",
+                                                         "100ms",
+                                                         "--idle",
+                                                         "0",
+                                                         "-c",
+                                                         "4",
+                                                         "--keys",
+                                                         "100",
+                                                         "--repeat",
+                                                         "1",
+                                                         "--strategies",
+                                                         "html+zlib",
+                                                         "--latency-rate",
+                                                         "0",
+                                                         "--retry-contaminated",
+                                                         "0",
+                                                         "-q"});
   EXPECT_EQ(r.exit_code, 0) << show(r);
   const json after = server_config(server);
   EXPECT_EQ(after["namespace"], "before-sweep");
@@ -274,9 +326,9 @@ TEST(LoadCli, ReportToAnUnwritablePathIsAnOutputError) {
 TEST(ServerCli, UnknownOptionOrBadValueIsAUsageError) {
   const std::string server = hitcost::testing::server_binary();
   int checked = 0;
-  for (const std::vector<std::string>& argv : {std::vector<std::string>{server, "--nope"},
-                                               std::vector<std::string>{server, "--threads", "x"},
-                                               std::vector<std::string>{server, "--cpus", "4095"}}) {
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{server, "--nope"}, std::vector<std::string>{server, "--threads", "x"},
+        std::vector<std::string>{server, "--cpus", "4095"}}) {
     const CommandResult r = hitcost::testing::run_command(argv);
     EXPECT_EQ(r.exit_code, 2) << show(r);
     EXPECT_FALSE(r.err.empty()) << "says why";

@@ -44,8 +44,8 @@ TEST(Compare, LabelledInputsNeedBothSides) {
 
 TEST(Compare, PoolsBackendsByStrategyAndComparesEachWithTheBaseline) {
   // Alternate inputs, as the script gives them: c++ then php, twice (3 + 3 runs each).
-  auto pooled = pool_backend_runs({{"c++", sweep(1.0, 3)}, {"php", sweep(3.0, 3)},
-                                   {"c++", sweep(1.0, 3)}, {"php", sweep(3.0, 3)}});
+  auto pooled = pool_backend_runs(
+      {{"c++", sweep(1.0, 3)}, {"php", sweep(3.0, 3)}, {"c++", sweep(1.0, 3)}, {"php", sweep(3.0, 3)}});
   ASSERT_TRUE(pooled) << pooled.error().message;
   EXPECT_EQ(pooled->size(), 4u * 3 * 2) << "latency runs are left out";
   for (const RunRecord& r : *pooled) {

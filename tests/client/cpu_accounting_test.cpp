@@ -117,7 +117,7 @@ TEST(CpuAccounting, SeparateCpusSplitThePeersExactly) {
   const CpuFigures f = account(r, Attribution::receiver_pays);
   ASSERT_TRUE(f.attributed.peers_split) << f.attribution_note;
   EXPECT_NEAR(f.attributed.server, 0.50 - 0.08 + 0.07, 1e-9);
-  EXPECT_NEAR(f.attributed.cache, 0.20 + 0.02 - 0.05, 1e-9);   // a quarter of CPU 0's softirq by bytes
+  EXPECT_NEAR(f.attributed.cache, 0.20 + 0.02 - 0.05, 1e-9);  // a quarter of CPU 0's softirq by bytes
   EXPECT_NEAR(f.attributed.client, 0.30 + 0.06 - 0.02, 1e-9);
   EXPECT_NEAR(f.attributed.total(), f.raw.total(), 1e-9);
 }

@@ -109,11 +109,12 @@ void expect_sampled_matches_rusage(const std::vector<std::string>& args) {
   const auto f = r.cpu();
   ASSERT_TRUE(f && f->server_hit_sampled_us);
   const double sampled = *f->server_hit_sampled_us, rusage = *r.server_cpu_us_per_req();
-  EXPECT_NEAR(sampled, rusage, 0.05 * rusage) << "sampled " << sampled << " us/hit, getrusage " << rusage
-                                              << " us/req, " << r.server->sampled_hit.samples << " samples";
+  EXPECT_NEAR(sampled, rusage, 0.05 * rusage) << "sampled " << sampled << " us/hit, getrusage " << rusage << " us/req, "
+                                              << r.server->sampled_hit.samples << " samples";
   // What the clean tiles took out (server/cpu_sampler.h), for whoever reads the log.
   std::printf("sampled %.2f us/hit (as sampled %.2f, %llu clean tiles), getrusage %.2f us/req\n", sampled,
-              r.server->sampled_hit.cpu_us().value_or(0), static_cast<unsigned long long>(r.server->clean_tiles), rusage);
+              r.server->sampled_hit.cpu_us().value_or(0), static_cast<unsigned long long>(r.server->clean_tiles),
+              rusage);
   // The parts add up to the whole, and the sampling stayed near its 1 % budget.
   double parts = 0;
   for (const auto& [name, ns] : r.server->sampled_hit.parts_cpu_ns) parts += ns;

@@ -36,8 +36,8 @@ class FakeHttpServer {
   uint64_t requests() const { return requests_.load(); }
   uint64_t connections() const { return connections_.load(); }
   uint64_t ignored() const { return ignored_.load(); }  // requests left unanswered (hang_at, hang_every)
-  std::vector<uint64_t> ids();  // every id requested, in arrival order
-  std::vector<std::string> targets();  // every request target (path?query), in arrival order
+  std::vector<uint64_t> ids();                          // every id requested, in arrival order
+  std::vector<std::string> targets();                   // every request target (path?query), in arrival order
   struct Arrival {
     uint64_t ns;    // CLOCK_MONOTONIC when recv() returned the request's last bytes
     uint64_t conn;  // which accepted connection (1, 2, ... in accept order)

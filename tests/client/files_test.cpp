@@ -1,14 +1,13 @@
 // Outputs are whole or absent, and every failure names the path and the OS's reason.
 #include "client/files.h"
 
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 namespace fs = std::filesystem;
 using namespace hitcost::client;

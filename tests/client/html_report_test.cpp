@@ -22,7 +22,8 @@ using nlohmann::json;
 namespace {
 
 // A run of `strategy`: hits around `hit_us`, 5 % misses around 8 ms (two clear peaks).
-json synthetic_run(const std::string& strategy, int repeat, double hit_us, double server_cpu_s, bool contaminated = false) {
+json synthetic_run(const std::string& strategy, int repeat, double hit_us, double server_cpu_s,
+                   bool contaminated = false) {
   RunReport r;
   r.connections = 16;
   r.threads = 2;
@@ -50,7 +51,8 @@ json synthetic_run(const std::string& strategy, int repeat, double hit_us, doubl
   d.misses = 1000;
   d.cpu_s = server_cpu_s;
   d.cache_cpu_s = 0.1;
-  for (const char* phase : {"fetch", "unwrap", "decode", "render", "write"}) d.phases.push_back({phase, 20000, 20'000'000});
+  for (const char* phase : {"fetch", "unwrap", "decode", "render", "write"})
+    d.phases.push_back({phase, 20000, 20'000'000});
   d.config = {{"strategy", strategy}, {"store", "memory"}};
   d.server_cpus = json::array({"0"});
   d.cache_cpus = json::array({"1"});
@@ -60,8 +62,8 @@ json synthetic_run(const std::string& strategy, int repeat, double hit_us, doubl
   d.sampled_hit.samples = 1000;
   d.sampled_hit.weight = 16000;
   d.sampled_hit.cpu_ns = per_hit_ns * 16000;
-  const std::pair<const char*, double> parts[] = {{"receive", 0.1}, {"fetch", 0.2}, {"unwrap", 0.1}, {"decode", 0.3},
-                                                  {"render", 0.1}, {"write", 0.15}, {"other", 0.05}};
+  const std::pair<const char*, double> parts[] = {{"receive", 0.1}, {"fetch", 0.2},  {"unwrap", 0.1}, {"decode", 0.3},
+                                                  {"render", 0.1},  {"write", 0.15}, {"other", 0.05}};
   for (auto [part, share] : parts) {
     d.sampled_hit.parts_cpu_ns.emplace_back(part, per_hit_ns * share * 16000);
     const bool in_handler = std::string(part) != "receive" && std::string(part) != "other";
@@ -76,9 +78,10 @@ json synthetic_run(const std::string& strategy, int repeat, double hit_us, doubl
   // /proc/stat over the window: exactly our own CPU, or a whole core more (contaminated).
   const auto ticks = [](double s) { return std::to_string(std::llround(s * 100)); };
   const double cpu1 = 0.1 + 0.2 + (contaminated ? 3.0 : 0.0);
-  r.machine = *hitcost::proc::parse_machine_cpu("cpu 0 0 0 0 0 0 0 0 0 0\ncpu0 " + ticks(server_cpu_s) +
-                                                    " 0 0 100 0 0 0 0 0 0\ncpu1 " + ticks(cpu1) + " 0 0 100 0 0 0 0 0 0\n",
-                                                100.0);
+  r.machine =
+      *hitcost::proc::parse_machine_cpu("cpu 0 0 0 0 0 0 0 0 0 0\ncpu0 " + ticks(server_cpu_s) +
+                                            " 0 0 100 0 0 0 0 0 0\ncpu1 " + ticks(cpu1) + " 0 0 100 0 0 0 0 0 0\n",
+                                        100.0);
   json j = to_json(r);
   j["strategy"] = strategy;
   j["sweep_store"] = "memory";
@@ -139,10 +142,11 @@ TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {
   std::ifstream in(page);
   const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 
-  const std::string dom = run_capture(
-      browser + " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-                " --disable-component-update --disable-sync --user-data-dir=" + std::string(dir) +
-      "/profile --dump-dom file://" + page + " 2>/dev/null");
+  const std::string dom =
+      run_capture(browser +
+                  " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+                  " --disable-component-update --disable-sync --user-data-dir=" +
+                  std::string(dir) + "/profile --dump-dom file://" + page + " 2>/dev/null");
   std::system(("rm -rf " + std::string(dir)).c_str());
   ASSERT_NE(dom.find("</html>"), std::string::npos) << "chromium printed no DOM";
 
@@ -164,7 +168,7 @@ TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {
         << s;
     EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"wait\" data-strategy=\"" + s + "\""), 1u) << s;
     EXPECT_EQ(count(dom, "data-chart=\"log2\" data-strategy=\"" + s), size_t(kRepeats)) << s;  // one per repeat
-    EXPECT_GE(count(dom, ">" + s + "</text>"), 2u) << s;                             // axis labels name it
+    EXPECT_GE(count(dom, ">" + s + "</text>"), 2u) << s;                                       // axis labels name it
   }
   EXPECT_EQ(count(dom, ">hit peak</text>"), size_t(2 * kRepeats));
   EXPECT_EQ(count(dom, ">miss peak</text>"), size_t(2 * kRepeats));

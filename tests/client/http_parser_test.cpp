@@ -96,15 +96,15 @@ TEST(HttpParser, BodyIsCountedNotRequiredInOneRead) {
 
 TEST(HttpParser, BadStatusLinesAreParseErrors) {
   for (const std::string bad : {"HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "ICY 200 OK\r\n\r\n",
-                                "HTTP/1.1 200OK\r\n\r\n", "HTTP/1.1 20\r\n\r\n", "\r\n",
-                                "HTTP/1.1 099 Low\r\n\r\n"}) {
+                                "HTTP/1.1 200OK\r\n\r\n", "HTTP/1.1 20\r\n\r\n", "\r\n", "HTTP/1.1 099 Low\r\n\r\n"}) {
     EXPECT_TRUE(parse_in_pieces(bad, {}).error) << bad;
   }
   EXPECT_FALSE(parse_in_pieces("HTTP/1.1 204\r\n\r\n", {}).error);  // empty reason is legal
 }
 
 TEST(HttpParser, ChunkedAndLengthlessResponsesAreRejected) {
-  EXPECT_TRUE(parse_in_pieces("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", {}).error);
+  EXPECT_TRUE(
+      parse_in_pieces("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", {}).error);
   EXPECT_TRUE(parse_in_pieces("HTTP/1.1 200 OK\r\nServer: x\r\n\r\n", {}).error);
   EXPECT_TRUE(parse_in_pieces("HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n", {}).error);
   EXPECT_TRUE(parse_in_pieces("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", {}).error);
@@ -127,13 +127,13 @@ TEST(HttpParser, Http10ClosesUnlessKeptAlive) {
 // body is never copied.
 TEST(HttpParser, KeepsTheStartOfAnErrorBodyOnly) {
   const std::string reason = "bad strategy: unknown serializer 'jsn'\n";
-  const std::string wire = "HTTP/1.1 400 Bad Request\r\nContent-Length: " + std::to_string(reason.size()) +
-                           "\r\n\r\n" + reason + kHit;
+  const std::string wire =
+      "HTTP/1.1 400 Bad Request\r\nContent-Length: " + std::to_string(reason.size()) + "\r\n\r\n" + reason + kHit;
   for (size_t cut = 1; cut < wire.size(); cut += 7) {
     ResponseParser p;
     size_t used = 0;
-    ASSERT_EQ(p.feed(wire.data(), cut, &used), cut >= wire.size() - kHit.size() ? ResponseParser::Result::complete
-                                                                                 : ResponseParser::Result::need_more);
+    ASSERT_EQ(p.feed(wire.data(), cut, &used),
+              cut >= wire.size() - kHit.size() ? ResponseParser::Result::complete : ResponseParser::Result::need_more);
     if (used < cut) {
       ASSERT_EQ(p.info().status, 400);
       EXPECT_EQ(p.error_body(), reason) << "cut at " << cut;

@@ -4,7 +4,6 @@
 #include "client/load_runner.h"
 
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,9 +17,9 @@
 #include "proc/proc.h"
 
 using namespace hitcost::client;
+using hitcost::now_ns;
 using hitcost::client::test::FakeBehavior;
 using hitcost::client::test::FakeHttpServer;
-using hitcost::now_ns;
 
 namespace {
 LoadPlan plan_for(const FakeHttpServer& s, uint64_t duration_ms, uint64_t warmup_ms = 100) {
@@ -62,8 +61,8 @@ TEST(LoadRunner, ClosedLoopMeasuresEveryResponseWithoutErrors) {
   EXPECT_EQ(r.latency.count(), r.requests);
   EXPECT_EQ(r.hit.count(), r.requests);  // every id < 100 answered "hit"
   EXPECT_EQ(r.miss.count(), 0u);
-  EXPECT_GT(s.requests(), r.requests);   // warmup requests were sent but not counted
-  EXPECT_EQ(s.connections(), 4u);        // keep-alive: no reconnects
+  EXPECT_GT(s.requests(), r.requests);  // warmup requests were sent but not counted
+  EXPECT_EQ(s.connections(), 4u);       // keep-alive: no reconnects
   EXPECT_EQ(r.reconnects, 0u);
   EXPECT_GT(r.latency.value_at_percentile(50), 0u);
   // The reported window fits in the wall time the call took, after the warmup...
@@ -156,8 +155,7 @@ TEST(LoadRunner, OpenLoopShowsAServerStallInP99ClosedLoopHidesIt) {
   const LoadResult open = run(1000);
   EXPECT_NEAR(double(open.requests), 1000.0, 60.0);
   EXPECT_GE(open.latency.max(), 190'000'000u);
-  EXPECT_GE(open.latency.value_at_percentile(99), 100'000'000u)
-      << "requests due during the stall must carry the stall";
+  EXPECT_GE(open.latency.value_at_percentile(99), 100'000'000u) << "requests due during the stall must carry the stall";
   EXPECT_LT(open.service.value_at_percentile(99), open.latency.value_at_percentile(99));
 
   const LoadResult closed = run(0);
@@ -261,8 +259,8 @@ TEST(LoadRunner, ErrorsAreCountedByKind) {
   const LoadResult r = run_load(plan_for(s, 500), {});
   EXPECT_GT(r.requests, 100u);
   EXPECT_NEAR(double(r.errors.status) / double(r.requests), 0.1, 0.03);
-  EXPECT_GT(r.errors.read, 0u);      // dropped without an answer
-  EXPECT_GT(r.reconnects, 10u);      // after Connection: close and after drops
+  EXPECT_GT(r.errors.read, 0u);  // dropped without an answer
+  EXPECT_GT(r.reconnects, 10u);  // after Connection: close and after drops
   EXPECT_EQ(r.errors.parse, 0u);
   EXPECT_EQ(r.errors.connect, 0u);
   EXPECT_EQ(r.ok + r.errors.status, r.requests);
@@ -342,9 +340,9 @@ TEST(LoadRunner, MeasureRunReportsServerStatsFailureWithoutFailingTheRun) {
   EXPECT_FALSE(r.server_error.empty());
   EXPECT_GT(r.client_cpu_us_per_req(), 0.0);
   const auto j = to_json(r);
-  for (const char* key : {"requests", "duration_s", "throughput_rps", "hit_ratio", "latency_us",
-                          "server_cpu_us_per_req", "cache_cpu_us_per_req", "client_cpu_us_per_req", "errors",
-                          "strategy", "store", "histogram"})
+  for (const char* key :
+       {"requests", "duration_s", "throughput_rps", "hit_ratio", "latency_us", "server_cpu_us_per_req",
+        "cache_cpu_us_per_req", "client_cpu_us_per_req", "errors", "strategy", "store", "histogram"})
     EXPECT_TRUE(j.contains(key)) << key;
   for (const char* key : {"p50", "p90", "p99", "p999", "max"}) EXPECT_TRUE(j["latency_us"].contains(key)) << key;
   EXPECT_EQ(j["requests"], r.load.requests);
@@ -388,10 +386,10 @@ TEST(LoadRunner, OpenLoopCountsRequestsTheServerNeverGotToAsLatency) {
   p.timeout_ns = 10'000'000'000ULL;  // longer than the window: no timeout, just a stall
   const LoadResult r = run_load(p, {});
   EXPECT_NEAR(double(r.requests), 300.0, 40.0);
-  EXPECT_EQ(r.unfinished, 1u);                       // the hung request
-  EXPECT_NEAR(double(r.unsent), 700.0, 40.0);        // due after it, never sent
+  EXPECT_EQ(r.unfinished, 1u);                 // the hung request
+  EXPECT_NEAR(double(r.unsent), 700.0, 40.0);  // due after it, never sent
   EXPECT_EQ(r.latency.count(), r.requests + r.unsent + r.unfinished);
-  EXPECT_GE(r.latency.max(), 600'000'000u);          // the hung one waited ~0.7 s to the window end
+  EXPECT_GE(r.latency.max(), 600'000'000u);  // the hung one waited ~0.7 s to the window end
   EXPECT_GE(r.latency.value_at_percentile(50), 100'000'000u) << "most of the window was a stall";
   EXPECT_EQ(r.errors.timeout, 0u);
 }
@@ -443,15 +441,15 @@ TEST(LoadRunner, ContaminatedRunsAreRetriedAndTheRetriesReported) {
   FakeBehavior b;
   const auto self = hitcost::proc::read_process(::getpid());
   ASSERT_TRUE(self);
-  b.stats_json = nlohmann::json{{"uptime_s", 1},
-                                {"requests", 0},
-                                {"cpu", {{"user_s", 0}, {"system_s", 0}}},
-                                {"config", {{"strategy", "html"}}},
-                                {"thread_cpus", {hitcost::proc::format_cpu_list(hitcost::proc::online_cpus())}},
-                                {"host", {{"boot_id", hitcost::proc::boot_id()},
-                                          {"pid", ::getpid()},
-                                          {"start_ticks", self->start_ticks}}}}
-                     .dump();
+  b.stats_json =
+      nlohmann::json{
+          {"uptime_s", 1},
+          {"requests", 0},
+          {"cpu", {{"user_s", 0}, {"system_s", 0}}},
+          {"config", {{"strategy", "html"}}},
+          {"thread_cpus", {hitcost::proc::format_cpu_list(hitcost::proc::online_cpus())}},
+          {"host", {{"boot_id", hitcost::proc::boot_id()}, {"pid", ::getpid()}, {"start_ticks", self->start_ticks}}}}
+          .dump();
   FakeHttpServer s(b);
   const pid_t burner = fork();
   ASSERT_GE(burner, 0);

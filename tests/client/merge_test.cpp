@@ -126,15 +126,15 @@ TEST(Merge, SweepsMergeRunByStrategyStoreAndRepeat) {
   constexpr int kRepeats = 4;  // the fewest for which one comparison can reach 95 %
   // A clean run (no errors) with a server CPU that varies a little from repeat to repeat.
   auto clean = [](json j) {
-    j["errors"] = {{"connect", 0}, {"read", 0}, {"write", 0}, {"timeout", 0}, {"status", 0}, {"parse", 0},
-                   {"validation", 0}, {"total", 0}};
+    j["errors"] = {{"connect", 0}, {"read", 0},  {"write", 0},      {"timeout", 0},
+                   {"status", 0},  {"parse", 0}, {"validation", 0}, {"total", 0}};
     return j;
   };
   auto sweep = [&](uint64_t seed) {
     json runs = json::array();
     for (int rep = 0; rep < kRepeats; ++rep) {
-      json a = clean(client_run(seed * 10 + uint64_t(rep), 500, 0, 0, 0.03 * (1 + 0.01 * rep),
-                                rep == 0 ? &html_all : &ignored));
+      json a = clean(
+          client_run(seed * 10 + uint64_t(rep), 500, 0, 0, 0.03 * (1 + 0.01 * rep), rep == 0 ? &html_all : &ignored));
       a["strategy"] = "html";
       a["sweep_store"] = "memory";
       a["repeat"] = rep;
@@ -183,7 +183,8 @@ TEST(Merge, SweepsMergeRunByStrategyStoreAndRepeat) {
 TEST(Merge, MixedKindsAreRefused) {
   Histogram all;
   std::vector<std::string> warnings;
-  const auto m = merge_docs({client_run(1, 10, 0, 0, 0.01, &all), json{{"runs", json::array()}}}, {"a", "b"}, &warnings);
+  const auto m =
+      merge_docs({client_run(1, 10, 0, 0, 0.01, &all), json{{"runs", json::array()}}}, {"a", "b"}, &warnings);
   ASSERT_FALSE(m);
   EXPECT_EQ(m.error().code, hitcost::Errc::invalid_argument);
   EXPECT_EQ(m.error().message, "cannot merge sweep JSONs with single-run JSONs");

@@ -1,8 +1,7 @@
 #include "client/options.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "client/load_runner.h"
 #include "client/net.h"

@@ -1,5 +1,7 @@
 // Measuring processes hitcost-load did not build: the /proc readings behind --server-pids
 // and --server-tree (client/process_set.h), against processes this test forks.
+#include "client/process_set.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -8,7 +10,6 @@
 #include <algorithm>
 #include <ctime>
 
-#include "client/process_set.h"
 #include "proc/proc.h"
 
 using namespace hitcost::client;

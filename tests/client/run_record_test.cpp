@@ -30,13 +30,15 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> out(1);
   for (char c : line) {
     if (c == '\n') break;
-    if (c == ',') out.emplace_back();
-    else out.back() += c;
+    if (c == ',')
+      out.emplace_back();
+    else
+      out.back() += c;
   }
   return out;
 }
 
-constexpr size_t kFields = 121;    // rows of the table in run_record.cpp
+constexpr size_t kFields = 121;     // rows of the table in run_record.cpp
 constexpr size_t kCsvColumns = 25;  // of which in the CSV
 
 }  // namespace
@@ -95,7 +97,7 @@ TEST(RunRecord, MissingKeysTakeDefaultsAndUnknownKeysAreKept) {
   const json old = {{"mode", "closed-loop"},
                     {"requests", 40},
                     {"errors", {{"status", 3}, {"timeout", 1}}},  // no "total": the kinds' sum
-                    {"hit_ratio", "not a number"},                 // mistyped: the default
+                    {"hit_ratio", "not a number"},                // mistyped: the default
                     {"from_a_newer_client", {{"x", 1}}}};
   const RunRecord r = old.get<RunRecord>();
   EXPECT_EQ(r.requests, 40u);

@@ -23,8 +23,8 @@ TEST(CoarseHistogram, PercentilesWithinThreePercentOfExact) {
   for (double p : {50.0, 90.0, 99.0, 99.9}) {
     const uint64_t exact = values[size_t(p / 100.0 * double(values.size()) + 0.5) - 1];
     const double got = double(coarse.value_at_percentile(p));
-    EXPECT_GE(got, double(exact)) << p;            // the slot's top, never below the sample
-    EXPECT_LE(got, double(exact) * 1.033) << p;    // 1/32 of an octave
+    EXPECT_GE(got, double(exact)) << p;          // the slot's top, never below the sample
+    EXPECT_LE(got, double(exact) * 1.033) << p;  // 1/32 of an octave
   }
   EXPECT_EQ(coarse.max(), values.back());
   EXPECT_EQ(coarse.value_at_percentile(100), values.back());

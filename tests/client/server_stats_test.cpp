@@ -51,13 +51,17 @@ TEST(ServerStats, DeltasFollowTheStatsSchema) {
 // add 1.5 µs to what it times, a clean tile's one read 1.5 µs to its 16 requests.
 TEST(ServerStats, TheSamplesOwnDisturbanceIsTakenOutWithTheCleanTiles) {
   auto snapshot = [](uint64_t tiles) {
-    return nlohmann::json{{"requests", 100000}, {"cpu", {{"user_s", 2.2}, {"system_s", 0.0}}},
-                          {"cpu_sampled",
-                           {{"period", 20}, {"clock_read_ns", 700}, {"clock_reads", 9000},
-                            {"clean_tiles", {{"tiles", tiles}, {"requests", 16 * tiles},
-                                             {"cpu_ns", int64_t(tiles) * (16 * 22000 + 1500)}}},
-                            {"hit", {{"whole", {{"samples", 99}, {"weight", 1980}, {"cpu_ns", 1980 * 21500}}}}},
-                            {"miss", {{"whole", {{"samples", 1}, {"weight", 20}, {"cpu_ns", 20 * 221500}}}}}}}};
+    return nlohmann::json{
+        {"requests", 100000},
+        {"cpu", {{"user_s", 2.2}, {"system_s", 0.0}}},
+        {"cpu_sampled",
+         {{"period", 20},
+          {"clock_read_ns", 700},
+          {"clock_reads", 9000},
+          {"clean_tiles",
+           {{"tiles", tiles}, {"requests", 16 * tiles}, {"cpu_ns", int64_t(tiles) * (16 * 22000 + 1500)}}},
+          {"hit", {{"whole", {{"samples", 99}, {"weight", 1980}, {"cpu_ns", 1980 * 21500}}}}},
+          {"miss", {{"whole", {{"samples", 1}, {"weight", 20}, {"cpu_ns", 20 * 221500}}}}}}}};
   };
   const nlohmann::json zero = {{"requests", 0}};
   const ServerDelta d = stats_delta(zero, snapshot(100));

@@ -11,21 +11,23 @@ using namespace hitcost::client;
 using nlohmann::json;
 
 namespace {
-json run(const std::string& strategy, double per_hit, int round, const json& contaminated = false,
-         uint64_t errors = 0, double hit_ratio = 0.99) {
-  return {{"strategy", strategy},
-          {"sweep_store", "memory"},
-          {"role", "capacity"},
-          {"round", round},
-          {"server_cpu_us_per_hit", per_hit},
-          {"throughput_rps", 1e6 / per_hit},
-          {"target_hit_ratio", 0.99},
-          {"hit_ratio", hit_ratio},
-          {"contaminated", contaminated},
-          {"errors", {{"total", errors}}},
-          {"cpu", {{"attribution", "sender-pays"},
-                   {"per_request_us", {{"attributed", {{"server", per_hit * 1.02}, {"cache", 5.0}, {"total", 60.0}}},
-                                       {"net", {{"cache", 5.0}}}}}}}};
+json run(const std::string& strategy, double per_hit, int round, const json& contaminated = false, uint64_t errors = 0,
+         double hit_ratio = 0.99) {
+  return {
+      {"strategy", strategy},
+      {"sweep_store", "memory"},
+      {"role", "capacity"},
+      {"round", round},
+      {"server_cpu_us_per_hit", per_hit},
+      {"throughput_rps", 1e6 / per_hit},
+      {"target_hit_ratio", 0.99},
+      {"hit_ratio", hit_ratio},
+      {"contaminated", contaminated},
+      {"errors", {{"total", errors}}},
+      {"cpu",
+       {{"attribution", "sender-pays"},
+        {"per_request_us",
+         {{"attributed", {{"server", per_hit * 1.02}, {"cache", 5.0}, {"total", 60.0}}}, {"net", {{"cache", 5.0}}}}}}}};
 }
 }  // namespace
 
@@ -36,11 +38,16 @@ TEST(Summary, KeepsCleanRunsInTheAskedOrderAndCountsTheRest) {
     runs.push_back(run("struct:json", 400 + k, k));
     runs.push_back(run("html", 40 + 0.1 * k, k, k == 2 ? json(true) : json(false)));  // one contaminated
   }
-  runs.push_back(run("html", 41, 5, false, 3));               // errors
-  runs.push_back(run("html", 41, 6, false, 0, 0.90));         // off the target hit ratio
-  runs.push_back({{"strategy", "html"}, {"sweep_store", "memory"}, {"role", "latency"}, {"rate_rps", 500},
+  runs.push_back(run("html", 41, 5, false, 3));        // errors
+  runs.push_back(run("html", 41, 6, false, 0, 0.90));  // off the target hit ratio
+  runs.push_back({{"strategy", "html"},
+                  {"sweep_store", "memory"},
+                  {"role", "latency"},
+                  {"rate_rps", 500},
                   {"latency_us", {{"p50", 200}, {"p99", 400}, {"p999", 900}, {"max", 1000}}},
-                  {"send_lateness_us", {{"p99", 3.5}}}, {"errors", {{"total", 0}}}, {"unsent", 0}});
+                  {"send_lateness_us", {{"p99", 3.5}}},
+                  {"errors", {{"total", 0}}},
+                  {"unsent", 0}});
   SummaryOptions o;
   o.baseline = "html";
   o.order = {"html", "struct:json"};

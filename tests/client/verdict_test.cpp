@@ -32,13 +32,15 @@ TEST(Verdict, MannWhitneyDistributionIsExact) {
 }
 
 TEST(Verdict, TheFewestRunsFollowFromTheCorrectedLevel) {
-  EXPECT_EQ(min_runs_for(0.05), 4u);      // 2/C(8,4) = 0.029; 2/C(6,3) = 0.1
-  EXPECT_EQ(min_runs_for(0.05 / 3), 5u);  // 2/C(10,5) = 0.0079; 2/C(8,4) = 0.029
-  EXPECT_EQ(min_runs_for(0.05 / 10), 6u); // 2/C(12,6) = 0.0022
+  EXPECT_EQ(min_runs_for(0.05), 4u);       // 2/C(8,4) = 0.029; 2/C(6,3) = 0.1
+  EXPECT_EQ(min_runs_for(0.05 / 3), 5u);   // 2/C(10,5) = 0.0079; 2/C(8,4) = 0.029
+  EXPECT_EQ(min_runs_for(0.05 / 10), 6u);  // 2/C(12,6) = 0.0022
 }
 
 TEST(Verdict, TooFewRunsSayHowManyAreNeeded) {
-  const std::vector<Sample> s = {{"html", {10, 10.2, 9.9}}, {"struct:json", {40, 41, 39}}, {"html+zlib", {20, 21, 19}},
+  const std::vector<Sample> s = {{"html", {10, 10.2, 9.9}},
+                                 {"struct:json", {40, 41, 39}},
+                                 {"html+zlib", {20, 21, 19}},
                                  {"struct:json+zlib", {50, 51, 49}}};
   const auto v = compare_to_baseline(s, "html", "server CPU per hit", VerdictOptions{});
   ASSERT_EQ(v.size(), 3u);
@@ -68,14 +70,15 @@ TEST(Verdict, ADifferenceIsTheHodgesLehmannRatioWithItsInterval) {
     for (double y : s[0].values) ratios.push_back(x / y);
   std::sort(ratios.begin(), ratios.end());
   ASSERT_EQ(ratios.size(), 25u);
-  EXPECT_NEAR(*v[0].low, ratios[2], 1e-9);    // third smallest of the 25 pairwise ratios
-  EXPECT_NEAR(*v[0].high, ratios[22], 1e-9);  // third largest
-  EXPECT_NEAR(*v[0].ratio, ratios[12], 1e-9); // their median
+  EXPECT_NEAR(*v[0].low, ratios[2], 1e-9);     // third smallest of the 25 pairwise ratios
+  EXPECT_NEAR(*v[0].high, ratios[22], 1e-9);   // third largest
+  EXPECT_NEAR(*v[0].ratio, ratios[12], 1e-9);  // their median
   EXPECT_EQ(v[0].text.rfind("struct:json costs 3.02\u00d7 html [", 0), 0u) << v[0].text;
 }
 
 TEST(Verdict, AnIntervalInsideTheMinimumEffectIsTheSame) {
-  const std::vector<Sample> s = {{"a", {100, 101, 99, 100.5, 99.5, 100.2}}, {"b", {101, 100, 100.4, 99.8, 100.9, 100.1}}};
+  const std::vector<Sample> s = {{"a", {100, 101, 99, 100.5, 99.5, 100.2}},
+                                 {"b", {101, 100, 100.4, 99.8, 100.9, 100.1}}};
   const auto v = compare_to_baseline(s, "a", "x", VerdictOptions{});
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].kind, Verdict::Kind::equivalent);

@@ -1,11 +1,12 @@
 // The codec tables (codecs/codec_table.h) walked row by row: every name parses back to its
 // row, every serializer x compressor stores and reads back a page, the PHP schemes accept
 // exactly the rows that have flags for them, and the wire values of the rows stay put.
+#include "codecs/codec_table.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "codecs/codec_table.h"
 #include "codecs/compressor.h"
 #include "codecs/flag_scheme.h"
 #include "codecs/page_generator.h"
@@ -176,8 +177,10 @@ TEST(CodecTable, ExistingRowsKeepTheirWireValues) {
     unsigned id;
     uint32_t php_memcache_flag, php_memcached_type;
   };
-  const SerializerWire serializers[] = {{"json", 1, 0x00010000, 6}, {"msgpack", 2, 0x00020000, 7},
-                                        {"php", 3, 0x0001, 4},      {"simdjson", 4, 0, 0},
+  const SerializerWire serializers[] = {{"json", 1, 0x00010000, 6},
+                                        {"msgpack", 2, 0x00020000, 7},
+                                        {"php", 3, 0x0001, 4},
+                                        {"simdjson", 4, 0, 0},
                                         {"igbinary", 5, 0, 5}};
   for (const SerializerWire& w : serializers) {
     const SerializerCodec* row = find_serializer(w.name);

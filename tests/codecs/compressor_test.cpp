@@ -1,8 +1,9 @@
+#include "codecs/compressor.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "codecs/compressor.h"
 #include "codecs/page_generator.h"
 #include "codecs/renderer.h"
 

@@ -2,12 +2,13 @@
 // (so the decoder is checked against the description, not against our own encoder),
 // the level php-memcached picks by size, and round trips at the distance and length
 // limits. Interop with PHP's own FastLZ is in php_interop_test.cpp.
+#include "codecs/fastlz.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "codecs/compressor.h"
-#include "codecs/fastlz.h"
 #include "codecs/page_generator.h"
 #include "codecs/prng.h"
 #include "codecs/renderer.h"
@@ -77,14 +78,14 @@ TEST(Fastlz, DecodesHandWrittenLevel2Instructions) {
 }
 
 TEST(Fastlz, BadBlocksAreTypedErrorsNeverOverruns) {
-  EXPECT_EQ(decode_error(bytes({0x40, 'a'}), 1), Errc::decompress_failed);              // level 3
-  EXPECT_EQ(decode_error(bytes({0x05, 'a', 'b'}), 6), Errc::decompress_failed);         // literal past input
-  EXPECT_EQ(decode_error(bytes({0x00, 'a', 0x20, 0x05}), 4), Errc::decompress_failed);  // before the start
-  EXPECT_EQ(decode_error(bytes({0x00, 'a', 0x20}), 4), Errc::decompress_failed);        // distance missing
-  EXPECT_EQ(decode_error(bytes({0x00, 'a', 0xe0}), 11), Errc::decompress_failed);       // length missing
-  EXPECT_EQ(decode_error(bytes({0x20, 'a', 0x3f, 0xff, 0x00}), 4), Errc::decompress_failed);  // far cut short
-  EXPECT_EQ(decode_error(bytes({0x00, 'a', 0xc0, 0x00}), 5), Errc::bad_length);         // writes past prefix
-  EXPECT_EQ(decode_error(bytes({0x01, 'a', 'b'}), 3), Errc::bad_length);                // decodes short
+  EXPECT_EQ(decode_error(bytes({0x40, 'a'}), 1), Errc::decompress_failed);                       // level 3
+  EXPECT_EQ(decode_error(bytes({0x05, 'a', 'b'}), 6), Errc::decompress_failed);                  // literal past input
+  EXPECT_EQ(decode_error(bytes({0x00, 'a', 0x20, 0x05}), 4), Errc::decompress_failed);           // before the start
+  EXPECT_EQ(decode_error(bytes({0x00, 'a', 0x20}), 4), Errc::decompress_failed);                 // distance missing
+  EXPECT_EQ(decode_error(bytes({0x00, 'a', 0xe0}), 11), Errc::decompress_failed);                // length missing
+  EXPECT_EQ(decode_error(bytes({0x20, 'a', 0x3f, 0xff, 0x00}), 4), Errc::decompress_failed);     // far cut short
+  EXPECT_EQ(decode_error(bytes({0x00, 'a', 0xc0, 0x00}), 5), Errc::bad_length);                  // writes past prefix
+  EXPECT_EQ(decode_error(bytes({0x01, 'a', 'b'}), 3), Errc::bad_length);                         // decodes short
   EXPECT_EQ(decode_error(bytes({0x20, 'a', 0xe0, 255, 255, 255, 255}), 100), Errc::bad_length);  // length chain
   EXPECT_EQ(decode_error("", 1), Errc::bad_length);
   EXPECT_EQ(decode("", 0), "");

@@ -44,7 +44,8 @@ std::vector<Sample> real_values() {
 void mutate(std::string& b, SplitMix64& rng) {
   switch (rng.below(6)) {
     case 0:  // bit flips
-      for (uint64_t n = rng.between(1, 4); n && !b.empty(); --n) b[rng.below(b.size())] ^= static_cast<char>(1u << rng.below(8));
+      for (uint64_t n = rng.between(1, 4); n && !b.empty(); --n)
+        b[rng.below(b.size())] ^= static_cast<char>(1u << rng.below(8));
       break;
     case 1:  // truncate
       b.resize(rng.below(b.size() + 1));
@@ -82,8 +83,8 @@ uint32_t random_flags(SplitMix64& rng, uint32_t real) {
 }
 
 // Returns false when something other than a page or a typed error came out.
-void read_all_ways(std::string_view bytes, uint32_t flags, FlagScheme scheme, const Strategy& st,
-                   std::string& scratch, size_t& pages, size_t& errors) {
+void read_all_ways(std::string_view bytes, uint32_t flags, FlagScheme scheme, const Strategy& st, std::string& scratch,
+                   size_t& pages, size_t& errors) {
   auto u = unwrap_value(bytes, flags, scheme, scratch);
   if (!u) {
     ++errors;
@@ -133,12 +134,15 @@ TEST(Fuzz, RandomBytesUnderEveryDecoder) {
     std::string b(rng.below(64), '\0');
     for (char& c : b) c = static_cast<char>(rng.next());
     // Structured-looking prefixes reach deeper into the parsers.
-    const char* heads[] = {"", "a:3:{", "{\"id\":", "\x83\xa2id", "a:3:{s:2:\"id\";i:1;s:5:\"title\";s:1:\"t\";s:4:\"rows\";a:"};
+    const char* heads[] = {"", "a:3:{", "{\"id\":", "\x83\xa2id",
+                           "a:3:{s:2:\"id\";i:1;s:5:\"title\";s:1:\"t\";s:4:\"rows\";a:"};
     b.insert(0, heads[rng.below(5)]);
     for (SerializerId s : kSerializers) {
       auto p = decode_page(s, b);
-      if (!p) EXPECT_EQ(p.error().code, Errc::parse_error);
-      else render_page(*p);
+      if (!p)
+        EXPECT_EQ(p.error().code, Errc::parse_error);
+      else
+        render_page(*p);
     }
     std::string scratch;
     for (FlagScheme sc : kFlagSchemes) {

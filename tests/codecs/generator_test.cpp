@@ -13,8 +13,7 @@ namespace {
 double zlib_ratio(const std::string& s) {
   uLongf n = compressBound(s.size());
   std::string out(n, '\0');
-  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(s.data()),
-                      s.size(), 6),
+  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(s.data()), s.size(), 6),
             Z_OK);
   return static_cast<double>(s.size()) / static_cast<double>(n);
 }

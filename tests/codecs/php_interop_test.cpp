@@ -33,8 +33,8 @@ namespace hitcost {
 namespace {
 
 namespace fs = std::filesystem;
-using hitcost::testing::MemcachedProcess;
 using hitcost::testing::memcached_raw;
+using hitcost::testing::MemcachedProcess;
 
 // Reads each key listed in the manifest ("memcache|memcached KEY") and prints
 // "KEY LEN\n<serialize(value) or the HTML string>\n". JSON and msgpack strings under
@@ -108,10 +108,11 @@ class PhpInterop : public ::testing::Test {
     char tmpl[] = "/tmp/hitcost-php-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    int rc = run("php -r 'exit(extension_loaded(\"memcache\") && extension_loaded(\"memcached\") && "
-                 "extension_loaded(\"msgpack\") && extension_loaded(\"igbinary\") && Memcached::HAVE_MSGPACK && "
-                 "Memcached::HAVE_JSON && Memcached::HAVE_IGBINARY ? 0 : 3);'",
-                 dir_ + "/probe.out");
+    int rc =
+        run("php -r 'exit(extension_loaded(\"memcache\") && extension_loaded(\"memcached\") && "
+            "extension_loaded(\"msgpack\") && extension_loaded(\"igbinary\") && Memcached::HAVE_MSGPACK && "
+            "Memcached::HAVE_JSON && Memcached::HAVE_IGBINARY ? 0 : 3);'",
+            dir_ + "/probe.out");
     ASSERT_EQ(rc, 0) << "PHP interop needs php-cli with the memcache, memcached (with JSON, msgpack and "
                         "igbinary support), msgpack and igbinary extensions: run scripts/install-deps.sh "
                         "(Debian: apt-get install php-cli php-memcache php-memcached php-msgpack php-igbinary)";
@@ -137,8 +138,8 @@ class PhpInterop : public ::testing::Test {
   }
 
   void plant(const std::string& key, const EncodedValue& v) {
-    std::string cmd = "set " + key + " " + std::to_string(v.flags) + " 0 " + std::to_string(v.bytes.size()) +
-                      "\r\n" + v.bytes + "\r\n";
+    std::string cmd = "set " + key + " " + std::to_string(v.flags) + " 0 " + std::to_string(v.bytes.size()) + "\r\n" +
+                      v.bytes + "\r\n";
     ASSERT_EQ(memcached_raw(mc_->port(), cmd, "\r\n"), "STORED\r\n") << key;
   }
 
@@ -205,7 +206,8 @@ TEST_F(PhpInterop, PhpReadsWhatHitcostWrites) {
             std::string html = render_page(page);
             EncodedValue v = encode_value(*st, page, html);
             std::string key = std::string(ext) + "." + st->name() + (forced ? ".forced." : ".default.") + pname;
-            for (char& c : key) if (c == ':' || c == '+') c = '_';
+            for (char& c : key)
+              if (c == ':' || c == '+') c = '_';
             plant(key, v);
             std::string scratch;
             auto u = unwrap_value(v.bytes, v.flags, scheme, scratch);
@@ -295,15 +297,18 @@ TEST_F(PhpInterop, HitcostReadsWhatPhpWrites) {
     }
     if (key.find(".html") != std::string::npos) {
       EXPECT_EQ(u->rep, Representation::html) << key;
-      EXPECT_TRUE(u->payload == render_page(page)) << key << ": " << first_difference(std::string(u->payload), render_page(page));
+      EXPECT_TRUE(u->payload == render_page(page))
+          << key << ": " << first_difference(std::string(u->payload), render_page(page));
     } else {
       ASSERT_EQ(u->rep, Representation::structured) << key << " flags " << flags;
-      for (SerializerId dec : {u->serializer, u->serializer == SerializerId::json ? SerializerId::simdjson : u->serializer}) {
+      for (SerializerId dec :
+           {u->serializer, u->serializer == SerializerId::json ? SerializerId::simdjson : u->serializer}) {
         auto p = decode_page(dec, u->payload);
-        ASSERT_TRUE(p.ok()) << key << " flags " << flags << " " << to_string(dec) << ": " << p.error().message
-                            << "\n" << std::string(u->payload.substr(0, 300));
+        ASSERT_TRUE(p.ok()) << key << " flags " << flags << " " << to_string(dec) << ": " << p.error().message << "\n"
+                            << std::string(u->payload.substr(0, 300));
         EXPECT_TRUE(*p == page) << key << " " << to_string(dec) << ": "
-                                << first_difference(encode_page(SerializerId::php, *p), encode_page(SerializerId::php, page));
+                                << first_difference(encode_page(SerializerId::php, *p),
+                                                    encode_page(SerializerId::php, page));
       }
     }
     ++checked;

@@ -1,3 +1,5 @@
+#include "codecs/renderer.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -5,7 +7,6 @@
 #include <string>
 
 #include "codecs/page_generator.h"
-#include "codecs/renderer.h"
 #include "tests/codecs/test_pages.h"
 
 namespace hitcost {
@@ -63,11 +64,8 @@ TEST(Renderer, CalendarAgainstKnownDates) {
   const Case cases[] = {
       {951782400, "2000-02-29T00:00:00Z"},   // leap day of a century leap year
       {4107542399, "2100-02-28T23:59:59Z"},  // 2100 is not a leap year
-      {4107542400, "2100-03-01T00:00:00Z"},
-      {1700000000, "2023-11-14T22:13:20Z"},
-      {-1, "1969-12-31T23:59:59Z"},
-      {253402300799, "9999-12-31T23:59:59Z"},
-      {-62135596800, "0001-01-01T00:00:00Z"},
+      {4107542400, "2100-03-01T00:00:00Z"},   {1700000000, "2023-11-14T22:13:20Z"},   {-1, "1969-12-31T23:59:59Z"},
+      {253402300799, "9999-12-31T23:59:59Z"}, {-62135596800, "0001-01-01T00:00:00Z"},
   };
   for (const Case& c : cases) {
     Page p;

@@ -80,9 +80,8 @@ TEST(Serializers, PhpExactText) {
 TEST(Serializers, DecodersAcceptKeysInAnyOrderAndIntegerPrices) {
   Page p = one_row_page();
   p.rows[0].price = 5.0;
-  std::string json =
-      R"({"rows":[{"url":"https://e.x/1","excerpt":"e \"q\"","created":1600000000,"price":5,)"
-      R"("tags":["x","y"],"author":"Zo\u00eb","title":"a<b","id":70001}],"title":"T","id":7})";
+  std::string json = R"({"rows":[{"url":"https://e.x/1","excerpt":"e \"q\"","created":1600000000,"price":5,)"
+                     R"("tags":["x","y"],"author":"Zo\u00eb","title":"a<b","id":70001}],"title":"T","id":7})";
   for (SerializerId s : {SerializerId::json, SerializerId::simdjson}) {
     auto r = decode_page(s, json);
     ASSERT_TRUE(r.ok()) << to_string(s) << ": " << r.error().message;
@@ -137,7 +136,14 @@ TEST(Serializers, TrailingBytesAreAParseError) {
 
 TEST(Serializers, MalformedJson) {
   const std::vector<std::string> bad = {
-      "", " ", "null", "[]", "{}", "\"page\"", "{\"id\":1}", "{\"id\":1,\"title\":\"t\"}",
+      "",
+      " ",
+      "null",
+      "[]",
+      "{}",
+      "\"page\"",
+      "{\"id\":1}",
+      "{\"id\":1,\"title\":\"t\"}",
       R"({"id":1,"title":"t","rows":{}})",
       R"({"id":1,"title":"t","rows":[1]})",
       R"({"id":1,"title":"t","rows":[],"extra":1})",
@@ -171,8 +177,17 @@ TEST(Serializers, MalformedJson) {
 TEST(Serializers, MalformedPhpSerialize) {
   std::string good = encode_page(SerializerId::php, one_row_page());
   const std::vector<std::string> bad = {
-      "", "N;", "b:1;", "i:5;", "s:3:\"abc\";", "a:0:{}", "a:3:{}", "a:999999999:{",
-      "a:999999999999999999999999:{", "a:-1:{", "a:3:{s:2:\"id\";i:1;s:5:\"title\";s:1:\"t\";s:4:\"rows\";a:999999999:{}}",
+      "",
+      "N;",
+      "b:1;",
+      "i:5;",
+      "s:3:\"abc\";",
+      "a:0:{}",
+      "a:3:{}",
+      "a:999999999:{",
+      "a:999999999999999999999999:{",
+      "a:-1:{",
+      "a:3:{s:2:\"id\";i:1;s:5:\"title\";s:1:\"t\";s:4:\"rows\";a:999999999:{}}",
       "a:3:{s:2:\"id\";i:1;s:5:\"title\";s:99:\"t\";s:4:\"rows\";a:0:{}}",
       "a:3:{s:2:\"id\";i:1;s:5:\"title\";s:-1:\"t\";s:4:\"rows\";a:0:{}}",
       "a:3:{s:2:\"id\";i:1;s:5:\"title\";s:18446744073709551615:\"t\";s:4:\"rows\";a:0:{}}",
@@ -211,20 +226,24 @@ TEST(Serializers, MalformedPhpSerialize) {
 TEST(Serializers, MalformedMsgpack) {
   std::string good = encode_page(SerializerId::msgpack, one_row_page());
   const std::vector<std::string> bad = {
-      std::string(), B("\xc0"), B("\x80"), B("\x90"),
-      B("\xc1"),                       // never-used byte
-      B("\xdf\xff\xff\xff\xff"),       // map32 of 4 billion entries
-      B("\xdd\xff\xff\xff\xff"),       // array32 of 4 billion entries
-      B("\xdb\xff\xff\xff\xff" "abc"),  // str32 longer than the data
+      std::string(),
+      B("\xc0"),
+      B("\x80"),
+      B("\x90"),
+      B("\xc1"),                  // never-used byte
+      B("\xdf\xff\xff\xff\xff"),  // map32 of 4 billion entries
+      B("\xdd\xff\xff\xff\xff"),  // array32 of 4 billion entries
+      B("\xdb\xff\xff\xff\xff"
+        "abc"),  // str32 longer than the data
       B("\x83\xa2id\x01\xa5title\xa1t\xa4rows\xdd\xff\xff\xff\xff"),
-      B("\x83\xa2id\xa1x\xa5title\xa1t\xa4rows\x90"),     // id is a string
-      B("\x83\xa2id\x01\xa5title\x01\xa4rows\x90"),       // title is an int
-      B("\x83\xa2id\x01\xa5title\xa1t\xa4rows\x80"),      // rows is a map
-      B("\x83\xa2id\x01\xa5title\xa1t\xa4rowz\x90"),      // unknown key
-      B("\x83\xa2id\x01\xa2id\x01\xa4rows\x90"),          // duplicate key
-      B("\x83\x01\x01\xa5title\xa1t\xa4rows\x90"),        // int key
+      B("\x83\xa2id\xa1x\xa5title\xa1t\xa4rows\x90"),                                 // id is a string
+      B("\x83\xa2id\x01\xa5title\x01\xa4rows\x90"),                                   // title is an int
+      B("\x83\xa2id\x01\xa5title\xa1t\xa4rows\x80"),                                  // rows is a map
+      B("\x83\xa2id\x01\xa5title\xa1t\xa4rowz\x90"),                                  // unknown key
+      B("\x83\xa2id\x01\xa2id\x01\xa4rows\x90"),                                      // duplicate key
+      B("\x83\x01\x01\xa5title\xa1t\xa4rows\x90"),                                    // int key
       B("\x83\xa2id\xcf\xff\xff\xff\xff\xff\xff\xff\xff\xa5title\xa1t\xa4rows\x90"),  // uint64 id
-      B("\x83\xa2id\x01\xa5title\xa1t\xa4rows\x91\x91\x91\x91\x91\x90"),  // nesting
+      B("\x83\xa2id\x01\xa5title\xa1t\xa4rows\x91\x91\x91\x91\x91\x90"),              // nesting
   };
   for (const auto& b : bad) expect_parse_error(SerializerId::msgpack, b, "bad msgpack");
   // NaN price
@@ -262,22 +281,25 @@ TEST(Serializers, IgbinaryExactBytes) {
   r.url = "";
   p.rows = {r, r};
   p.rows[1].id = 70000;
-  const std::string row0 = B(
-      "\x06\x00\x14\x08"
-      "\x0e\x00\x07\x02"                                  // id => -2
-      "\x0e\x01\x11\x01t"                                 // title => "t" (id 3)
-      "\x11\x06" "author\x0e\x00"                            // author (id 4) => "id"
-      "\x11\x04tags\x14\x00"                              // tags (id 5) => [] (array 3)
-      "\x11\x05price\x0c\x3f\xe0\0\0\0\0\0\0"    // price (id 6) => 0.5
-      "\x11\x07" "created\x08\x01\x00"                      // created (id 7) => 256
-      "\x11\x07" "excerpt\x11\x01" "e"                          // excerpt (id 8) => "e" (id 9)
-      "\x11\x03url\x0d");                                  // url (id 10) => ""
-  const std::string row1 = B(
-      "\x06\x01\x14\x08\x0e\x00\x0a\x00\x01\x11\x70\x0e\x01\x0e\x03\x0e\x04\x0e\x00"
-      "\x0e\x05\x01\x03\x0e\x06\x0c\x3f\xe0\0\0\0\0\0\0\x0e\x07\x08\x01\x00"
-      "\x0e\x08\x0e\x09\x0e\x0a\x0d");
-  const std::string want = B("\0\0\0\x02\x14\x03\x11\x02id\x06\x01\x11\x05title\x0d\x11\x04rows\x14\x02") +
-                           row0 + row1;
+  const std::string row0 =
+      B("\x06\x00\x14\x08"
+        "\x0e\x00\x07\x02"   // id => -2
+        "\x0e\x01\x11\x01t"  // title => "t" (id 3)
+        "\x11\x06"
+        "author\x0e\x00"                         // author (id 4) => "id"
+        "\x11\x04tags\x14\x00"                   // tags (id 5) => [] (array 3)
+        "\x11\x05price\x0c\x3f\xe0\0\0\0\0\0\0"  // price (id 6) => 0.5
+        "\x11\x07"
+        "created\x08\x01\x00"  // created (id 7) => 256
+        "\x11\x07"
+        "excerpt\x11\x01"
+        "e"                  // excerpt (id 8) => "e" (id 9)
+        "\x11\x03url\x0d");  // url (id 10) => ""
+  const std::string row1 =
+      B("\x06\x01\x14\x08\x0e\x00\x0a\x00\x01\x11\x70\x0e\x01\x0e\x03\x0e\x04\x0e\x00"
+        "\x0e\x05\x01\x03\x0e\x06\x0c\x3f\xe0\0\0\0\0\0\0\x0e\x07\x08\x01\x00"
+        "\x0e\x08\x0e\x09\x0e\x0a\x0d");
+  const std::string want = B("\0\0\0\x02\x14\x03\x11\x02id\x06\x01\x11\x05title\x0d\x11\x04rows\x14\x02") + row0 + row1;
   EXPECT_EQ(encode_page(SerializerId::igbinary, p), want);
   auto back = decode_page(SerializerId::igbinary, want);
   ASSERT_TRUE(back.ok()) << back.error().message;

@@ -1,8 +1,8 @@
+#include "codecs/strategy.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "codecs/strategy.h"
 
 namespace hitcost {
 namespace {
@@ -46,11 +46,31 @@ TEST(Strategy, ParsesTheGrammarAndNameRoundTrips) {
 }
 
 TEST(Strategy, RejectsBadTextWithAClearMessage) {
-  const char* bad[] = {"", "HTML", "html+", "html+zlib:", "html+zlib:0", "html+zlib:10", "html+zlib:-1",
-                       "html+zlib:x", "html+zlib:9x", "html+gzip", "struct:", "struct:xml", "struct:json+",
-                       "struct:json+zstd:0", "struct:json+zstd:23", "struct:json+lz4:13", "json",
-                       "html+none:1", "struct:json+zlib+zstd", " html", "html ", "html+fastlz:3",
-                       "html+fastlz:0", "struct:igbin", "php-default+zlib"};
+  const char* bad[] = {"",
+                       "HTML",
+                       "html+",
+                       "html+zlib:",
+                       "html+zlib:0",
+                       "html+zlib:10",
+                       "html+zlib:-1",
+                       "html+zlib:x",
+                       "html+zlib:9x",
+                       "html+gzip",
+                       "struct:",
+                       "struct:xml",
+                       "struct:json+",
+                       "struct:json+zstd:0",
+                       "struct:json+zstd:23",
+                       "struct:json+lz4:13",
+                       "json",
+                       "html+none:1",
+                       "struct:json+zlib+zstd",
+                       " html",
+                       "html ",
+                       "html+fastlz:3",
+                       "html+fastlz:0",
+                       "struct:igbin",
+                       "php-default+zlib"};
   for (const char* t : bad) {
     auto st = parse_strategy(t, FlagScheme::native);
     ASSERT_FALSE(st.ok()) << "accepted '" << t << "'";
@@ -118,7 +138,7 @@ TEST(Strategy, RuleDefaultsComeFromTheScheme) {
 
 TEST(CompressionRule, PhpMemcacheKeepsAtTwentyPercentSaving) {
   CompressionRule r = CompressionRule::defaults_for(FlagScheme::php_memcache);
-  EXPECT_TRUE(r.keep(1000, 800));   // exactly 20 % saved: kept (<= len * 0.8)
+  EXPECT_TRUE(r.keep(1000, 800));  // exactly 20 % saved: kept (<= len * 0.8)
   EXPECT_FALSE(r.keep(1000, 801));
   EXPECT_TRUE(r.keep(1000, 100));
   EXPECT_FALSE(r.keep(1000, 1000));

@@ -34,7 +34,7 @@ inline Page tricky_page() {
   b.id = std::numeric_limits<int64_t>::min();
   b.title = "";
   b.author = "";
-  b.price = 5.0;  // whole number: "d:5;" / "5.0"
+  b.price = 5.0;       // whole number: "d:5;" / "5.0"
   b.created = -86400;  // 1969-12-31
   b.excerpt = std::string(300, 'x');
   b.url = "";

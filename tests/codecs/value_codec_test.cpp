@@ -1,3 +1,5 @@
+#include "codecs/value_codec.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,7 +9,6 @@
 #include "codecs/flag_scheme.h"
 #include "codecs/page_generator.h"
 #include "codecs/renderer.h"
-#include "codecs/value_codec.h"
 #include "tests/codecs/test_pages.h"
 
 namespace hitcost {
@@ -272,13 +273,13 @@ Errc unwrap_error(std::string_view bytes, uint32_t flags, FlagScheme s) {
 
 TEST(FlagErrors, PhpMemcachedUnknownAndInconsistent) {
   auto s = FlagScheme::php_memcached;
-  EXPECT_EQ(unwrap_error("x", 1, s), Errc::unknown_flags);       // long
-  EXPECT_EQ(unwrap_error("x", 2, s), Errc::unknown_flags);       // double
-  EXPECT_EQ(unwrap_error("x", 3, s), Errc::unknown_flags);       // bool
+  EXPECT_EQ(unwrap_error("x", 1, s), Errc::unknown_flags);  // long
+  EXPECT_EQ(unwrap_error("x", 2, s), Errc::unknown_flags);  // double
+  EXPECT_EQ(unwrap_error("x", 3, s), Errc::unknown_flags);  // bool
   EXPECT_EQ(unwrap_error("x", 8, s), Errc::unknown_flags);
   EXPECT_EQ(unwrap_error("x", 15, s), Errc::unknown_flags);
-  EXPECT_EQ(unwrap_error("x", 0x100, s), Errc::unknown_flags);   // internal bit 8
-  EXPECT_EQ(unwrap_error("x", 0x50, s), Errc::bad_length);       // FastLZ: no room for its length prefix
+  EXPECT_EQ(unwrap_error("x", 0x100, s), Errc::unknown_flags);      // internal bit 8
+  EXPECT_EQ(unwrap_error("x", 0x50, s), Errc::bad_length);          // FastLZ: no room for its length prefix
   EXPECT_EQ(unwrap_error("x", 0x10, s), Errc::inconsistent_flags);  // compressed, no method
   EXPECT_EQ(unwrap_error("x", 0x20, s), Errc::inconsistent_flags);  // method, not compressed
   EXPECT_EQ(unwrap_error("x", 0xB0, s), Errc::inconsistent_flags);  // zlib and zstd
@@ -290,12 +291,12 @@ TEST(FlagErrors, PhpMemcachedUnknownAndInconsistent) {
 
 TEST(FlagErrors, PhpMemcacheUnknownAndInconsistent) {
   auto s = FlagScheme::php_memcache;
-  EXPECT_EQ(unwrap_error("1", 0x100, s), Errc::unknown_flags);   // bool
-  EXPECT_EQ(unwrap_error("1", 0x300, s), Errc::unknown_flags);   // long
-  EXPECT_EQ(unwrap_error("1", 0x700, s), Errc::unknown_flags);   // double
-  EXPECT_EQ(unwrap_error("x", 0x4, s), Errc::unknown_flags);     // reserved bit 2
-  EXPECT_EQ(unwrap_error("x", 0x8000, s), Errc::unknown_flags);  // reserved bit 15
-  EXPECT_EQ(unwrap_error("x", 0x40000, s), Errc::unknown_flags); // unknown user bit
+  EXPECT_EQ(unwrap_error("1", 0x100, s), Errc::unknown_flags);         // bool
+  EXPECT_EQ(unwrap_error("1", 0x300, s), Errc::unknown_flags);         // long
+  EXPECT_EQ(unwrap_error("1", 0x700, s), Errc::unknown_flags);         // double
+  EXPECT_EQ(unwrap_error("x", 0x4, s), Errc::unknown_flags);           // reserved bit 2
+  EXPECT_EQ(unwrap_error("x", 0x8000, s), Errc::unknown_flags);        // reserved bit 15
+  EXPECT_EQ(unwrap_error("x", 0x40000, s), Errc::unknown_flags);       // unknown user bit
   EXPECT_EQ(unwrap_error("x", 0x10001, s), Errc::inconsistent_flags);  // serialized + json
   EXPECT_EQ(unwrap_error("x", 0x30000, s), Errc::inconsistent_flags);  // json + msgpack
   EXPECT_EQ(unwrap_error("x", 0x10300, s), Errc::inconsistent_flags);  // long + json
@@ -303,14 +304,14 @@ TEST(FlagErrors, PhpMemcacheUnknownAndInconsistent) {
 
 TEST(FlagErrors, NativeRejectsUnknownVersionsAndIds) {
   auto s = FlagScheme::native;
-  EXPECT_EQ(unwrap_error("x", 0, s), Errc::unknown_flags);            // no magic
-  EXPECT_EQ(unwrap_error("x", 0x30, s), Errc::unknown_flags);         // a php-memcached value
-  EXPECT_EQ(unwrap_error("x", 0x68200000, s), Errc::unknown_flags);   // version 2
-  EXPECT_EQ(unwrap_error("x", 0x68000000, s), Errc::unknown_flags);   // version 0
-  EXPECT_EQ(unwrap_error("x", 0x68101000, s), Errc::unknown_flags);   // reserved bit
-  EXPECT_EQ(unwrap_error("x", 0x68100500, s), Errc::unknown_flags);   // compressor 5
-  EXPECT_EQ(unwrap_error("x", 0x68100061, s), Errc::unknown_flags);   // serializer 6
-  EXPECT_EQ(unwrap_error("x", 0x68100002, s), Errc::unknown_flags);   // representation 2
+  EXPECT_EQ(unwrap_error("x", 0, s), Errc::unknown_flags);                // no magic
+  EXPECT_EQ(unwrap_error("x", 0x30, s), Errc::unknown_flags);             // a php-memcached value
+  EXPECT_EQ(unwrap_error("x", 0x68200000, s), Errc::unknown_flags);       // version 2
+  EXPECT_EQ(unwrap_error("x", 0x68000000, s), Errc::unknown_flags);       // version 0
+  EXPECT_EQ(unwrap_error("x", 0x68101000, s), Errc::unknown_flags);       // reserved bit
+  EXPECT_EQ(unwrap_error("x", 0x68100500, s), Errc::unknown_flags);       // compressor 5
+  EXPECT_EQ(unwrap_error("x", 0x68100061, s), Errc::unknown_flags);       // serializer 6
+  EXPECT_EQ(unwrap_error("x", 0x68100002, s), Errc::unknown_flags);       // representation 2
   EXPECT_EQ(unwrap_error("x", 0x68100010, s), Errc::inconsistent_flags);  // html + json
   EXPECT_EQ(unwrap_error("x", 0x68100001, s), Errc::inconsistent_flags);  // struct, no serializer
   std::string scratch;

@@ -57,16 +57,19 @@ void LoadDriver::run(int thread) {
     try {
       if (!conn) conn = std::make_unique<HttpConnection>(port_, 5000);
       HttpResponse r = conn->get("/page/" + std::to_string(id) + rows);
-      if (r.status != 200) s.outcome = Sample::bad_status;
-      else if (r.body != expected_[static_cast<size_t>(id)]) s.outcome = Sample::wrong_body;
-      else s.outcome = r.header("x-cache") == "hit" ? Sample::ok_hit : Sample::ok_miss;
+      if (r.status != 200)
+        s.outcome = Sample::bad_status;
+      else if (r.body != expected_[static_cast<size_t>(id)])
+        s.outcome = Sample::wrong_body;
+      else
+        s.outcome = r.header("x-cache") == "hit" ? Sample::ok_hit : Sample::ok_miss;
       if (r.header("connection") == "close") conn.reset();
     } catch (const std::exception&) {
       s.outcome = Sample::io_error;
       conn.reset();
     }
-    s.micros = static_cast<uint32_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - s.start).count());
+    s.micros =
+        static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - s.start).count());
     out.push_back(s);
   }
 }

@@ -49,8 +49,8 @@ RawValue raw_get(int port, const std::string& key) {
 }
 
 void raw_set(int port, const std::string& key, const RawValue& v) {
-  std::string cmd = "set " + key + " " + std::to_string(v.flags) + " 0 " + std::to_string(v.data.size()) +
-                    "\r\n" + v.data + "\r\n";
+  std::string cmd =
+      "set " + key + " " + std::to_string(v.flags) + " 0 " + std::to_string(v.data.size()) + "\r\n" + v.data + "\r\n";
   ASSERT_EQ(memcached_raw(port, cmd, "\r\n"), "STORED\r\n");
 }
 
@@ -61,8 +61,8 @@ void raw_set(int port, const std::string& key, const RawValue& v) {
 // handle after 200 ms, so hits resume well within 1 s of memcached answering again.
 TEST(Faults, MemcachedKilledAndRestartedPagesKeepComingAndHitsResume) {
   MemcachedProcess mc;
-  ServerProcess server({"--store", "memcached:" + mc.address() + "?timeout_ms=200&retry_timeout_ms=200",
-                        "--threads", "2", "--rows", std::to_string(kRows), "--strategy", "struct:json+zlib"});
+  ServerProcess server({"--store", "memcached:" + mc.address() + "?timeout_ms=200&retry_timeout_ms=200", "--threads",
+                        "2", "--rows", std::to_string(kRows), "--strategy", "struct:json+zlib"});
   LoadDriver load(server.port(), 3, 40, kRows);
   load.start();
   std::this_thread::sleep_for(1500ms);
@@ -80,8 +80,8 @@ TEST(Faults, MemcachedKilledAndRestartedPagesKeepComingAndHitsResume) {
   EXPECT_GT(load.count(Clock::time_point::min(), killed)[Sample::ok_hit], 0u) << "no hits before the kill";
   const auto first_hit = load.first_hit_after(back);
   ASSERT_NE(first_hit, Clock::time_point::max()) << "hits never resumed";
-  std::printf("restart took %.3f s; first hit %.3f s after memcached answered again\n",
-              seconds(back - restart), seconds(first_hit - back));
+  std::printf("restart took %.3f s; first hit %.3f s after memcached answered again\n", seconds(back - restart),
+              seconds(first_hit - back));
   EXPECT_LT(first_hit - back, 1s);
   json s = stats(server.port());
   std::printf("store_errors_by_kind: %s\n", s["store_errors_by_kind"].dump().c_str());
@@ -93,8 +93,8 @@ TEST(Faults, MemcachedKilledAndRestartedPagesKeepComingAndHitsResume) {
 
 TEST(Faults, MemcachedFrozenFailsFastAndOtherConnectionsAreAnswered) {
   MemcachedProcess mc;
-  ServerProcess server({"--store", "memcached:" + mc.address() + "?timeout_ms=200&retry_timeout_s=1",
-                        "--threads", "2", "--rows", std::to_string(kRows), "--strategy", "html"});
+  ServerProcess server({"--store", "memcached:" + mc.address() + "?timeout_ms=200&retry_timeout_s=1", "--threads", "2",
+                        "--rows", std::to_string(kRows), "--strategy", "html"});
   LoadDriver load(server.port(), 3, 40, kRows);
   load.start();
   std::this_thread::sleep_for(1s);
@@ -152,16 +152,46 @@ TEST(Faults, CorruptValuesInMemcachedAreMissesNeverWrongPages) {
     bool always_detectable = true;
   };
   std::vector<Case> cases = {
-      {"wrong_flags_msgpack", [](const RawValue& v) { return RawValue{7, v.data}; }},
-      {"wrong_flags_fastlz", [](const RawValue& v) { return RawValue{0x10 | 0x40 | 6, v.data}; }},
-      {"wrong_flags_igbinary", [](const RawValue& v) { return RawValue{5, v.data}; }},
-      {"wrong_flags_plain_json", [](const RawValue& v) { return RawValue{6, v.data}; }},
-      {"truncated_half", [](const RawValue& v) { return RawValue{v.flags, v.data.substr(0, v.data.size() / 2)}; }},
-      {"truncated_to_prefix", [](const RawValue& v) { return RawValue{v.flags, v.data.substr(0, 4)}; }},
-      {"empty", [](const RawValue& v) { return RawValue{v.flags, ""}; }},
-      {"absurd_length_prefix", [](const RawValue& v) { return RawValue{v.flags, "\xff\xff\xff\x7f" + v.data.substr(4)}; }},
-      {"plain_json_truncated", [](const RawValue&) { return RawValue{6, "{\"id\":3,\"title\":\"x\",\"rows\":[{"}; }},
-      {"garbage", [](const RawValue& v) { return RawValue{v.flags, std::string(v.data.size(), '\x5a')}; }},
+      {"wrong_flags_msgpack",
+       [](const RawValue& v) {
+         return RawValue{7, v.data};
+       }},
+      {"wrong_flags_fastlz",
+       [](const RawValue& v) {
+         return RawValue{0x10 | 0x40 | 6, v.data};
+       }},
+      {"wrong_flags_igbinary",
+       [](const RawValue& v) {
+         return RawValue{5, v.data};
+       }},
+      {"wrong_flags_plain_json",
+       [](const RawValue& v) {
+         return RawValue{6, v.data};
+       }},
+      {"truncated_half",
+       [](const RawValue& v) {
+         return RawValue{v.flags, v.data.substr(0, v.data.size() / 2)};
+       }},
+      {"truncated_to_prefix",
+       [](const RawValue& v) {
+         return RawValue{v.flags, v.data.substr(0, 4)};
+       }},
+      {"empty",
+       [](const RawValue& v) {
+         return RawValue{v.flags, ""};
+       }},
+      {"absurd_length_prefix",
+       [](const RawValue& v) {
+         return RawValue{v.flags, "\xff\xff\xff\x7f" + v.data.substr(4)};
+       }},
+      {"plain_json_truncated",
+       [](const RawValue&) {
+         return RawValue{6, "{\"id\":3,\"title\":\"x\",\"rows\":[{"};
+       }},
+      {"garbage",
+       [](const RawValue& v) {
+         return RawValue{v.flags, std::string(v.data.size(), '\x5a')};
+       }},
   };
   // Bit flips through the compressed stream (after the 4-byte length prefix). A flip in
   // deflate's final padding bits changes nothing, so those may decode to the right page.

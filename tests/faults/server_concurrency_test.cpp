@@ -17,9 +17,12 @@ TEST(Concurrency, ServerThreadsUnderLoadWithConfigSwitchesServeRightPages) {
   LoadDriver load(server.port(), 4, 60, 4);
   load.start();
   HttpConnection admin(server.port());
-  const char* configs[] = {R"({"strategy":"struct:json+zlib"})", R"({"store":"memory:objects"})",
-                           R"({"strategy":"struct:msgpack","flags":"native"})", R"({"store":"memory:bytes"})",
-                           R"({"strategy":"html+zstd"})", R"({"strategy":"struct:php+zlib"})"};
+  const char* configs[] = {R"({"strategy":"struct:json+zlib"})",
+                           R"({"store":"memory:objects"})",
+                           R"({"strategy":"struct:msgpack","flags":"native"})",
+                           R"({"store":"memory:bytes"})",
+                           R"({"strategy":"html+zstd"})",
+                           R"({"strategy":"struct:php+zlib"})"};
   for (int round = 0; round < 3; ++round) {
     for (const char* c : configs) {
       EXPECT_EQ(admin.post("/admin/config", c).status, 200) << c;

@@ -47,8 +47,8 @@ uint64_t rss_kb(int port) { return json::parse(http_get(port, "/stats").body)["r
 TEST(Soak, ThousandKeepAliveConnectionsAndChurnWithoutErrorsOrGrowth) {
   ASSERT_TRUE(raise_fd_limit(4 * kConnections)) << "cannot raise RLIMIT_NOFILE to " << 4 * kConnections;
   // The memory store is bounded so a full cache is a steady state, not growth.
-  ServerProcess server({"--store", "memory?size=8M", "--threads", "2", "--rows", std::to_string(kRows),
-                        "--idle-timeout-ms", "60000"});
+  ServerProcess server(
+      {"--store", "memory?size=8M", "--threads", "2", "--rows", std::to_string(kRows), "--idle-timeout-ms", "60000"});
   const int port = server.port();
   std::vector<std::string> expected;
   for (int64_t id = 0; id < kKeys; ++id) expected.push_back(expected_page(id, kRows));
@@ -103,10 +103,11 @@ TEST(Soak, ThousandKeepAliveConnectionsAndChurnWithoutErrorsOrGrowth) {
   for (auto& th : threads) th.join();
 
   json s = json::parse(http_get(port, "/stats").body);
-  std::printf("soak %d s: %d keep-alive connections, %lu requests (%lu after warm-up), %lu churned connections, "
-              "%lu errors; server RSS %lu kB after warm-up, %lu kB at the end; server saw %lu connections\n",
-              total, kConnections, requests.load(), requests.load() - req_warm, churned.load(), errors.load(),
-              rss_warm, rss_end, s["http"]["connections_opened"].get<uint64_t>());
+  std::printf(
+      "soak %d s: %d keep-alive connections, %lu requests (%lu after warm-up), %lu churned connections, "
+      "%lu errors; server RSS %lu kB after warm-up, %lu kB at the end; server saw %lu connections\n",
+      total, kConnections, requests.load(), requests.load() - req_warm, churned.load(), errors.load(), rss_warm,
+      rss_end, s["http"]["connections_opened"].get<uint64_t>());
   EXPECT_EQ(errors.load(), 0u);
   EXPECT_EQ(s["bad_requests"].get<uint64_t>(), 0u);
   EXPECT_EQ(s["store_errors"].get<uint64_t>(), 0u);

@@ -182,15 +182,20 @@ TEST(PhpBackend, ReadsEveryStrategyHitcostStoresUnderPhpMemcached) {
   constexpr uint32_t kMask = 0xF0, kZlib = 0x30, kFastlz = 0x50;  // compressed + method (FORMATS.md)
   // The last four need FastLZ and igbinary in hitcost (added with them): last, so a server
   // without them fails on them alone.
-  const std::vector<ReadCase> cases = {
-      {"html", 0},            {"html+zlib", kZlib},
-      {"struct:php", 0},      {"struct:php+zlib", kZlib},
-      {"struct:json", 0},     {"struct:json+zlib", kZlib},
-      {"struct:msgpack", 0},  {"struct:msgpack+zlib", kZlib},
-      {"struct:simdjson", 0}, {"struct:simdjson+zlib", kZlib},
-      {"struct:igbinary", 0}, {"struct:igbinary+fastlz", kFastlz},
-      {"struct:php+fastlz", kFastlz},
-      {"html+fastlz", kFastlz}};
+  const std::vector<ReadCase> cases = {{"html", 0},
+                                       {"html+zlib", kZlib},
+                                       {"struct:php", 0},
+                                       {"struct:php+zlib", kZlib},
+                                       {"struct:json", 0},
+                                       {"struct:json+zlib", kZlib},
+                                       {"struct:msgpack", 0},
+                                       {"struct:msgpack+zlib", kZlib},
+                                       {"struct:simdjson", 0},
+                                       {"struct:simdjson+zlib", kZlib},
+                                       {"struct:igbinary", 0},
+                                       {"struct:igbinary+fastlz", kFastlz},
+                                       {"struct:php+fastlz", kFastlz},
+                                       {"html+fastlz", kFastlz}};
   size_t identical = compare_reads(cases, "php-memcached", kMask, {"--extension", "memcached"});
   EXPECT_EQ(identical, cases.size() * kPagesPerStrategy);
 }
@@ -198,10 +203,8 @@ TEST(PhpBackend, ReadsEveryStrategyHitcostStoresUnderPhpMemcached) {
 TEST(PhpBackend, ReadsEveryStrategyHitcostStoresUnderPhpMemcache) {
   constexpr uint32_t kZlib = 0x2;
   const std::vector<ReadCase> cases = {
-      {"html", 0},           {"html+zlib", kZlib},
-      {"struct:php", 0},     {"struct:php+zlib", kZlib},
-      {"struct:json", 0},    {"struct:json+zlib", kZlib},
-      {"struct:msgpack", 0}, {"struct:msgpack+zlib", kZlib},
+      {"html", 0},           {"html+zlib", kZlib},        {"struct:php", 0},     {"struct:php+zlib", kZlib},
+      {"struct:json", 0},    {"struct:json+zlib", kZlib}, {"struct:msgpack", 0}, {"struct:msgpack+zlib", kZlib},
       {"struct:simdjson", 0}};
   size_t identical = compare_reads(cases, "php-memcache", kZlib, {"--extension", "memcache"});
   EXPECT_EQ(identical, cases.size() * kPagesPerStrategy);
@@ -330,18 +333,30 @@ std::vector<Page> edge_pages(bool utf8_only) {
   const std::string text = utf8_only ? "&<>\"' é€😀 \t\n\\ &amp;" : "&<>\"' \xff\xfe bytes \x01";
   // Prices: llround's halves (1.005 is 100.49999… cents, 0.125 is 12.5), tiny negatives
   // that round to 0.00, and the shortest-double forms at and above 1e15.
-  const double prices[] = {1.005, 0.125, -0.001, -12.345, 2.675, 5.0, 0.0, -0.0, 1e15, -1e15,
-                           123456789012345678.0, 1.5e300, 4503599627370497.5, 9.999999999999998e14};
+  const double prices[] = {1.005,
+                           0.125,
+                           -0.001,
+                           -12.345,
+                           2.675,
+                           5.0,
+                           0.0,
+                           -0.0,
+                           1e15,
+                           -1e15,
+                           123456789012345678.0,
+                           1.5e300,
+                           4503599627370497.5,
+                           9.999999999999998e14};
   // Dates: both ends of int64, around 1970, the years 0 and 9999 and one past each.
-  const int64_t created[] = {kMin, kMax, -1, 0, 951782400, 253402300799, 253402300800, -62167219200,
-                             -62167219201, -86400LL * 146097 * 3 - 1};
+  const int64_t created[] = {
+      kMin, kMax, -1, 0, 951782400, 253402300799, 253402300800, -62167219200, -62167219201, -86400LL * 146097 * 3 - 1};
   std::vector<Page> pages;
   Page wide;
   wide.id = kMin;
   wide.title = "Edge " + text;
   for (size_t i = 0; i < std::size(prices); ++i)
-    wide.rows.push_back(edge_row(i % 2 ? kMax : -static_cast<int64_t>(i), prices[i],
-                                 created[i % std::size(created)], text));
+    wide.rows.push_back(
+        edge_row(i % 2 ? kMax : -static_cast<int64_t>(i), prices[i], created[i % std::size(created)], text));
   for (size_t i = 0; i < std::size(created); ++i) wide.rows.push_back(edge_row(0, 1.0, created[i], text));
   pages.push_back(wide);
   Page one;  // " item", not " items"
@@ -362,8 +377,10 @@ TEST(PhpBackend, RendersEdgeCasePagesLikeTheRenderer) {
   PhpStackProcess php({"--memcached", mc.address(), "--origin", origin_url(server), "--namespace", "edge"});
   HttpConnection pc(php.port());
   // JSON text must be UTF-8 for PHP's json_decode; the binary serializers carry any byte.
-  const std::pair<const char*, bool> strategies[] = {{"struct:php", false}, {"struct:msgpack", false},
-                                                     {"struct:igbinary", false}, {"struct:json", true},
+  const std::pair<const char*, bool> strategies[] = {{"struct:php", false},
+                                                     {"struct:msgpack", false},
+                                                     {"struct:igbinary", false},
+                                                     {"struct:json", true},
                                                      {"struct:php+zlib", false}};
   size_t same = 0, planted = 0;
   int64_t key_id = 100;
@@ -416,8 +433,8 @@ TEST(PhpBackend, UndecodableValuesAreMissesLikeHitcost) {
     MemcachedProcess mc;
     ServerProcess server({"--store", "memcached:" + mc.address(), "--flags", scheme, "--namespace", "bad"});
     HttpConnection hc(server.port());
-    PhpStackProcess php({"--extension", std::string(scheme) == "php-memcache" ? "memcache" : "memcached",
-                         "--memcached", mc.address(), "--origin", origin_url(server), "--namespace", "bad"});
+    PhpStackProcess php({"--extension", std::string(scheme) == "php-memcache" ? "memcache" : "memcached", "--memcached",
+                         mc.address(), "--origin", origin_url(server), "--namespace", "bad"});
     HttpConnection pc(php.port());
     int64_t id = 200;
     for (const Garbage& g : garbage) {
@@ -453,17 +470,30 @@ TEST(PhpBackend, AnswersRoutesAndBadRequestsLikeHitcost) {
   PhpStackProcess php({"--memcached", mc.address(), "--origin", origin_url(server)});
   HttpConnection hc(server.port()), pc(php.port());
   // Each target goes to hitcost first (a miss stores the page), then to PHP.
-  const char* targets[] = {"/healthz", "/nope", "/page/", "/page/abc", "/page/-1", "/page/1.5", "/page/+1",
-                           "/page/-0?rows=3", "/page/007?rows=3", "/page/1?rows=99999", "/page/1?rows=-1",
-                           "/page/1?rows=", "/page/1?rows=%35", "/page/1?x=1&rows=4&rows=9",
-                           "/page/99999999999999", "/page/99999999999999999999", "/page/1/",
+  const char* targets[] = {"/healthz",
+                           "/nope",
+                           "/page/",
+                           "/page/abc",
+                           "/page/-1",
+                           "/page/1.5",
+                           "/page/+1",
+                           "/page/-0?rows=3",
+                           "/page/007?rows=3",
+                           "/page/1?rows=99999",
+                           "/page/1?rows=-1",
+                           "/page/1?rows=",
+                           "/page/1?rows=%35",
+                           "/page/1?x=1&rows=4&rows=9",
+                           "/page/99999999999999",
+                           "/page/99999999999999999999",
+                           "/page/1/",
                            "/page/1000000000000?rows=1"};
   size_t same = 0;
   for (const char* t : targets) {
     HttpResponse h = hc.get(t), p = pc.get(t);
     EXPECT_EQ(p.status, h.status) << t << ": PHP said " << p.body << ", hitcost " << h.body;
-    EXPECT_TRUE(p.body == h.body) << t << ": PHP '" << p.body.substr(0, 100) << "', hitcost '"
-                                  << h.body.substr(0, 100) << "'";
+    EXPECT_TRUE(p.body == h.body) << t << ": PHP '" << p.body.substr(0, 100) << "', hitcost '" << h.body.substr(0, 100)
+                                  << "'";
     EXPECT_EQ(p.header("content-type"), h.header("content-type")) << t;
     EXPECT_EQ(p.header("x-cache-key"), h.header("x-cache-key")) << t;
     if (p.status == h.status && p.body == h.body) ++same;
@@ -558,7 +588,7 @@ TEST(PhpBackend, StoppingTheStackLeavesNoProcess) {
   ServerProcess server({"--store", "memcached:" + mc.address()});
   const std::string cpu = std::to_string(first_allowed_cpu());
   const std::vector<std::string> args = {"--memcached", mc.address(), "--origin", origin_url(server),
-                                         "--workers", "2", "--cpus", cpu};
+                                         "--workers",   "2",          "--cpus",   cpu};
   size_t stopped = 0;
   for (int how : {SIGTERM, SIGINT, 0}) {  // 0: the --time-limit
     SCOPED_TRACE(how == 0 ? "time limit" : how == SIGINT ? "INT" : "TERM");

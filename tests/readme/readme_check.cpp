@@ -125,8 +125,7 @@ std::vector<std::string> programs_in_heading(const std::string& heading) {
     while (!word.empty() && strip(word.front())) word.erase(word.begin());
     while (!word.empty() && strip(word.back())) word.pop_back();
     const std::string p = our_program(word);
-    if (!p.empty() && std::find(programs.begin(), programs.end(), p) == programs.end())
-      programs.push_back(p);
+    if (!p.empty() && std::find(programs.begin(), programs.end(), p) == programs.end()) programs.push_back(p);
   }
   return programs;
 }
@@ -142,10 +141,9 @@ Findings check_commands(const std::string& readme, const HelpSource& source) {
   for (const auto& c : our_commands(readme)) {
     ++f.checked;
     const std::string at = line_ref(c.line) + "`" + command_text(c) + "`: ";
-    if (c.program == "hitcost-load" && !c.args.empty() && bare_word(c.args[0]) &&
-        !helps.known_subcommand(c.args[0])) {
-      f.problems.push_back(at + "hitcost-load has no subcommand '" + c.args[0] + "' (it has: " +
-                           helps.subcommand_list() + "; a plain run is `hitcost-load --url URL ...`)");
+    if (c.program == "hitcost-load" && !c.args.empty() && bare_word(c.args[0]) && !helps.known_subcommand(c.args[0])) {
+      f.problems.push_back(at + "hitcost-load has no subcommand '" + c.args[0] +
+                           "' (it has: " + helps.subcommand_list() + "; a plain run is `hitcost-load --url URL ...`)");
     }
     const auto uses = flag_uses(c, helps);
     const bool script = starts_with(c.program, "scripts/");
@@ -172,8 +170,8 @@ Findings check_commands(const std::string& readme, const HelpSource& source) {
       if (c.program == "test.sh") via = " (test.sh passes its arguments to ctest)";
       if (c.program != use.target.program && starts_with(c.program, "scripts/"))
         via = " (" + c.program + " passes what follows `--` to `" + use.target.name() + "`)";
-      f.problems.push_back(at + use.flag + " is not an option of `" + use.target.name() + "`" + via +
-                           ": not in `" + use.target.name() + " --help`");
+      f.problems.push_back(at + use.flag + " is not an option of `" + use.target.name() + "`" + via + ": not in `" +
+                           use.target.name() + " --help`");
     }
   }
   return f;
@@ -227,7 +225,8 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
 
     for (const auto& span : inline_spans(line.text)) {
       auto words = span_words(span);
-      words.erase(words.begin(), std::find_if(words.begin(), words.end(), [](const std::string& w) { return !is_assignment(w); }));
+      words.erase(words.begin(),
+                  std::find_if(words.begin(), words.end(), [](const std::string& w) { return !is_assignment(w); }));
       if (words.empty()) continue;
       OurCommand c;
       if (to_our_command(words, line.number, c)) {
@@ -281,8 +280,8 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
           if (count++ == 0) first_line = line.number;
           continue;
         }
-        std::string message = line_ref(line.number) + "`" + span + "`: " + flag + " is not an option of " +
-                              whose + ": not in " + names_of(candidates);
+        std::string message = line_ref(line.number) + "`" + span + "`: " + flag + " is not an option of " + whose +
+                              ": not in " + names_of(candidates);
         if (!unreadable.empty()) message += " (unreadable: " + join(unreadable, "; ") + ")";
         if (reported.insert(message).second) out.findings.problems.push_back(message);
       }
@@ -295,8 +294,7 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
 }
 
 Findings check_help_flags_documented(const std::string& readme, const HelpSource& source,
-                                     const std::vector<Target>& targets,
-                                     const std::set<std::string>& allowed) {
+                                     const std::vector<Target>& targets, const std::set<std::string>& allowed) {
   Findings f;
   HelpCache helps(source);
   auto mentioned = [&](const std::string& flag) {
@@ -358,7 +356,8 @@ Findings check_exit_codes(const std::string& readme, const std::string& exit_cod
     if (t.empty() || t[0] != '|') continue;
     std::string cell = trim(t.substr(1, t.find('|', 1) == std::string::npos ? std::string::npos : t.find('|', 1) - 1));
     cell.erase(std::remove(cell.begin(), cell.end(), '`'), cell.end());
-    if (cell.empty() || !std::all_of(cell.begin(), cell.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;  // header, ---
+    if (cell.empty() || !std::all_of(cell.begin(), cell.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;  // header, ---
     const int code = std::stoi(cell);
     ++f.checked;
     if (table.count(code)) {
@@ -368,8 +367,8 @@ Findings check_exit_codes(const std::string& readme, const std::string& exit_cod
     }
     table[code] = line.number;
     if (!defined.count(code))
-      f.problems.push_back(line_ref(line.number) + "exit code " + cell +
-                           " is not one of client/exit_code.h's (" + codes + ")");
+      f.problems.push_back(line_ref(line.number) + "exit code " + cell + " is not one of client/exit_code.h's (" +
+                           codes + ")");
   }
   if (heading_line == 0) {
     f.problems.push_back("README.md: no heading with \"Exit codes\": the table of exit codes (" + codes +

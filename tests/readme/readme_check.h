@@ -30,7 +30,7 @@ struct Help {
 struct HelpSource {
   std::function<Help(const Target&)> help;
   std::function<bool(const std::string& script)> script_exists;  // "scripts/x.sh"
-  std::vector<std::string> load_subcommands;  // from `hitcost-load --help` ("Subcommands:")
+  std::vector<std::string> load_subcommands;                     // from `hitcost-load --help` ("Subcommands:")
 };
 
 // What a check looked at and what it found wrong ("README.md:LINE: ...", one per problem).
@@ -61,8 +61,7 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
 // 3. Every flag the targets' --help prints appears in the README (-h/--help and `allowed`
 //    excepted).
 Findings check_help_flags_documented(const std::string& readme, const HelpSource& source,
-                                     const std::vector<Target>& targets,
-                                     const std::set<std::string>& allowed);
+                                     const std::vector<Target>& targets, const std::set<std::string>& allowed);
 
 // 5. The codes of the table under the heading with "Exit codes" are exactly the kExit* = N
 //    values of client/exit_code.h (text given).

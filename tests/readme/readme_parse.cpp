@@ -66,15 +66,13 @@ std::string flag_of(const std::string& word) {
     if (std::all_of(flag.begin() + 2, flag.end(), option_name_char)) return flag;
     return "";
   }
-  if (word.size() == 2 && word[0] == '-' && std::isalpha(static_cast<unsigned char>(word[1])))
-    return word;
+  if (word.size() == 2 && word[0] == '-' && std::isalpha(static_cast<unsigned char>(word[1]))) return word;
   return "";
 }
 
 std::string strip_brackets(std::string w) {
   while (!w.empty() && (w.front() == '[' || w.front() == '(')) w.erase(w.begin());
-  while (!w.empty() && (w.back() == ']' || w.back() == ')' || w.back() == ',' || w.back() == ';'))
-    w.pop_back();
+  while (!w.empty() && (w.back() == ']' || w.back() == ')' || w.back() == ',' || w.back() == ';')) w.pop_back();
   return w;
 }
 
@@ -110,8 +108,7 @@ std::vector<std::string> inline_spans(const std::string& line) {
 }
 
 std::vector<std::string> span_words(std::string span) {
-  span.erase(std::remove_if(span.begin(), span.end(), [](char c) { return c == '"' || c == '\''; }),
-             span.end());
+  span.erase(std::remove_if(span.begin(), span.end(), [](char c) { return c == '"' || c == '\''; }), span.end());
   std::vector<std::string> words;
   std::string w;
   for (char c : span) {
@@ -233,8 +230,10 @@ std::vector<ShellCommand> shell_commands(const CodeBlock& block) {
       const char c = s[i];
       const char next = i + 1 < s.size() ? s[i + 1] : '\0';
       if (quote) {
-        if (c == quote) quote = 0;
-        else word += c;
+        if (c == quote)
+          quote = 0;
+        else
+          word += c;
         continue;
       }
       if (substitution > 0) {
@@ -307,9 +306,8 @@ std::string our_program(const std::string& word) {
 }
 
 bool to_our_command(const std::vector<std::string>& words, int line, OurCommand& command) {
-  static const std::set<std::string> wrappers = {"sudo", "exec", "nohup", "time", "setsid", "env",
-                                                 "command", "bash", "sh", "then", "do", "else",
-                                                 "(", "{", "!"};
+  static const std::set<std::string> wrappers = {"sudo", "exec", "nohup", "time", "setsid", "env", "command", "bash",
+                                                 "sh",   "then", "do",    "else", "(",      "{",   "!"};
   size_t i = 0;
   while (i < words.size()) {
     const std::string& w = words[i];
@@ -421,8 +419,7 @@ std::vector<std::string> cli11_subcommands(const std::string& help) {
   return subs;
 }
 
-std::vector<RunnableBlock> runnable_blocks(const std::string& readme, const std::string& build_dir,
-                                           int port) {
+std::vector<RunnableBlock> runnable_blocks(const std::string& readme, const std::string& build_dir, int port) {
   std::vector<RunnableBlock> out;
   for (const auto& block : code_blocks(lines_of(readme))) {
     if (!block.runnable) continue;
@@ -434,6 +431,5 @@ std::vector<RunnableBlock> runnable_blocks(const std::string& readme, const std:
   }
   return out;
 }
-
 
 }  // namespace hitcost::readme

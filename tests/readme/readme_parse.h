@@ -80,7 +80,6 @@ struct RunnableBlock {
   int fence_line = 0;
   std::string script;
 };
-std::vector<RunnableBlock> runnable_blocks(const std::string& readme, const std::string& build_dir,
-                                           int port);
+std::vector<RunnableBlock> runnable_blocks(const std::string& readme, const std::string& build_dir, int port);
 
 }  // namespace hitcost::readme

@@ -34,8 +34,8 @@ TEST(ReadmeRun, MarkedBlocksRunAndExitZero) {
     const auto r = hitcost::testing::run_command(
         {"bash", "-euo", "pipefail", "-c", block.script},
         {.timeout_ms = 60'000, .cwd = HITCOST_SOURCE_DIR, .own_session = true, .grace_ms = 10'000});
-    const std::string what = "README.md:" + std::to_string(block.fence_line) + ": the block run as\n" +
-                             block.script + "--- stdout:\n" + tail(r.out) + "\n--- stderr:\n" + tail(r.err);
+    const std::string what = "README.md:" + std::to_string(block.fence_line) + ": the block run as\n" + block.script +
+                             "--- stdout:\n" + tail(r.out) + "\n--- stderr:\n" + tail(r.err);
     EXPECT_FALSE(r.timed_out) << "still running after 60 s (killed): " << what;
     EXPECT_EQ(r.exit_code, 0) << "exit status " << r.exit_code << " (signal " << r.term_signal << "): " << what;
     EXPECT_TRUE(r.left_running.empty()) << "left running 10 s after it ended (now killed):\n"

@@ -3,6 +3,7 @@
 // documented, and its exit-code table is client/exit_code.h's. The checker's rules are
 // first shown to fail on small made-up READMEs (ReadmeChecker.*), then applied to the real
 // one (Readme.*); each failure prints README.md:LINE and what to fix.
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
@@ -12,8 +13,6 @@
 #include <map>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "tests/readme/readme_check.h"
 #include "tests/support/command.h"
@@ -95,8 +94,9 @@ TEST(ReadmeChecker, CommandsOfCodeBlocksAreSplitJoinedAndStrippedOfComments) {
   EXPECT_EQ(f.problems.size(), 2u) << listing(f.problems);
   EXPECT_TRUE(contains(f.problems, "README.md:3: `hitcost-load --url http://127.0.0.1:8080 --bogus 1`: --bogus"))
       << listing(f.problems);
-  EXPECT_TRUE(contains(f.problems, "README.md:5: `run.sh --repeat 8 --nope 2>&1`: --nope is not an option of "
-                                   "`hitcost-load sweep` (run.sh passes"))
+  EXPECT_TRUE(contains(f.problems,
+                       "README.md:5: `run.sh --repeat 8 --nope 2>&1`: --nope is not an option of "
+                       "`hitcost-load sweep` (run.sh passes"))
       << listing(f.problems);
   EXPECT_EQ(f.checked, 4 + 6);  // 4 commands, 6 flags
 }
@@ -151,23 +151,34 @@ TEST(ReadmeChecker, InlineFlagsAreCheckedAgainstTheSectionsProgramOrTheCommandBe
       "- `--nowhere` is no one's.\n"                                       // 11
       "## Script (`scripts/t.sh`)\n"                                       // 12
       "`--nodes` and `--url`\n"                                            // 13
-      "`hitcost-load merge` then `--nodes`, `--json` and `--gone`\n"      // 14
+      "`hitcost-load merge` then `--nodes`, `--json` and `--gone`\n"       // 14
       "- `build/test/bench/hitcost-bench`: use `--benchmark_filter=x`\n";  // 15
-  const auto s = check_inline_flags(
-      readme, fake_source({{"hitcost-server", {"--port"}},
-                           {"hitcost-load", {"--url", "--server-pids", "--server-tree"}},
-                           {"hitcost-load sweep", {"--url"}},
-                           {"hitcost-load report", {}},
-                           {"hitcost-load merge", {"--json"}},
-                           {"hitcost-load compare", {}},
-                           {"scripts/t.sh", {"--nodes"}}}));
+  const auto s = check_inline_flags(readme, fake_source({{"hitcost-server", {"--port"}},
+                                                         {"hitcost-load", {"--url", "--server-pids", "--server-tree"}},
+                                                         {"hitcost-load sweep", {"--url"}},
+                                                         {"hitcost-load report", {}},
+                                                         {"hitcost-load merge", {"--json"}},
+                                                         {"hitcost-load compare", {}},
+                                                         {"scripts/t.sh", {"--nodes"}}}));
   const auto& p = s.findings.problems;
   EXPECT_EQ(p.size(), 5u) << listing(p);
-  EXPECT_TRUE(contains(p, "README.md:4: `--gone`: --gone is not an option of the program(s) this section's heading names (hitcost-server)")) << listing(p);
-  EXPECT_TRUE(contains(p, "README.md:6: `--url`: --url is not an option of the program(s) this section's heading names (hitcost-server)")) << listing(p);
-  EXPECT_TRUE(contains(p, "README.md:11: `--nowhere`: --nowhere is not an option of any program of ours")) << listing(p);
-  EXPECT_TRUE(contains(p, "README.md:13: `--url`: --url is not an option of the program(s) this section's heading names (scripts/t.sh)")) << listing(p);
-  EXPECT_TRUE(contains(p, "README.md:14: `--gone`: --gone is not an option of the program(s) this section's heading names (scripts/t.sh) or of the command before it")) << listing(p);
+  EXPECT_TRUE(contains(
+      p,
+      "README.md:4: `--gone`: --gone is not an option of the program(s) this section's heading names (hitcost-server)"))
+      << listing(p);
+  EXPECT_TRUE(contains(
+      p,
+      "README.md:6: `--url`: --url is not an option of the program(s) this section's heading names (hitcost-server)"))
+      << listing(p);
+  EXPECT_TRUE(contains(p, "README.md:11: `--nowhere`: --nowhere is not an option of any program of ours"))
+      << listing(p);
+  EXPECT_TRUE(contains(
+      p, "README.md:13: `--url`: --url is not an option of the program(s) this section's heading names (scripts/t.sh)"))
+      << listing(p);
+  EXPECT_TRUE(contains(
+      p,
+      "README.md:14: `--gone`: --gone is not an option of the program(s) this section's heading names (scripts/t.sh) or of the command before it"))
+      << listing(p);
   EXPECT_EQ(s.checked_by_program.at("hitcost-server"), 4);  // --port, --gone, --port, --url
   EXPECT_EQ(s.checked_by_program.at("scripts/t.sh"), 2 + 3);
   EXPECT_EQ(s.findings.checked, 4 + 1 + 1 + 2 + 3);
@@ -178,15 +189,17 @@ TEST(ReadmeChecker, FlagsUnderAProgramWhoseHelpCannotBeReadAreReportedOnce) {
   const auto s = check_inline_flags(readme, fake_source({}));
   EXPECT_EQ(s.findings.checked, 3);
   ASSERT_EQ(s.findings.problems.size(), 1u) << listing(s.findings.problems);
-  EXPECT_EQ(s.findings.problems[0], "README.md:2: this flag and 2 more below it could not be checked: "
-                                    "`scripts/broken.sh --help`: no such program");
+  EXPECT_EQ(s.findings.problems[0],
+            "README.md:2: this flag and 2 more below it could not be checked: "
+            "`scripts/broken.sh --help`: no such program");
 }
 
 TEST(ReadmeChecker, AHelpFlagNotInTheReadmeIsReported) {
   const std::string readme = "Use `--url` and `-c`, `--connections`; --max-error-rate-x is another.\n";
   const auto f = check_help_flags_documented(
-      readme, fake_source({{"hitcost-load", {"--url", "-c", "--connections", "--max-error-rate", "-q"}},
-                           {"hitcost-load sweep", {"--url", "--max-error-rate", "--kept-out"}}}),
+      readme,
+      fake_source({{"hitcost-load", {"--url", "-c", "--connections", "--max-error-rate", "-q"}},
+                   {"hitcost-load sweep", {"--url", "--max-error-rate", "--kept-out"}}}),
       {{"hitcost-load", ""}, {"hitcost-load", "sweep"}}, {"--kept-out"});
   EXPECT_EQ(f.checked, 7);
   ASSERT_EQ(f.problems.size(), 2u) << listing(f.problems);
@@ -200,7 +213,7 @@ TEST(ReadmeChecker, ExitCodeTableMatchesTheHeaderBothWays) {
   const std::string header = "kExitOk = 0, kExitFailed = 1, kExitUsage = 2,\n kExitErrors = 3,";
   const std::string readme =
       "## Other\n| 3 | not this table |\n"
-      "## Exit codes\n"                 // 3
+      "## Exit codes\n"  // 3
       "| code | meaning |\n|---|---|\n"
       "| 0 | ok |\n| `1` | failed |\n"  // 6, 7
       "| 2 | usage |\n| 5 | invented |\n"
@@ -249,9 +262,9 @@ TEST(ReadmeChecker, HelpParsersTakeOptionNamesNotFlagsNamedInDescriptions) {
 // What the runnable blocks and the scripts' --help are judged by (run_command in a session of
 // its own): the exit status, a deadline, and the processes left in the session.
 TEST(ReadmeSession, ReportsExitStatusOutputAndWhatWasLeftRunningThenKillsIt) {
-  const auto r = hitcost::testing::run_command(
-      {"bash", "-c", "pwd; echo oops >&2; sleep 30 & exit 3"},
-      {.timeout_ms = 10'000, .cwd = "/tmp", .own_session = true, .grace_ms = 300});
+  const auto r =
+      hitcost::testing::run_command({"bash", "-c", "pwd; echo oops >&2; sleep 30 & exit 3"},
+                                    {.timeout_ms = 10'000, .cwd = "/tmp", .own_session = true, .grace_ms = 300});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.out, "/tmp\n");
@@ -259,7 +272,9 @@ TEST(ReadmeSession, ReportsExitStatusOutputAndWhatWasLeftRunningThenKillsIt) {
   ASSERT_EQ(r.left_running.size(), 1u);
   EXPECT_NE(r.left_running[0].cmdline.find("sleep 30"), std::string::npos) << r.left_running[0].cmdline;
   const pid_t left = r.left_running[0].pid;
-  for (int i = 0; i < 100 && ::kill(left, 0) == 0 && slurp("/proc/" + std::to_string(left) + "/stat").find(") Z") == std::string::npos; ++i)
+  for (int i = 0; i < 100 && ::kill(left, 0) == 0 &&
+                  slurp("/proc/" + std::to_string(left) + "/stat").find(") Z") == std::string::npos;
+       ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   const std::string stat = slurp("/proc/" + std::to_string(left) + "/stat");
   EXPECT_TRUE(stat.empty() || stat.find(") Z") != std::string::npos) << "still alive: " << stat;
@@ -324,8 +339,9 @@ Help script_help(const std::string& script) {
   }
   const std::string text = slurp(path);
   if (text.find("--help)") == std::string::npos && text.find("--help|") == std::string::npos) {
-    h.problem = "it handles no --help (not run: it would start); give it a -h|--help case that "
-                "prints its usage and exits 0";
+    h.problem =
+        "it handles no --help (not run: it would start); give it a -h|--help case that "
+        "prints its usage and exits 0";
     return h;
   }
   const auto r = hitcost::testing::run_command(

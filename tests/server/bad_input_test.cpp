@@ -74,7 +74,8 @@ TEST(BadInput, OversizedHeaderIs431) {
 TEST(BadInput, OversizedBodyIs413) {
   ServerProcess server({"--rows", "2", "--body-limit", "100"});
   std::string body(1000, '{');
-  HttpResponse r = raw_exchange(server.port(), "POST /admin/config HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + body);
+  HttpResponse r =
+      raw_exchange(server.port(), "POST /admin/config HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + body);
   EXPECT_EQ(r.status, 413);
   expect_still_serving(server.port());
 }

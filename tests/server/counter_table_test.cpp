@@ -172,7 +172,8 @@ TEST(CounterTable, StatsAndMetricsReportEveryCounterWithItsValue) {
 // text, with zeros where there is nothing to count.
 TEST(StatsReport, MetricsOfEmptyFiguresAreWellFormedZeros) {
   const std::string text = metrics_text(StatsFigures{});
-  std::regex sample(R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (-?[0-9.eE+-]+|NaN)$)");
+  std::regex sample(
+      R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (-?[0-9.eE+-]+|NaN)$)");
   std::regex comment(R"(^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*$)");
   std::istringstream in(text);
   std::string line;
@@ -199,8 +200,8 @@ TEST(StatsReport, MemoryIsKiBInStatsAndBytesInMetrics) {
   f.store.extra["resident_bytes"] = 3 * 1024 * 1024;
   const nlohmann::json memory = stats_json(f).at("memory");
   const std::map<std::string, std::optional<uint64_t>> want = {
-      {"rss", 5000}, {"pss", 4000}, {"pss_anon", 1500}, {"pss_file", std::nullopt}, {"pss_shmem", 20},
-      {"process_own", 1520}, {"store_file_resident", 3072}};
+      {"rss", 5000},     {"pss", 4000},         {"pss_anon", 1500},           {"pss_file", std::nullopt},
+      {"pss_shmem", 20}, {"process_own", 1520}, {"store_file_resident", 3072}};
   ASSERT_EQ(memory.size(), want.size()) << memory.dump();
   const std::string metrics = metrics_text(f);
   size_t checked = 0;

@@ -71,8 +71,8 @@ TEST(CpuCheck, ThisMachineAcceptsItsOwnCpusAndRefusesOnePastTheLastOnline) {
   const int past = online.back() + 1;
   const auto e = cpus_not_online_error({past});
   ASSERT_TRUE(e);
-  EXPECT_EQ(*e, "CPU " + std::to_string(past) + " is not online (online: " +
-                    hitcost::proc::format_cpu_list(online) + ")");
+  EXPECT_EQ(*e,
+            "CPU " + std::to_string(past) + " is not online (online: " + hitcost::proc::format_cpu_list(online) + ")");
 }
 
 TEST(CpuCheck, ANarrowerAffinityMaskIsNoObstacle) {

@@ -38,8 +38,8 @@ std::map<std::string, double> memory_samples(const std::string& metrics) {
 }
 
 struct StoreFile {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("hitcost-memory-" + std::to_string(::getpid()) + ".dat");
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("hitcost-memory-" + std::to_string(::getpid()) + ".dat");
   ~StoreFile() { std::filesystem::remove(path); }
 };
 
@@ -60,8 +60,8 @@ TEST(MemoryStats, MmapStoreFileCountsInRssButNotInProcessOwn) {
   const json s = json::parse(conn.get("/stats").body);
   ASSERT_TRUE(s.contains("memory")) << s.dump();
   const json& m = s.at("memory");
-  for (const char* k : {"rss_kb", "pss_kb", "pss_anon_kb", "pss_file_kb", "pss_shmem_kb",
-                        "process_own_kb", "store_file_resident_kb"})
+  for (const char* k :
+       {"rss_kb", "pss_kb", "pss_anon_kb", "pss_file_kb", "pss_shmem_kb", "process_own_kb", "store_file_resident_kb"})
     ASSERT_TRUE(m.contains(k) && m.at(k).is_number_unsigned()) << k << " in " << m.dump();
   const auto kb = [&](const char* k) { return m.at(k).get<double>(); };
 
@@ -87,8 +87,8 @@ TEST(MemoryStats, MmapStoreFileCountsInRssButNotInProcessOwn) {
   EXPECT_GE(samples.at("store_file_resident"), 0.95 * file_kb * 1024);
   EXPECT_GE(samples.at("rss"), 0.95 * file_kb * 1024);
   EXPECT_LT(samples.at("process_own"), file_kb / 4 * 1024);
-  std::printf("file %.0f KiB: rss %.0f, pss_file %.0f, process_own %.0f, resident %.0f KiB\n", file_kb,
-              kb("rss_kb"), kb("pss_file_kb"), kb("process_own_kb"), kb("store_file_resident_kb"));
+  std::printf("file %.0f KiB: rss %.0f, pss_file %.0f, process_own %.0f, resident %.0f KiB\n", file_kb, kb("rss_kb"),
+              kb("pss_file_kb"), kb("process_own_kb"), kb("store_file_resident_kb"));
 }
 
 TEST(MemoryStats, MemoryStoreHasNoStoreFileFigure) {

@@ -51,8 +51,8 @@ TEST_P(PageRoundTrip, MissStoresAndHitReturnsTheSameHtml) {
     store = "memcached:" + mc->address();
   }
   // threshold 0 forces compression on so the +zlib strategies really store compressed values.
-  ServerProcess server({"--store", store, "--strategy", c.strategy, "--flags", c.flags, "--rows", "20",
-                        "--threshold", "0"});
+  ServerProcess server(
+      {"--store", store, "--strategy", c.strategy, "--flags", c.flags, "--rows", "20", "--threshold", "0"});
   HttpConnection conn(server.port());
   const std::string want = expected_html(7, 20);
 
@@ -84,16 +84,13 @@ TEST_P(PageRoundTrip, MissStoresAndHitReturnsTheSameHtml) {
 
 INSTANTIATE_TEST_SUITE_P(
     Strategies, PageRoundTrip,
-    ::testing::Values(Case{"memory", "html", "php-memcached"}, Case{"memory", "struct:json", "php-memcached"},
-                      Case{"memory", "html+zlib", "php-memcached"},
-                      Case{"memory", "struct:msgpack+zlib", "native"},
-                      Case{"memory:objects", "html", "native"},
-                      Case{"memcached", "html", "php-memcached"}, Case{"memcached", "html+zlib", "php-memcached"},
-                      Case{"memcached", "struct:json", "php-memcached"},
-                      Case{"memcached", "struct:json+zlib", "php-memcached"},
-                      Case{"memcached", "struct:php+zlib:9", "php-memcache"},
-                      Case{"memcached", "struct:msgpack+zlib", "php-memcached"},
-                      Case{"memcached", "struct:simdjson", "native"}),
+    ::testing::Values(
+        Case{"memory", "html", "php-memcached"}, Case{"memory", "struct:json", "php-memcached"},
+        Case{"memory", "html+zlib", "php-memcached"}, Case{"memory", "struct:msgpack+zlib", "native"},
+        Case{"memory:objects", "html", "native"}, Case{"memcached", "html", "php-memcached"},
+        Case{"memcached", "html+zlib", "php-memcached"}, Case{"memcached", "struct:json", "php-memcached"},
+        Case{"memcached", "struct:json+zlib", "php-memcached"}, Case{"memcached", "struct:php+zlib:9", "php-memcache"},
+        Case{"memcached", "struct:msgpack+zlib", "php-memcached"}, Case{"memcached", "struct:simdjson", "native"}),
     case_name);
 
 TEST(PageData, DataRouteEqualsTheGeneratorOutput) {

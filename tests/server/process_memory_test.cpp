@@ -43,10 +43,10 @@ TEST(ProcessMemory, MalformedValuesAndEmptyTextAreUnknown) {
   const auto empty = parse_smaps_rollup("");
   EXPECT_FALSE(empty.pss_kb || empty.pss_anon_kb || empty.pss_file_kb || empty.pss_shmem_kb);
   const auto m = parse_smaps_rollup(
-      "Pss:                 12 MB\n"   // unit not kB
-      "Pss_Anon:            x kB\n"    // not a number
-      "Pss_File:            -3 kB\n"   // negative
-      "Pss_Shmem:           5 kB");    // no final newline: still read
+      "Pss:                 12 MB\n"  // unit not kB
+      "Pss_Anon:            x kB\n"   // not a number
+      "Pss_File:            -3 kB\n"  // negative
+      "Pss_Shmem:           5 kB");   // no final newline: still read
   EXPECT_FALSE(m.pss_kb);
   EXPECT_FALSE(m.pss_anon_kb);
   EXPECT_FALSE(m.pss_file_kb);

@@ -67,8 +67,7 @@ TEST(Routes, PipelinedRequestsAreAnsweredInOrder) {
   ServerProcess server({"--rows", "2"});
   HttpConnection conn(server.port());
   std::string batch;
-  for (int id : {3, 1, 2, 3})
-    batch += "GET /page/" + std::to_string(id) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (int id : {3, 1, 2, 3}) batch += "GET /page/" + std::to_string(id) + " HTTP/1.1\r\nHost: x\r\n\r\n";
   batch += "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
   conn.send_raw(batch);  // one write: all five arrive together
   for (int id : {3, 1, 2, 3}) {
@@ -107,8 +106,7 @@ TEST(Routes, StatsHasCleanTilesOfThirtyTwoRequests) {
   const uint64_t served_tiles = std::stoull(match[1]);
   EXPECT_GE(served_tiles, tiles);  // a counter: the two requests since may end a tile
   EXPECT_LE(served_tiles, tiles + 1);
-  ASSERT_TRUE(std::regex_search(served, match, std::regex(R"(\nhitcost_clean_tile_requests_total (\d+)\n)")))
-      << served;
+  ASSERT_TRUE(std::regex_search(served, match, std::regex(R"(\nhitcost_clean_tile_requests_total (\d+)\n)"))) << served;
   EXPECT_EQ(std::stoull(match[1]), 32 * served_tiles);
   size_t outcomes = 0;
   for (size_t at = served.find("hitcost_sampled_requests_total{"); at != std::string::npos;
@@ -147,7 +145,8 @@ TEST(Routes, MetricsIsValidPrometheusTextAndMatchesStats) {
   ASSERT_EQ(m.status, 200);
   EXPECT_NE(m.header("content-type").find("text/plain"), std::string::npos);
   // Text exposition format 0.0.4: comments, or `name{labels} value`.
-  std::regex sample(R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)$)");
+  std::regex sample(
+      R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)$)");
   std::regex comment(R"(^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*$)");
   std::istringstream in(m.body);
   std::string line;
@@ -167,8 +166,8 @@ TEST(Routes, MetricsIsValidPrometheusTextAndMatchesStats) {
   }
   for (const auto& [phase, ph] : s["phases_ns"].items()) {
     if (phase == "write") continue;  // every response moves it, /metrics' own included
-    std::string want = "hitcost_phase_seconds_count{phase=\"" + phase + "\"} " +
-                       std::to_string(ph["count"].get<uint64_t>()) + "\n";
+    std::string want =
+        "hitcost_phase_seconds_count{phase=\"" + phase + "\"} " + std::to_string(ph["count"].get<uint64_t>()) + "\n";
     EXPECT_NE(m.body.find(want), std::string::npos) << want;
   }
   // hitcost_memory_bytes: one sample per figure of /stats "memory" that is not null (a
@@ -231,10 +230,10 @@ TEST(Routes, StatsAndMetricsCarryEveryCounterOfTheTable) {
 
 TEST(Routes, StrategySwitchAtRunTimeStoresTheNewFormAndStillReadsTheOld) {
   MemcachedProcess mc;
-  ServerProcess server({"--store", "memcached:" + mc.address(), "--strategy", "html", "--rows", "10",
-                        "--flags", "php-memcached", "--threshold", "0"});
+  ServerProcess server({"--store", "memcached:" + mc.address(), "--strategy", "html", "--rows", "10", "--flags",
+                        "php-memcached", "--threshold", "0"});
   HttpConnection conn(server.port());
-  ASSERT_EQ(conn.get("/page/1").header("x-cache"), "miss");  // stored as html
+  ASSERT_EQ(conn.get("/page/1").header("x-cache"), "miss");      // stored as html
   EXPECT_EQ(stored_flags(mc.port(), "hc:v1:p1:r10") & 0xF, 0u);  // type 0: string
 
   HttpResponse sw = conn.post("/admin/config", R"({"strategy":"struct:json+zlib"})");
@@ -245,7 +244,7 @@ TEST(Routes, StrategySwitchAtRunTimeStoresTheNewFormAndStillReadsTheOld) {
   EXPECT_EQ(old_form.header("x-cache"), "hit");
   EXPECT_EQ(old_form.body, expected_html(1, 10));
 
-  ASSERT_EQ(conn.get("/page/2").header("x-cache"), "miss");  // stored in the new form
+  ASSERT_EQ(conn.get("/page/2").header("x-cache"), "miss");   // stored in the new form
   EXPECT_EQ(stored_flags(mc.port(), "hc:v1:p2:r10"), 0x36u);  // JSON + zlib (FORMATS.md)
   HttpResponse new_form = conn.get("/page/2");
   EXPECT_EQ(new_form.header("x-cache"), "hit");
@@ -282,13 +281,13 @@ TEST(Routes, AdminWarmFillsTheStore) {
 
 TEST(Routes, CorruptValueInMemcachedIsAMissCountedAndTheRightPage) {
   MemcachedProcess mc;
-  ServerProcess server({"--store", "memcached:" + mc.address(), "--strategy", "struct:json+zlib", "--rows", "6",
-                        "--threshold", "0"});
+  ServerProcess server(
+      {"--store", "memcached:" + mc.address(), "--strategy", "struct:json+zlib", "--rows", "6", "--threshold", "0"});
   HttpConnection conn(server.port());
   // Planted by hand: compressed-JSON flags over bytes that are not a zlib stream.
   std::string junk = "\x10\x00\x00\x00garbage-not-zlib";
-  std::string reply = memcached_raw(mc.port(), "set hc:v1:p9:r6 54 0 " + std::to_string(junk.size()) + "\r\n" +
-                                                   junk + "\r\n", "\r\n");
+  std::string reply =
+      memcached_raw(mc.port(), "set hc:v1:p9:r6 54 0 " + std::to_string(junk.size()) + "\r\n" + junk + "\r\n", "\r\n");
   ASSERT_EQ(reply, "STORED\r\n");
   HttpResponse r = conn.get("/page/9");
   EXPECT_EQ(r.status, 200);

@@ -103,8 +103,8 @@ TEST(ServerStart, ACpuThatIsNotOnlineIsAUsageErrorNamingTheOnlineCpus) {
   const int offline = online.back() + 1;
   const Exit e = run_server({"--port", "0", "--cpus", "0," + std::to_string(offline)});
   EXPECT_EQ(e.code, 2) << e.err;
-  EXPECT_EQ(e.err, "hitcost-server: --cpus: CPU " + std::to_string(offline) + " is not online (online: " +
-                       proc::format_cpu_list(online) + ")\n");
+  EXPECT_EQ(e.err, "hitcost-server: --cpus: CPU " + std::to_string(offline) +
+                       " is not online (online: " + proc::format_cpu_list(online) + ")\n");
 }
 
 TEST(ServerStart, EveryMemcachedNodeIsNamedAndADownOneDoesNotStopTheStart) {
@@ -116,8 +116,8 @@ TEST(ServerStart, EveryMemcachedNodeIsNamedAndADownOneDoesNotStopTheStart) {
   const auto lines = lines_of(server.startup_output());
   ASSERT_EQ(lines.size(), 2u) << server.startup_output();
   EXPECT_EQ(lines[0].rfind("memcached " + up.address() + ": up (version ", 0), 0u) << lines[0];
-  EXPECT_EQ(lines[1], "memcached " + down.address() +
-                          ": DOWN (connection refused); its keys are misses until it answers");
+  EXPECT_EQ(lines[1],
+            "memcached " + down.address() + ": DOWN (connection refused); its keys are misses until it answers");
 
   // A page whose key lives on the down node: served from the origin, a miss every time.
   const int64_t on_down = page_on_node(spec, 1, 2), on_up = page_on_node(spec, 0, 2);
@@ -168,7 +168,8 @@ TEST(Healthz, DegradedNamesTheDownNodeAndTurnsOkWhenItAnswers) {
   ASSERT_EQ(lines.size(), 3u) << h.body;
   EXPECT_EQ(lines[0], "degraded: 1 of 2 memcached nodes down");
   EXPECT_EQ(lines[1].rfind("memcached " + up.address() + ": up (version ", 0), 0u) << lines[1];
-  EXPECT_EQ(lines[2], "memcached " + later.address() + ": DOWN (connection refused); its keys are misses until it answers");
+  EXPECT_EQ(lines[2],
+            "memcached " + later.address() + ": DOWN (connection refused); its keys are misses until it answers");
 
   later.start_again();
   h = http_get(server.port(), "/healthz");

@@ -103,19 +103,14 @@ void crash_many_times(const std::string& kind, int rounds) {
   // The writer gets 2-62 ms per round; a round that wrote nothing checks old records only.
   // If most rounds found nothing, the reopen lost records or the writer never ran.
   EXPECT_GE(rounds_with_records, rounds / 2) << "first round with records: " << first_round_with_records;
-  std::printf("%s: %d kills, %lu records verified, dropped on open: %lu in total, in %lu rounds\n",
-              kind.c_str(), rounds, static_cast<unsigned long>(records_checked),
-              static_cast<unsigned long>(dropped_total),
+  std::printf("%s: %d kills, %lu records verified, dropped on open: %lu in total, in %lu rounds\n", kind.c_str(),
+              rounds, static_cast<unsigned long>(records_checked), static_cast<unsigned long>(dropped_total),
               static_cast<unsigned long>(rounds_with_drops));
 }
 
-TEST(StoreFileCrash, KillNineAtRandomMomentsLeavesOnlyIntactRecordsPread) {
-  crash_many_times("pread", 40);
-}
+TEST(StoreFileCrash, KillNineAtRandomMomentsLeavesOnlyIntactRecordsPread) { crash_many_times("pread", 40); }
 
-TEST(StoreFileCrash, KillNineAtRandomMomentsLeavesOnlyIntactRecordsMmap) {
-  crash_many_times("mmap", 40);
-}
+TEST(StoreFileCrash, KillNineAtRandomMomentsLeavesOnlyIntactRecordsMmap) { crash_many_times("mmap", 40); }
 
 }  // namespace
 }  // namespace hitcost

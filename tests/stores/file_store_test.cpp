@@ -1,18 +1,19 @@
 // MmapStore and PreadStore: one format, two read paths — every behaviour is checked on both.
+#include "stores/file_store.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "stores/file_store.h"
 #include "stores/mmap_store.h"
 #include "stores/pread_store.h"
 #include "stores/store.h"
@@ -111,7 +112,8 @@ TEST_P(FileStoreTest, RemoveMakesAMissAndSurvivesReopen) {
 TEST_P(FileStoreTest, ReopenFindsEveryRecord) {
   {
     auto s = open("?size=1M");
-    for (int i = 0; i < 1000; ++i) ASSERT_TRUE(s->set("k" + std::to_string(i), make_value("k" + std::to_string(i), 1, 100), i));
+    for (int i = 0; i < 1000; ++i)
+      ASSERT_TRUE(s->set("k" + std::to_string(i), make_value("k" + std::to_string(i), 1, 100), i));
     ASSERT_TRUE(s->set("k5", make_value("k5", 2, 300), 5));
   }
   auto s = open();  // no size: keeps the file's own capacity
@@ -194,7 +196,10 @@ TEST_P(FileStoreTest, TornRecordIsDroppedOnOpenCountedAndRepaired) {
 }
 
 TEST_P(FileStoreTest, ExplicitDifferentSizeRecreatesTheFile) {
-  { auto s = open("?size=1M"); ASSERT_TRUE(s->set("a", "1", 0)); }
+  {
+    auto s = open("?size=1M");
+    ASSERT_TRUE(s->set("a", "1", 0));
+  }
   auto s = open("?size=2M");
   EXPECT_EQ(s->stats().extra["capacity_bytes"], 2 << 20);
   std::string v;
@@ -213,8 +218,7 @@ TEST_P(FileStoreTest, ConcurrentReadersOnlySeeValuesThatWereWritten) {
       std::mt19937 rng(w);
       for (uint64_t ver = 0; !stop.load(); ++ver) {
         std::string k = "k" + std::to_string(rng() % keys);
-        if (!s->set(k, make_value(k, ver, 50 + rng() % 3000), static_cast<uint32_t>(ver)))
-          bad.fetch_add(1);
+        if (!s->set(k, make_value(k, ver, 50 + rng() % 3000), static_cast<uint32_t>(ver))) bad.fetch_add(1);
         if (rng() % 16 == 0) (void)s->remove(k);
       }
     });
@@ -350,8 +354,7 @@ TEST_P(FileStoreTest, TruncatedFileReadsAsMissOrErrorNotCrash) {
   auto stats = s->stats();
   EXPECT_GE(stats.extra["reinits"], 1);
   std::printf("errors seen by the reader %lu, sigbus faults %.0f, reinits %.0f\n",
-              static_cast<unsigned long>(errors.load()), stats.extra["sigbus_faults"],
-              stats.extra["reinits"]);
+              static_cast<unsigned long>(errors.load()), stats.extra["sigbus_faults"], stats.extra["reinits"]);
 }
 
 TEST_P(FileStoreTest, ColdModeAndResidencyAreReported) {

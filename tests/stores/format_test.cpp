@@ -49,8 +49,8 @@ struct Ring {
   explicit Ring(uint64_t cap) : bytes(cap, '\0'), cap(cap) {}
   uint64_t put(RecordType t, const std::string& key, const std::string& value, uint64_t seq) {
     uint64_t total = record_total_len(key.size(), value.size());
-    auto h = make_record_header(t, salt, seq, key, static_cast<uint32_t>(value.size()), 42,
-                                body_crc(key, value), total);
+    auto h =
+        make_record_header(t, salt, seq, key, static_cast<uint32_t>(value.size()), 42, body_crc(key, value), total);
     std::string rec;
     encode_record(rec, h, key, value);
     std::memcpy(bytes.data() + at, rec.data(), rec.size());

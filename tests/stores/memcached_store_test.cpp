@@ -1,5 +1,7 @@
 // MemcachedStore against real memcached processes: placement over nodes, a node killed and
 // restarted, a frozen node, summed stats, per-thread handles outliving stores.
+#include "stores/memcached_store.h"
+
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -7,12 +9,11 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 #include <vector>
 
-#include "stores/memcached_store.h"
 #include "tests/stores/test_util.h"
 #include "tests/support/memcached_process.h"
 
@@ -20,16 +21,13 @@ namespace hitcost {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using hitcost::testing::MemcachedProcess;
 using hitcost::testing::make_value;
+using hitcost::testing::MemcachedProcess;
 using hitcost::testing::value_matches;
 
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-std::unique_ptr<Store> open_nodes(const std::vector<const MemcachedProcess*>& nodes,
-                                  const std::string& query = "") {
+std::unique_ptr<Store> open_nodes(const std::vector<const MemcachedProcess*>& nodes, const std::string& query = "") {
   std::string spec = "memcached:";
   for (size_t i = 0; i < nodes.size(); ++i) spec += (i ? "," : "") + nodes[i]->address();
   auto s = open_store(spec + query);
@@ -122,8 +120,8 @@ TEST(MemcachedStore, BinaryProtocolRoundTripsValuesFlagsMissesAndLargeValues) {
 // rule: the same keys are refused under both protocols, before any round trip.
 TEST(MemcachedStore, KeysFollowTheTextRuleUnderBothProtocols) {
   MemcachedProcess mc;
-  const std::vector<std::string> bad = {"a b", "a\tb", std::string("a\0b", 3), "a\x01", "a\x7f", "caf\xc3\xa9",
-                                        "", std::string(251, 'k')};
+  const std::vector<std::string> bad = {"a b",         "a\tb", std::string("a\0b", 3), "a\x01", "a\x7f",
+                                        "caf\xc3\xa9", "",     std::string(251, 'k')};
   int checked = 0;
   for (const char* query : {"", "?binary=1"}) {
     auto opened = open_store("memcached:" + mc.address() + query);
@@ -186,10 +184,9 @@ TEST(MemcachedStore, KeysSpreadOverTwoNodesAndEachIsReadable) {
   std::string k = "page:7";
   const MemcachedProcess* holder = ms->node_of(k) == 0 ? &a : &b;
   const MemcachedProcess* other = holder == &a ? &b : &a;
-  EXPECT_NE(hitcost::testing::memcached_raw(holder->port(), "get " + k + "\r\n", "END\r\n")
-                .find("VALUE"), std::string::npos);
-  EXPECT_EQ(hitcost::testing::memcached_raw(other->port(), "get " + k + "\r\n", "END\r\n"),
-            "END\r\n");
+  EXPECT_NE(hitcost::testing::memcached_raw(holder->port(), "get " + k + "\r\n", "END\r\n").find("VALUE"),
+            std::string::npos);
+  EXPECT_EQ(hitcost::testing::memcached_raw(other->port(), "get " + k + "\r\n", "END\r\n"), "END\r\n");
 }
 
 TEST(MemcachedStore, KilledNodeFailsFastCountsErrorsAndComesBackByItself) {
@@ -216,8 +213,8 @@ TEST(MemcachedStore, KilledNodeFailsFastCountsErrorsAndComesBackByItself) {
     connection += r.error().code == Errc::connection;
     timeout += r.error().code == Errc::timeout;
   }
-  std::printf("dead node: %zu gets in %.1f ms, slowest %.2f ms, connection %d timeout %d\n",
-              on_b.size(), ms_since(t_all), worst, connection, timeout);
+  std::printf("dead node: %zu gets in %.1f ms, slowest %.2f ms, connection %d timeout %d\n", on_b.size(),
+              ms_since(t_all), worst, connection, timeout);
   EXPECT_LT(worst, 300);
   EXPECT_EQ(connection + timeout, static_cast<int>(on_b.size()));
   ASSERT_TRUE(s->set(on_a[0], "alive", 2)) << "the other node keeps serving";
@@ -319,8 +316,8 @@ TEST(MemcachedStore, NodeThatNeverAcceptsFailsWithinTheConnectTimeout) {
     fillers.push_back(c);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  auto s = open_store("memcached:127.0.0.1:" + std::to_string(ntohs(a.sin_port)) +
-                      "?timeout_ms=200&connect_timeout_ms=200");
+  auto s =
+      open_store("memcached:127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "?timeout_ms=200&connect_timeout_ms=200");
   ASSERT_TRUE(s.ok());
   std::string v;
   uint32_t f;

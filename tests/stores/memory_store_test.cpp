@@ -1,11 +1,12 @@
 // MemoryStore: bytes mode, objects mode, bound and eviction, concurrency.
+#include "stores/memory_store.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <thread>
 #include <vector>
 
-#include "stores/memory_store.h"
 #include "tests/stores/test_util.h"
 
 namespace hitcost {

@@ -62,8 +62,7 @@ TEST(OpenStore, BadSpecsAreInvalidArgumentsThatNameTheProblem) {
     auto s = open_store(c.spec);
     ASSERT_FALSE(s.ok()) << c.spec;
     EXPECT_EQ(s.error().code, Errc::invalid_argument) << c.spec;
-    EXPECT_NE(s.error().message.find(c.mentions), std::string::npos)
-        << c.spec << " -> " << s.error().message;
+    EXPECT_NE(s.error().message.find(c.mentions), std::string::npos) << c.spec << " -> " << s.error().message;
   }
 }
 

@@ -78,8 +78,8 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
 // Between fork and exec only async-signal-safe calls (the test may have threads holding
 // malloc's lock): everything exec needs is built before the fork. 126: it could not be set
 // up; 127: it could not be run (as a shell says).
-[[noreturn]] void become_command(char* const* argv, char* const* envp, const CommandOptions& options, int in,
-                                 int out, int err) {
+[[noreturn]] void become_command(char* const* argv, char* const* envp, const CommandOptions& options, int in, int out,
+                                 int err) {
   if (options.own_session && ::setsid() < 0) ::_exit(126);
   if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
   if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
@@ -170,9 +170,7 @@ void stop_session(pid_t sid) {
 // Its wait status, after sending options.signal on time and killing it at the deadline.
 int wait_for_exit(pid_t pid, const CommandOptions& options, bool& timed_out) {
   const auto start = Clock::now();
-  auto elapsed_ms = [&] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-  };
+  auto elapsed_ms = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count(); };
   const pid_t signal_target = options.own_session && options.signal_group ? -pid : pid;
   bool signalled = options.signal == 0;
   int status = 0;

@@ -1,15 +1,15 @@
 #include "tests/support/memcached_process.h"
 
 #include <arpa/inet.h>
-#include <csignal>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -72,8 +72,9 @@ MemcachedProcess::~MemcachedProcess() {
 }
 
 void MemcachedProcess::spawn() {
-  std::vector<std::string> args = {"memcached", "-l", "127.0.0.1", "-p", std::to_string(port_),
-                                   "-U", "0", "-m", std::to_string(memory_mb_), "-t", "1"};
+  std::vector<std::string> args = {
+      "memcached", "-l", "127.0.0.1", "-p", std::to_string(port_), "-U", "0", "-m", std::to_string(memory_mb_),
+      "-t",        "1"};
   if (::geteuid() == 0) {  // memcached refuses to run as root without -u
     args.push_back("-u");
     args.push_back("root");

@@ -24,10 +24,10 @@ class MemcachedProcess {
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
 
-  void kill_now();          // SIGKILL and reap
-  void start_again();       // restart on the same port (after kill_now)
-  void pause();             // SIGSTOP: a frozen memcached (returns once it is stopped)
-  void resume();            // SIGCONT
+  void kill_now();     // SIGKILL and reap
+  void start_again();  // restart on the same port (after kill_now)
+  void pause();        // SIGSTOP: a frozen memcached (returns once it is stopped)
+  void resume();       // SIGCONT
 
  private:
   void spawn();

@@ -4,6 +4,7 @@
 // exits at start-up ends run.sh at once.
 // Each script runs in a session of its own (setsid), so every process it started, re-parented
 // or not, is found afterwards by its session id in /proc/*/stat.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,8 +15,6 @@
 #include <regex>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tests/support/command.h"
 
@@ -83,11 +82,11 @@ TEST(TopologyTimeLimit, TwentyRunsInARowLeaveNothingOfTheirSessionAndExit130) {
   for (int i = 0; i < 20; ++i) {
     SCOPED_TRACE("run " + std::to_string(i + 1) + " of 20");
     // 2 strategies x 10 repeats: at least 20 steps, far longer than the limit.
-    const CommandResult r = run_command(
-        bash(topology(dir, {"--nodes", "1", "--clients", "1", "--time-limit", "3", "--strategies", "html,html+zlib",
-                            "--repeat", "10", "--duration", durations[i % 5], "--warmup", "0", "--keys", "200",
-                            "--connections", "2"})),
-        in_own_session(kPrebuilt, 15));
+    const CommandResult r =
+        run_command(bash(topology(dir, {"--nodes", "1", "--clients", "1", "--time-limit", "3", "--strategies",
+                                        "html,html+zlib", "--repeat", "10", "--duration", durations[i % 5], "--warmup",
+                                        "0", "--keys", "200", "--connections", "2"})),
+                    in_own_session(kPrebuilt, 15));
     ASSERT_FALSE(r.timed_out) << "still running 15 s after a 3 s limit:\n" << r.err;
     ++checked;
     EXPECT_EQ(shell_status(r), 130) << r.err;
@@ -153,8 +152,8 @@ TEST(Scripts, CpuThatIsNotOnlineIsAUsageError) {
         "4000"},
        {},
        "php stack: --cpus: CPU 4000 is not online"},
-      {{kSource + "/scripts/php-stack.sh", "--memcached", "127.0.0.1:1", "--origin", "http://127.0.0.1:1",
-        "--fpm-cpus", "0,4000"},
+      {{kSource + "/scripts/php-stack.sh", "--memcached", "127.0.0.1:1", "--origin", "http://127.0.0.1:1", "--fpm-cpus",
+        "0,4000"},
        {},
        "php stack: --fpm-cpus: CPU 4000 is not online"},
       {{kSource + "/scripts/php-stack.sh", "--memcached", "127.0.0.1:1", "--origin", "http://127.0.0.1:1", "--cpus",
@@ -182,9 +181,9 @@ TEST(Scripts, CpuThatIsNotOnlineIsAUsageError) {
 
 TEST(Scripts, EveryHelpNamesTheExitCodes) {
   int checked = 0;
-  for (const char* script : {"run.sh", "scripts/topology.sh", "scripts/profile.sh", "scripts/attribution.sh",
-                             "scripts/php-compare.sh", "scripts/php-stack.sh", "bench/anchor_wrk.sh",
-                             "bench/anchor_nginx.sh"}) {
+  for (const char* script :
+       {"run.sh", "scripts/topology.sh", "scripts/profile.sh", "scripts/attribution.sh", "scripts/php-compare.sh",
+        "scripts/php-stack.sh", "bench/anchor_wrk.sh", "bench/anchor_nginx.sh"}) {
     SCOPED_TRACE(script);
     const CommandResult r = run_command(bash({kSource + "/" + script, "--help"}), in_own_session({}, 30));
     ASSERT_FALSE(r.timed_out) << r.err;
@@ -210,11 +209,11 @@ TEST(Scripts, RunShStopsAtOnceWhenTheServerExitsAtStartUp) {
   for (const fs::path& p : {server, load}) fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
 
   const auto start = std::chrono::steady_clock::now();
-  const CommandResult r = run_command(
-      bash({kSource + "/run.sh"}),
-      in_own_session({"HITCOST_NO_BUILD=1", "HITCOST_BUILD_DIR=" + (dir / "build").string(),
-                      "HITCOST_OUT=" + (dir / "out").string()},
-                     30));
+  const CommandResult r =
+      run_command(bash({kSource + "/run.sh"}),
+                  in_own_session({"HITCOST_NO_BUILD=1", "HITCOST_BUILD_DIR=" + (dir / "build").string(),
+                                  "HITCOST_OUT=" + (dir / "out").string()},
+                                 30));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(r.timed_out) << r.err;
   EXPECT_EQ(shell_status(r), 1) << r.err;

@@ -2,6 +2,7 @@
 // docker-compose.yml (validated without an engine) and scripts/topology.sh (the same shape as
 // plain processes), driven end to end with short durations.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -14,14 +15,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "tests/support/http_client.h"
 #include "tests/support/memcached_process.h"
@@ -98,7 +97,8 @@ std::string topology_command(const fs::path& out, const std::string& args) {
 }
 
 TEST(Compose, ConfigValidatesWithThreeNodesAndTheServerOnAllOfThem) {
-  ASSERT_TRUE(have("docker-compose")) << "docker-compose (Debian package docker-compose) is not installed" << " (scripts/install-deps.sh installs it)";
+  ASSERT_TRUE(have("docker-compose")) << "docker-compose (Debian package docker-compose) is not installed"
+                                      << " (scripts/install-deps.sh installs it)";
   const std::string file = kSource + "/docker-compose.yml";
   const Output quiet = run("docker-compose -f '" + file + "' config -q");
   ASSERT_EQ(quiet.status, 0) << quiet.text;
@@ -123,10 +123,12 @@ TEST(Compose, ConfigValidatesWithThreeNodesAndTheServerOnAllOfThem) {
 }
 
 TEST(Compose, EnvironmentVariablesOverrideTheDefaults) {
-  ASSERT_TRUE(have("docker-compose")) << "docker-compose is not installed" << " (scripts/install-deps.sh installs it)";
-  const Output config = run("HITCOST_PORT=9137 HITCOST_STRATEGY=struct:msgpack+zlib HITCOST_SERVER_THREADS=3 "
-                            "HITCOST_SWEEP_ARGS='--repeat 5' docker-compose -f '" +
-                            kSource + "/docker-compose.yml' config");
+  ASSERT_TRUE(have("docker-compose")) << "docker-compose is not installed"
+                                      << " (scripts/install-deps.sh installs it)";
+  const Output config =
+      run("HITCOST_PORT=9137 HITCOST_STRATEGY=struct:msgpack+zlib HITCOST_SERVER_THREADS=3 "
+          "HITCOST_SWEEP_ARGS='--repeat 5' docker-compose -f '" +
+          kSource + "/docker-compose.yml' config");
   ASSERT_EQ(config.status, 0) << config.text;
   EXPECT_NE(config.text.find("9137"), std::string::npos) << config.text;
   EXPECT_NE(config.text.find("struct:msgpack+zlib"), std::string::npos);
@@ -135,11 +137,13 @@ TEST(Compose, EnvironmentVariablesOverrideTheDefaults) {
 
 TEST(Topology, ThreeNodesTwoClientsRunASweepAndMergeIntoOneReport) {
   for (const char* tool : {"memcached", "curl", "jq"})
-    ASSERT_TRUE(have(tool)) << tool << " is not installed" << " (scripts/install-deps.sh installs it)";
+    ASSERT_TRUE(have(tool)) << tool << " is not installed"
+                            << " (scripts/install-deps.sh installs it)";
   const fs::path out = fresh_dir("sweep");
-  const Output r = run(topology_command(out, "--nodes 3 --clients 2 --strategies html,struct:json+zlib "
-                                             "--duration 1s --warmup 300ms --keys 300 --connections 4 "
-                                             "--time-limit 240"));
+  const Output r = run(topology_command(out,
+                                        "--nodes 3 --clients 2 --strategies html,struct:json+zlib "
+                                        "--duration 1s --warmup 300ms --keys 300 --connections 4 "
+                                        "--time-limit 240"));
   ASSERT_EQ(r.status, 0) << r.text;
   std::printf("%s\n", r.text.c_str());  // the report, for the test log
 
@@ -158,8 +162,8 @@ TEST(Topology, ThreeNodesTwoClientsRunASweepAndMergeIntoOneReport) {
     EXPECT_GT(ra, 0u);
     EXPECT_GT(rb, 0u);
     EXPECT_EQ(rm, ra + rb) << m.at("strategy");
-    EXPECT_EQ(m.at("latency_us").at("count"), a.at("latency_us").at("count").get<uint64_t>() +
-                                                  b.at("latency_us").at("count").get<uint64_t>());
+    EXPECT_EQ(m.at("latency_us").at("count"),
+              a.at("latency_us").at("count").get<uint64_t>() + b.at("latency_us").at("count").get<uint64_t>());
     EXPECT_EQ(a.at("errors").at("total"), 0) << a.at("errors");
     EXPECT_EQ(b.at("errors").at("total"), 0) << b.at("errors");
     EXPECT_EQ(m.at("errors").at("total"), 0);
@@ -195,14 +199,17 @@ TEST(Topology, ThreeNodesTwoClientsRunASweepAndMergeIntoOneReport) {
 
 TEST(Topology, InterruptStopsEverythingItStarted) {
   for (const char* tool : {"memcached", "curl", "jq"})
-    ASSERT_TRUE(have(tool)) << tool << " is not installed" << " (scripts/install-deps.sh installs it)";
+    ASSERT_TRUE(have(tool)) << tool << " is not installed"
+                            << " (scripts/install-deps.sh installs it)";
   const fs::path out = fresh_dir("sigint");
   const fs::path log = out.string() + ".log";
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    const std::string cmd = "exec " + topology_command(out, "--nodes 2 --clients 2 --strategies html --duration 30s "
-                                                            "--warmup 100ms --keys 100 --connections 2") +
+    const std::string cmd = "exec " +
+                            topology_command(out,
+                                             "--nodes 2 --clients 2 --strategies html --duration 30s "
+                                             "--warmup 100ms --keys 100 --connections 2") +
                             " >'" + log.string() + "' 2>&1";
     ::execl("/bin/bash", "bash", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
