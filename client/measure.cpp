@@ -159,7 +159,7 @@ void describe_plan(const LoadPlan& plan, RunReport& r) {
   r.connections = plan.connections;
   r.threads = plan.threads;
   r.cpus = plan.cpus;
-  r.rate = plan.rate;
+  r.rate_rps = plan.rate;
   r.keys = plan.keys.keys;
   r.key_dist =
       plan.keys.dist.kind == KeyDist::Kind::uniform ? "uniform" : "zipf:" + std::to_string(plan.keys.dist.zipf_s);

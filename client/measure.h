@@ -15,6 +15,7 @@
 #include "client/histogram.h"
 #include "client/load_runner.h"
 #include "client/process_set.h"
+#include "client/run_request.h"
 #include "client/server_stats.h"
 
 namespace hitcost::client {
@@ -28,22 +29,10 @@ struct IdleBaseline {
   std::optional<proc::MachineCpu> machine;
 };
 
-struct RunReport {
-  // what was asked
-  std::string url;
-  std::string path_template;
-  int connections = 0;
-  int threads = 0;
-  std::vector<int> cpus;
-  double rate = 0;  // 0 = closed loop
-  uint64_t keys = 0;
-  std::string key_dist;
-  std::optional<double> target_hit_ratio;
-  std::optional<int> rows;
+struct RunReport : RunRequest {
+  // what was asked, besides the RunRequest
   std::string requested_strategy;  // "" = whatever the server is configured with
-  double warmup_s = 0;
-  double planned_duration_s = 0;  // --duration; 0 in request-count mode
-  ErrorLimits error_limits;       // what a measurement may have (client/error_limits.h)
+  ErrorLimits error_limits;        // what a measurement may have (client/error_limits.h)
   // what happened
   LoadResult load;
   std::optional<ServerDelta> server;  // absent with --no-server-stats or on failure
@@ -64,7 +53,7 @@ struct RunReport {
   std::vector<RowsShare> rows_mix;  // --rows-mix; counts per entry in load.rows_requests
   int contamination_retries = 0;    // runs thrown away because they were contaminated
 
-  std::string mode() const { return rate > 0 ? "open-loop" : "closed-loop"; }
+  std::string mode() const { return rate_rps > 0 ? "open-loop" : "closed-loop"; }
   bool interrupted() const { return load.interrupted; }
   // nullopt when the errors are within error_limits; else why not (client/error_limits.h).
   std::optional<std::string> over_error_limit() const { return client::over_error_limit(load, error_limits); }

@@ -36,19 +36,8 @@ nlohmann::json sampling_json(const ServerDelta& s) {
 
 // What was asked: the plan and the limits.
 void describe_request(const RunReport& r, RunRecord& o) {
+  static_cast<RunRequest&>(o) = r;
   o.mode = r.mode();
-  o.url = r.url;
-  o.path_template = r.path_template;
-  o.connections = r.connections;
-  o.threads = r.threads;
-  o.cpus = r.cpus;
-  o.rate_rps = r.rate;
-  o.keys = r.keys;
-  o.key_dist = r.key_dist;
-  o.target_hit_ratio = r.target_hit_ratio;
-  o.rows = r.rows;
-  o.warmup_s = r.warmup_s;
-  o.planned_duration_s = r.planned_duration_s;
   o.max_error_rate = r.error_limits.wrong_answers;
   o.max_transport_error_rate = r.error_limits.transport;
   o.strategy = r.strategy();
@@ -307,8 +296,8 @@ std::string format_plan(const RunReport& r) {
   if (r.interrupted())
     appendf(o, "  INTERRUPTED   after %.2f s of the %.2f s planned: every figure is over the %.2f s that ran\n",
             r.load.window_s, r.planned_duration_s, r.load.window_s);
-  if (r.rate > 0)
-    appendf(o, "  open loop at %.0f req/s; latency from the intended send time\n", r.rate);
+  if (r.rate_rps > 0)
+    appendf(o, "  open loop at %.0f req/s; latency from the intended send time\n", r.rate_rps);
   else
     appendf(o, "  closed loop: latency from the actual send (stalls are under-represented)\n");
   appendf(o, "  %s%s  keys %llu %s", r.url.c_str(), r.path_template.c_str(), static_cast<unsigned long long>(r.keys),
@@ -365,7 +354,7 @@ std::string format_latency(const RunReport& r) {
   if (r.load.miss.count())
     appendf(o, "  misses us     p50 %.1f  p99 %.1f  (n=%llu)\n", us_at(r.load.miss, 50), us_at(r.load.miss, 99),
             static_cast<unsigned long long>(r.load.miss.count()));
-  if (r.rate > 0) {
+  if (r.rate_rps > 0) {
     appendf(o, "  service us    p50 %.1f  p99 %.1f  (from the actual send)\n", us_at(r.load.service, 50),
             us_at(r.load.service, 99));
     appendf(o,

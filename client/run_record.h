@@ -21,6 +21,7 @@
 
 #include "client/histogram.h"
 #include "client/load_runner.h"
+#include "client/run_request.h"
 
 namespace hitcost::client {
 
@@ -38,20 +39,10 @@ struct RowsMixRecord {
   uint64_t requests = 0;
 };
 
-struct RunRecord {
-  // what was asked
-  std::string mode;  // "open-loop" | "closed-loop"
-  std::string url, path_template;
-  int connections = 0, threads = 0;
-  std::vector<int> cpus;                      // --cpus as given (client_pinned)
+struct RunRecord : RunRequest {
+  // what was asked, besides the RunRequest
+  std::string mode;                           // "open-loop" | "closed-loop"
   std::vector<std::vector<int>> thread_cpus;  // CPUs each load thread was seen on
-  double rate_rps = 0;                        // 0 = closed loop
-  uint64_t keys = 0;
-  std::string key_dist;
-  std::optional<double> target_hit_ratio;
-  std::optional<int> rows;
-  double warmup_s = 0;
-  double planned_duration_s = 0;
   double max_error_rate = 0, max_transport_error_rate = 0;
   // what happened
   uint64_t requests = 0, ok = 0;
