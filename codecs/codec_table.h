@@ -148,17 +148,19 @@ inline constexpr auto kCompressors = [] {
 namespace codec_table_checks {
 // Ids ascend (so they are unique and none has no row) and fit the native word's 4 bits;
 // names are unique and never a word the grammar already uses.
+// The checks compare rows by index, never by address: GCC does not treat the address of a
+// global as a constant under -fsanitize=address, so pointer tests would fail the ASan build.
 template <class Rows>
 constexpr bool ids_and_names_ok(const Rows& rows) {
   unsigned previous = 0;
-  for (const auto& r : rows) {
-    auto id = static_cast<unsigned>(r.id);
+  for (size_t i = 0; i < std::size(rows); ++i) {
+    auto id = static_cast<unsigned>(rows[i].id);
     if (id <= previous || id > 15) return false;
     previous = id;
-    std::string_view name = r.name;
+    std::string_view name = rows[i].name;
     if (name.empty() || name == "none" || name == "html" || name.find_first_of("+:") != name.npos) return false;
-    for (const auto& other : rows) {
-      if (&other != &r && name == other.name) return false;
+    for (size_t j = 0; j < std::size(rows); ++j) {
+      if (j != i && name == rows[j].name) return false;
     }
   }
   return true;
@@ -166,18 +168,22 @@ constexpr bool ids_and_names_ok(const Rows& rows) {
 // A serializer writing another row's bytes points at a row that writes its own.
 constexpr bool bytes_of_ok() {
   for (const SerializerCodec& c : kSerializerCodecs) {
-    const SerializerCodec* owner = find_serializer(c.bytes_of);
-    if (!owner || owner->bytes_of != owner->id) return false;
-    if (owner != &c && (c.php_memcache_flag != 0 || c.php_memcached_type != 0)) return false;  // flagged as its owner
+    bool owner_writes_its_own = false;
+    for (const SerializerCodec& owner : kSerializerCodecs) {
+      if (owner.id == c.bytes_of) owner_writes_its_own = owner.bytes_of == owner.id;
+    }
+    if (!owner_writes_its_own) return false;
+    if (c.bytes_of != c.id && (c.php_memcache_flag != 0 || c.php_memcached_type != 0))
+      return false;  // flagged as its owner
   }
   return true;
 }
 // Two rows never share a PHP flag value (a reader could not tell them apart).
 template <class Rows, class Field>
 constexpr bool flags_distinct(const Rows& rows, Field field) {
-  for (const auto& a : rows) {
-    for (const auto& b : rows) {
-      if (&a != &b && a.*field != 0 && a.*field == b.*field) return false;
+  for (size_t i = 0; i < std::size(rows); ++i) {
+    for (size_t j = 0; j < std::size(rows); ++j) {
+      if (i != j && rows[i].*field != 0 && rows[i].*field == rows[j].*field) return false;
     }
   }
   return true;
