@@ -38,24 +38,30 @@ json read_json(const fs::path& p) {
 
 std::string url(const ServerProcess& s) { return "http://127.0.0.1:" + std::to_string(s.port()); }
 
-// A short plain run: 300 ms after 100 ms of warmup, no idle baseline.
-std::vector<std::string> short_run(const ServerProcess& s, std::vector<std::string> extra) {
-  std::vector<std::string> argv = {hitcost::testing::load_binary(),
-                                   "--url",
-                                   url(s),
-                                   "-d",
-                                   "300ms",
-                                   "--warmup",
-                                   "100ms",
-                                   "--idle",
-                                   "0",
-                                   "-c",
-                                   "4",
-                                   "--keys",
-                                   "100",
-                                   "-q"};
+// hitcost-load [subcommand] with what every short run here shares: `duration` after 100 ms of
+// warmup, no idle baseline, 4 connections over 100 keys; then `extra`.
+std::vector<std::string> short_argv(const ServerProcess& s, const std::string& subcommand, const std::string& duration,
+                                    const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {hitcost::testing::load_binary()};
+  if (!subcommand.empty()) argv.push_back(subcommand);
+  const std::vector<std::string> shared = {"--url",  url(s), "-d", duration, "--warmup", "100ms",
+                                           "--idle", "0",    "-c", "4",      "--keys",   "100"};
+  argv.insert(argv.end(), shared.begin(), shared.end());
   argv.insert(argv.end(), extra.begin(), extra.end());
   return argv;
+}
+
+// A short plain run: 300 ms, quiet.
+std::vector<std::string> short_run(const ServerProcess& s, std::vector<std::string> extra) {
+  extra.insert(extra.begin(), "-q");
+  return short_argv(s, "", "300ms", extra);
+}
+
+// A sweep of short runs without a latency pass or contamination retries.
+std::vector<std::string> short_sweep(const ServerProcess& s, const std::string& duration,
+                                     std::vector<std::string> extra) {
+  extra.insert(extra.begin(), {"--latency-rate", "0", "--retry-contaminated", "0"});
+  return short_argv(s, "sweep", duration, extra);
 }
 
 std::string show(const CommandResult& r) {
@@ -210,33 +216,11 @@ TEST(LoadCli, InterruptedSweepWritesFinishedRunsAndRestoresTheServer) {
   CommandOptions o;
   o.signal = SIGINT;
   o.signal_after_ms = 2500;
-  const CommandResult r = hitcost::testing::run_command({hitcost::testing::load_binary(),
-                                                         "sweep",
-                                                         "--url",
-                                                         url(server),
-                                                         "-d",
-                                                         "300ms",
-                                                         "--warmup",
-                                                         "100ms",
-                                                         "--idle",
-                                                         "0",
-                                                         "-c",
-                                                         "4",
-                                                         "--keys",
-                                                         "100",
-                                                         "--repeat",
-                                                         "20",
-                                                         "--strategies",
-                                                         "html,html+zlib",
-                                                         "--latency-rate",
-                                                         "0",
-                                                         "--retry-contaminated",
-                                                         "0",
-                                                         "--json",
-                                                         (dir / "s.json").string(),
-                                                         "--csv",
-                                                         (dir / "s.csv").string()},
-                                                        o);
+  const CommandResult r =
+      hitcost::testing::run_command(short_sweep(server, "300ms",
+                                                {"--repeat", "20", "--strategies", "html,html+zlib", "--json",
+                                                 (dir / "s.json").string(), "--csv", (dir / "s.csv").string()}),
+                                    o);
   EXPECT_EQ(r.exit_code, 130) << show(r);
   const json s = read_json(dir / "s.json");
   EXPECT_TRUE(s["interrupted"].get<bool>());
@@ -260,29 +244,8 @@ TEST(LoadCli, SweepRestoresTheServerWhenItEnds) {
   ServerProcess server({"--store", "memory", "--threads", "1"});
   ASSERT_EQ(hitcost::testing::http_post(server.port(), "/admin/config", R"({"namespace":"before-sweep"})").status, 200);
   const json before = server_config(server);
-  const CommandResult r = hitcost::testing::run_command({hitcost::testing::load_binary(),
-                                                         "sweep",
-                                                         "--url",
-                                                         url(server),
-                                                         "-d",
-                                                         "200ms",
-                                                         "--warmup",
-                                                         "100ms",
-                                                         "--idle",
-                                                         "0",
-                                                         "-c",
-                                                         "4",
-                                                         "--keys",
-                                                         "100",
-                                                         "--repeat",
-                                                         "1",
-                                                         "--strategies",
-                                                         "html+zlib",
-                                                         "--latency-rate",
-                                                         "0",
-                                                         "--retry-contaminated",
-                                                         "0",
-                                                         "-q"});
+  const CommandResult r =
+      hitcost::testing::run_command(short_sweep(server, "200ms", {"--repeat", "1", "--strategies", "html+zlib", "-q"}));
   EXPECT_EQ(r.exit_code, 0) << show(r);
   const json after = server_config(server);
   EXPECT_EQ(after["namespace"], "before-sweep");
