@@ -1,6 +1,6 @@
-// Store microbenchmarks: get/set per backend and value size, and the seed experiment —
-// 1M random 64-byte reads of a hot file, pread(2) against memcpy from a mapping.
-// Every benchmark checks what it reads before it starts timing.
+// Store microbenchmarks: get/set per backend and value size, a set under each sync policy, and
+// the seed experiment — 1M random 64-byte reads of a hot file, pread(2) against memcpy from a
+// mapping. Every benchmark checks what it reads before it starts timing.
 #include <arpa/inet.h>
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -207,6 +208,61 @@ void store_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_StoreGet)->Apply(store_args);
 BENCHMARK(BM_StoreSet)->Apply(store_args);
+
+// ---- durable writes: a 4 KiB set under each sync policy (pread store) ------------------------
+// One file per policy under the scratch directory, opened once and kept (repetitions reuse it).
+// Counters: syncs per set (each: 1; interval: syncs in the timed loop / sets, which shrinks as
+// sets get cheaper) and the mean fdatasync (ms) over the store's life. On tmpfs fdatasync does
+// nothing: run with TMPDIR on a disk to see what durability costs.
+const char* kSyncPolicies[] = {"none", "each", "interval:10", "interval:100"};
+
+void BM_StoreSetSync(benchmark::State& state) {
+  const std::string policy = kSyncPolicies[state.range(0)];
+  static std::map<std::string, std::unique_ptr<Store>> stores;
+  auto& s = stores[policy];
+  if (!s) {
+    auto o = hitcost::open_store("pread:" + bench_dir() + "/sync-" + std::to_string(state.range(0)) +
+                                 ".dat?size=64M&sync=" + policy);
+    if (!o) {
+      state.SkipWithError(o.error().message.c_str());
+      return;
+    }
+    s = std::move(*o);
+  }
+  if (s->stats().sync_policy != policy) {
+    state.SkipWithError(("store reports sync policy " + s->stats().sync_policy).c_str());
+    return;
+  }
+  constexpr size_t kSize = 4096, kKeys = 1024;
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < kKeys; ++i) keys.push_back("sync:" + std::to_string(i));
+  const std::string value = value_of(kSize, 11);
+  std::string v;
+  uint32_t f = 0;
+  if (!s->set(keys[0], value, 7) || !s->get(keys[0], v, f) || v != value || f != 7) {
+    state.SkipWithError("value read back differs from the value written");
+    return;
+  }
+  const auto before = s->stats().sync.value_or(hitcost::SyncStats::Figures{});
+  size_t i = 0;
+  for (auto _ : state) {
+    if (auto r = s->set(keys[i++ % kKeys], value, 7); !r) {
+      state.SkipWithError(
+          ("set in the timed loop: " + std::string(hitcost::to_string(r.error().code)) + " " + r.error().message)
+              .c_str());
+      return;
+    }
+  }
+  const auto after = s->stats().sync.value_or(hitcost::SyncStats::Figures{});
+  const double syncs = static_cast<double>(after.calls - before.calls);
+  state.counters["syncs_per_set"] = syncs / static_cast<double>(std::max<int64_t>(state.iterations(), 1));
+  state.counters["sync_ms_mean"] =
+      after.calls ? static_cast<double>(after.total_ns) / 1e6 / static_cast<double>(after.calls) : 0;
+  state.counters["sync_errors"] = static_cast<double>(after.errors);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kSize));
+  state.SetLabel(policy);
+}
+BENCHMARK(BM_StoreSetSync)->DenseRange(0, 3)->ArgName("policy")->UseRealTime();
 
 // ---- the seed experiment -------------------------------------------------------------------
 // 1M random 64-byte reads of a hot 64 MiB file: pread(2) into a buffer vs memcpy out of a

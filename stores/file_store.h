@@ -14,6 +14,13 @@
 //    still catch other writers (a second process or Store on the file), disk damage and a
 //    truncated file, and such a read returns Errc::corrupt (counted) rather than bad data.
 //  - Remap / re-creation after damage holds writer_mu_ and every shard exclusively.
+//  - Durability (FileStoreOptions::sync, core/durable_sync.h): each syncs inside the set,
+//    under writer_mu_ (the set returns once its record is on the device). interval runs an
+//    IntervalSyncer thread that calls fdatasync *without* writer_mu_: it reads written_seq_
+//    first, syncs, then publishes that number as synced_seq_, so sets never wait for a sync
+//    and a sync covers every write acknowledged before it began. fd_ is fixed after open()
+//    (re-creation truncates the same descriptor, it never replaces it), so the syncer needs
+//    no lock to use it; ~FileStore stops the syncer (one last sync) before fd_ closes.
 // Damage: a SIGBUS in the mapping (see sigbus_guard.h), a short pread, or a file found
 // shorter than expected marks the store damaged; the next call re-creates the file empty
 // (a cache may lose its contents) and counts "reinits". A file *replaced* by rename is not
@@ -23,6 +30,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -30,6 +38,7 @@
 #include <unordered_map>
 
 #include "core/counter.h"
+#include "core/durable_sync.h"
 #include "core/string_hash.h"
 #include "stores/io_util.h"
 #include "stores/store.h"
@@ -51,7 +60,7 @@ struct FileStoreOptions {
   bool size_given = false;       // false: an existing valid file keeps its own capacity
   Advice advise = Advice::none;  // madvise (mmap) / posix_fadvise (pread) on the whole file
   bool populate = false;         // mmap only: MAP_POPULATE
-  bool sync = false;             // fdatasync after every set/remove (durability on power loss)
+  SyncPolicy sync;               // fdatasync: none | each set/remove | every interval:MS (README)
   bool cold = false;             // before every get, drop the record's pages from the cache
 };
 
@@ -74,6 +83,12 @@ class FileStore : public Store {
   const FileStoreOptions& options() const { return opts_; }
   // Records dropped by the recovery scan at open (torn / incomplete writes).
   uint64_t dropped_on_open() const { return dropped_on_open_; }
+  // Writes acknowledged since open (each set/remove that succeeded, each re-creation of the
+  // file), and how many of them a completed fdatasync covered (each: all; interval: those
+  // acknowledged before the last completed sync began; none: 0). stats() reports both as
+  // extra "sync.written_seq" / "sync.synced_seq".
+  uint64_t written_seq() const { return written_seq_.load(std::memory_order_acquire); }
+  uint64_t synced_seq() const { return synced_seq_.load(std::memory_order_acquire); }
 
  protected:
   struct IndexEntry {
@@ -131,6 +146,9 @@ class FileStore : public Store {
   Status repair_if_damaged(bool writer_locked);  // re-creates the file empty if needed
   Status count_error(const Error& e);
   Status count_error(Errc c, std::string msg) { return count_error(Error{c, std::move(msg)}); }
+  // A write reached the file (writer_mu_ held); each: sync it first. Error: not acknowledged.
+  Status written();
+  void sync_tick();  // interval: the syncer thread's tick (no lock held)
 
   FileStoreOptions opts_;
   const char* kind_;
@@ -152,6 +170,11 @@ class FileStore : public Store {
   uint64_t dropped_on_open_ = 0, dropped_bytes_on_open_ = 0;
   SharedCounter gets_, hits_, misses_, sets_, removes_, bytes_read_, bytes_written_;
   SharedCounter err_corrupt_, err_io_, err_too_large_, err_invalid_, torn_retries_, evictions_, reinits_;
+
+  SyncStats sync_stats_;                    // every timed fdatasync (each and interval)
+  std::atomic<uint64_t> written_seq_{0};    // stored under writer_mu_ (release), after the pwrite
+  std::atomic<uint64_t> synced_seq_{0};     // each: under writer_mu_; interval: syncer thread only
+  std::unique_ptr<IntervalSyncer> syncer_;  // interval only; started by open(), stopped first in ~FileStore
 };
 
 }  // namespace hitcost

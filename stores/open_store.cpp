@@ -185,15 +185,15 @@ Result<std::unique_ptr<Store>> open_file(std::string_view spec, bool mmap, std::
         o.advise = Advice::normal;
       else
         return bad(spec, "advise must be random|sequential|willneed|normal");
+    } else if (k == "sync") {
+      // 0/1: what sync= took before it had policies.
+      auto p = SyncPolicy::parse(v == "0" ? "none" : v == "1" ? "each" : std::string_view(v));
+      if (!p) return bad(spec, p.error().message);  // "sync policy 'X': why (none | ...)"
+      o.sync = *p;
     } else {
       auto b = parse_bool(spec, k, v);
       if (!b) return b.error();
-      if (k == "populate")
-        o.populate = *b;
-      else if (k == "sync")
-        o.sync = *b;
-      else
-        o.cold = *b;
+      (k == "populate" ? o.populate : o.cold) = *b;
     }
   }
   if (mmap) {

@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "codecs/page.h"
+#include "core/durable_sync.h"
 #include "core/result.h"
 
 namespace hitcost {
@@ -21,9 +23,15 @@ struct StoreStats {
   // Backend-specific figures, summed over nodes where there are several, e.g.
   // memcached: "rusage_user_s", "rusage_system_s", "bytes_read", "bytes_written",
   //            "cmd_get", "get_hits", "curr_items"
-  // file stores: "resident_bytes", "file_bytes", "records", "dropped_on_open", "torn_retries"
+  // file stores: "resident_bytes", "file_bytes", "records", "dropped_on_open", "torn_retries",
+  //              "sync.written_seq" (writes acknowledged since open: sets, removes, re-creations),
+  //              "sync.synced_seq" (how many of those a completed fdatasync covered)
   // errors by kind: "errors.timeout", "errors.connection", ...
   std::map<std::string, double> extra;
+  // Durability (file stores): the sync policy's text ("none", "each", "interval:MS") and every
+  // fdatasync made under it. Empty / nullopt for stores that write no files.
+  std::string sync_policy;
+  std::optional<SyncStats::Figures> sync;
 };
 
 // The APCu-style floor: decoded pages held as objects, no bytes at all.
@@ -54,8 +62,11 @@ class Store {
 // Opens a store from its command-line text:
 //   memory | memory:bytes | memory:objects
 //   memcached:HOST:PORT[,HOST:PORT...][?timeout_ms=200&connect_timeout_ms=200]
-//   mmap:PATH[?size=256M&advise=random|sequential|willneed|normal&populate=1&sync=1&cold=1]
-//   pread:PATH[?size=256M&advise=...&sync=1&cold=1]
+//   mmap:PATH[?size=256M&advise=random|sequential|willneed|normal&populate=1&sync=POLICY&cold=1]
+//   pread:PATH[?size=256M&advise=...&sync=POLICY&cold=1]
+//     POLICY: none (default) | each (fdatasync in every set/remove) | interval:MS (a thread
+//     syncs every MS ms, 1..3600000, if anything was written); sync=0 / sync=1 are aliases
+//     of none / each (stores/README.md, "Durability").
 // Errors (bad text, unreachable file) are reported as Errc::invalid_argument / io_error.
 // Extra options (additions to the grammar above):
 //   memory[:bytes|:objects][?size=64M]            bound with CLOCK eviction (default unbounded)

@@ -57,6 +57,11 @@ TEST(OpenStore, BadSpecsAreInvalidArgumentsThatNameTheProblem) {
       {"mmap:/tmp/x?advise=sometimes", "advise must be"},
       {"pread:/tmp/x?populate=1", "unknown option 'populate'"},
       {"pread:/tmp/x?sync", "key=value"},
+      {"mmap:/tmp/x?sync=sometimes", "sync policy 'sometimes': unknown policy"},
+      {"pread:/tmp/x?sync=2", "sync policy '2'"},
+      {"pread:/tmp/x?sync=interval:0", "MS must be 1..3600000"},
+      {"pread:/tmp/x?sync=interval:5s", "sync policy 'interval:5s': MS is not a whole number"},
+      {"pread:/tmp/x?sync=interval:", "sync policy 'interval:'"},
   };
   for (const auto& c : cases) {
     auto s = open_store(c.spec);
