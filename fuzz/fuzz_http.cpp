@@ -24,7 +24,7 @@ namespace {
 struct Server {
   explicit Server(const ServerOptions& o)
       : metrics(1),
-        config(make_initial_config("html", "php-memcached", "memory", 3, "v1", 1, 1.0, {}, {}, {})),
+        config(make_initial_config(o), /*log_file=*/false),
         ctx(o, config, metrics, 1),
         sampler(metrics.thread(0), true, 1),  // every request sampled: the sampler's paths are fuzzed too
         router(ctx, metrics.thread(0), sampler) {}
@@ -39,6 +39,7 @@ const ServerOptions& options() {
   static const ServerOptions o = [] {
     ServerOptions x;
     x.max_rows = 64;  // keeps each input fast; the limit logic is what is fuzzed
+    x.rows = 3;
     x.max_id = 1'000'000;
     return x;
   }();

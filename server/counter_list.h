@@ -50,5 +50,19 @@
   /* responses the socket did not take at once (the rest is sent when it drains) */ \
   X(partial_writes,      "http",  "partial_writes",     "hitcost_partial_writes_total",   "",                      "counter", \
     "Responses the socket did not take in one send.") \
+  /* the access log (server/access_log.h): whole lines written, their bytes, write(2) calls, and */ \
+  /* what a failed write dropped (ENOSPC, EIO, EFBIG) */ \
+  X(log_lines,           "log",   "lines",              "hitcost_log_lines_total",        "",                      "counter", \
+    "Access log lines written whole.") \
+  X(log_bytes,           "log",   "bytes",              "hitcost_log_bytes_total",        "",                      "counter", \
+    "Access log bytes written.") \
+  X(log_write_calls,     "log",   "write_calls",        "hitcost_log_write_calls_total",  "",                      "counter", \
+    "write(2) calls made for the access log.") \
+  X(log_write_errors,    "log",   "write_errors",       "hitcost_log_write_errors_total", "",                      "counter", \
+    "Access log writes that failed (full disk, I/O error, file size limit).") \
+  X(log_dropped_lines,   "log",   "dropped_lines",      "hitcost_log_dropped_total",      "unit=\"lines\"",        "counter", \
+    "Access log lines / bytes a failed write dropped.") \
+  X(log_dropped_bytes,   "log",   "dropped_bytes",      "hitcost_log_dropped_total",      "unit=\"bytes\"",        "counter", \
+    "Access log lines / bytes a failed write dropped.") \
   /* a new counter: one row above this line, then m.<field>.add() where it happens */
 // clang-format on

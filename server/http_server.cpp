@@ -11,10 +11,14 @@ HttpServer::HttpServer(const ServerOptions& opts) : opts_(opts) {
   if (opts_.threads < 1) throw std::runtime_error("--threads must be at least 1");
   metrics_ = std::make_unique<MetricsRegistry>(static_cast<size_t>(opts_.threads));
   metrics_->reset();  // baseline = start-up (CPU spent loading counts as before)
-  config_ = std::make_unique<ConfigHolder>(make_initial_config(opts_.strategy, opts_.flags, opts_.store, opts_.rows,
-                                                               opts_.ns, opts_.seed, opts_.compressibility,
-                                                               opts_.threshold, opts_.min_savings, opts_.factor));
+  config_ = std::make_unique<ConfigHolder>(make_initial_config(opts_), !opts_.access_log.empty());
+  if (!opts_.access_log.empty())
+    access_log_ = std::make_unique<AccessLogFile>(opts_.access_log, [cfg = config_.get()] {
+      const auto c = cfg->current();
+      return c->log.on() ? c->log.sync : SyncPolicy{};
+    });
   ctx_ = std::make_unique<ServerContext>(opts_, *config_, *metrics_, static_cast<size_t>(opts_.threads));
+  ctx_->access_log = access_log_.get();
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(opts_.host, ec);
   if (ec) throw std::runtime_error("--host: not an IP address: " + opts_.host);
@@ -31,6 +35,8 @@ HttpServer::HttpServer(const ServerOptions& opts) : opts_(opts) {
 }
 
 HttpServer::~HttpServer() { stop_and_wait(); }
+
+int HttpServer::reopen_access_log() { return access_log_ ? access_log_->reopen() : 0; }
 
 void HttpServer::start() {
   for (size_t i = 0; i < workers_.size(); ++i) {

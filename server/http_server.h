@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/access_log.h"
 #include "server/metrics.h"
 #include "server/runtime_config.h"
 #include "server/server_options.h"
@@ -23,11 +24,14 @@ class HttpServer {
   void drain_and_wait();  // SIGTERM: stop accepting, finish in-flight, join (bounded)
   void stop_and_wait();   // immediate
   void wait();            // joins (returns when all workers ended)
+  // SIGHUP: the access log file is opened anew (0, or the errno of the failed open).
+  int reopen_access_log();
 
  private:
   ServerOptions opts_;
   std::unique_ptr<MetricsRegistry> metrics_;
   std::unique_ptr<ConfigHolder> config_;
+  std::unique_ptr<AccessLogFile> access_log_;  // null without --access-log; outlives the workers
   std::unique_ptr<ServerContext> ctx_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;

@@ -1,17 +1,20 @@
 // hitcost-server: renders pages from cached data and says where each microsecond goes.
 // parse options -> check --cpus -> open store + bind -> probe the store's nodes -> serve
-// until SIGTERM/SIGINT -> drain -> exit 0. Exit codes: 0 stopped cleanly, 1 could not start
-// (bind, store), 2 usage error (unknown option, bad value, a --cpus CPU that is not online).
+// until SIGTERM/SIGINT (SIGHUP reopens the access log) -> drain -> exit 0. Exit codes: 0 stopped cleanly, 1 could not
+// start (bind, store), 2 usage error (unknown option, bad value, a --cpus CPU that is not online).
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "codecs/strategy.h"
 #include "proc/proc.h"
 #include "server/http_server.h"
+#include "server/log_mode.h"
 #include "server/store_health.h"
+#include "stores/store.h"
 
 namespace {
 // The grammar with every serializer, compressor and preset, from the codec tables.
@@ -65,12 +68,32 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--drain-timeout-ms", o.drain_timeout_ms, "On SIGTERM, in-flight requests get this long")
       ->capture_default_str();
+  std::string log_buffer = "0";
+  app.add_option("--access-log", o.access_log,
+                 "Write an access log here: combined log format + cache outcome, strategy, service µs (O_APPEND; "
+                 "SIGHUP reopens it)");
+  app.add_option("--log-buffer", log_buffer, "Access log buffer per io thread (e.g. 64k); 0 = one write(2) per line")
+      ->capture_default_str();
+  app.add_option("--log-flush-ms", o.log_flush_ms, "Buffered log lines wait at most this long")->capture_default_str();
+  app.add_option("--log-sync", o.log_sync, "fdatasync the access log: none | each (every write) | interval:MS")
+      ->capture_default_str();
   app.add_flag("--admin-remote", o.admin_remote, "Allow admin routes from non-loopback peers (with --admin-token)");
   app.add_option("--admin-token", o.admin_token, "Bearer token required for remote admin routes");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // --help is a success; every other parse failure a usage error
+  }
+  if (auto size = hitcost::parse_size(log_buffer)) {
+    o.log_buffer = *size;
+  } else {
+    std::cerr << "hitcost-server: --log-buffer: " << size.error().message << "\n";
+    return 2;
+  }
+  if (auto mode = hitcost::server::LogMode::from_flags(!o.access_log.empty(), o.log_buffer, o.log_flush_ms, o.log_sync);
+      !mode) {
+    std::cerr << "hitcost-server: " << mode.error().message << "\n";
+    return 2;
   }
   if (o.admin_remote && o.admin_token.empty()) {
     std::cerr << "hitcost-server: --admin-remote needs --admin-token\n";
@@ -88,8 +111,10 @@ int main(int argc, char** argv) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);  // not a stop: reopens the access log (logrotate)
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error code, not a death
+  signal(SIGXFSZ, SIG_IGN);  // a log past RLIMIT_FSIZE: write(2) fails with EFBIG (counted), no death
 
   try {
     hitcost::server::HttpServer server(o);
@@ -106,7 +131,13 @@ int main(int argc, char** argv) {
     std::printf("listening on %s:%d\n", o.host.c_str(), server.port());
     std::fflush(stdout);
     int sig = 0;
-    sigwait(&stop_signals, &sig);
+    while (sigwait(&stop_signals, &sig) == 0 && sig == SIGHUP) {
+      if (const int err = server.reopen_access_log(); err != 0)
+        std::fprintf(stderr, "hitcost-server: SIGHUP: cannot reopen %s: %s; still writing to the old file\n",
+                     o.access_log.c_str(), std::strerror(err));
+      else if (!o.access_log.empty())
+        std::fprintf(stderr, "hitcost-server: SIGHUP: %s reopened\n", o.access_log.c_str());
+    }
     std::fprintf(stderr, "hitcost-server: signal %d, draining\n", sig);
     server.drain_and_wait();
   } catch (const std::exception& e) {

@@ -15,6 +15,7 @@ const char* to_string(Phase p) noexcept {
     case Phase::origin: return "origin";
     case Phase::store_set: return "store_set";
     case Phase::write: return "write";
+    case Phase::log: return "log";
     case Phase::count_: break;
   }
   return "unknown";

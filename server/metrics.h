@@ -18,23 +18,17 @@
 #include <vector>
 
 #include "core/counter.h"
+#include "core/log2.h"
 #include "core/result.h"
 #include "server/counter_list.h"
 
 namespace hitcost::server {
 
-// Where a page request spends its time. `write` is the response send (syscall).
-enum class Phase : uint8_t { fetch, unwrap, decode, render, origin, store_set, write, count_ };
+// Where a page request spends its time. `write` is the response send (syscall); `log` the
+// request's access log line (formatting it, and its write(2) and fdatasync when the mode makes them).
+enum class Phase : uint8_t { fetch, unwrap, decode, render, origin, store_set, write, log, count_ };
 const char* to_string(Phase) noexcept;
 constexpr size_t kPhases = static_cast<size_t>(Phase::count_);
-
-// log2 buckets over nanoseconds: bucket b holds [2^b, 2^(b+1)) ns; 0 ns goes to bucket 0.
-constexpr size_t kLog2Buckets = 40;  // up to ~18 minutes
-inline size_t log2_bucket(uint64_t ns) noexcept {
-  if (ns == 0) return 0;
-  size_t b = 63 - static_cast<size_t>(__builtin_clzll(ns));
-  return b < kLog2Buckets ? b : kLog2Buckets - 1;
-}
 
 struct PhaseHistogram {
   OwnedCounter count, sum_ns;
@@ -55,11 +49,11 @@ constexpr size_t kOutcomes = static_cast<size_t>(Outcome::count_);
 // Where a sampled request's CPU goes. `receive` runs from the previous request's end on the
 // thread to this request's handler (event loop, recv, HTTP parse); the page phases follow in
 // Phase's order; `other` is the rest of the handler (routing, response headers).
-enum class CpuPart : uint8_t { receive, fetch, unwrap, decode, render, origin, store_set, write, other, count_ };
+enum class CpuPart : uint8_t { receive, fetch, unwrap, decode, render, origin, store_set, write, log, other, count_ };
 const char* to_string(CpuPart) noexcept;
 constexpr size_t kCpuParts = static_cast<size_t>(CpuPart::count_);
 constexpr CpuPart cpu_part(Phase p) noexcept { return static_cast<CpuPart>(static_cast<size_t>(p) + 1); }
-static_assert(cpu_part(Phase::write) == CpuPart::write && cpu_part(Phase::fetch) == CpuPart::fetch);
+static_assert(cpu_part(Phase::log) == CpuPart::log && cpu_part(Phase::fetch) == CpuPart::fetch);
 
 // Sums over sampled requests of one outcome. Each sample is weighted by the sampling period N
 // in force when it was taken (it stands for N requests), so means stay unbiased while N adapts.

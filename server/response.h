@@ -10,6 +10,10 @@ struct Response {
   std::string_view content_type = "text/html; charset=utf-8";
   std::string extra_headers;  // preformatted "Name: value\r\n" lines
   bool close = false;         // send Connection: close and close after writing
+  // For the access log: what the cache answered (hit | miss | - when no page was asked) and the
+  // strategy that answered.
+  std::string_view cache = "-";
+  std::string strategy;
 
   void header(std::string_view name, std::string_view value) {
     extra_headers.append(name);

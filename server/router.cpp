@@ -173,6 +173,8 @@ void Router::page(std::string_view id_text, std::string_view query, Response& re
   res.header("X-Cache", out.hit ? "hit" : "miss");
   res.header("X-Cache-Key", out.key);
   res.header("X-Strategy", out.strategy_name);
+  res.cache = out.hit ? "hit" : "miss";
+  res.strategy = std::move(out.strategy_name);
 }
 
 void Router::data(std::string_view id_text, std::string_view query, Response& res, std::string& body) {

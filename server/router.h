@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/access_log.h"
 #include "server/metrics.h"
 #include "server/page_service.h"
 #include "server/response.h"
@@ -37,6 +38,7 @@ struct ServerContext {
   // --cpus is checked at start (proc::cpus_not_online_error), so this is a CPU taken
   // offline or a cpuset narrowed in between.
   std::atomic<uint32_t> pin_failures{0};
+  AccessLogFile* access_log = nullptr;  // null without --access-log
 };
 
 class Router {
@@ -45,6 +47,9 @@ class Router {
 
   // Fills `res` and `body` (cleared first).
   void handle(const HttpRequest& req, const boost::asio::ip::address& peer, Response& res, std::string& body);
+
+  // The configuration in force on this thread (re-read when a switch published a new one).
+  const RuntimeConfig& config() { return view_.get(); }
 
   // For errors detected before routing (parse errors, limits, timeouts).
   static void error(Response& res, std::string& body, int status, std::string_view reason);

@@ -15,7 +15,8 @@ nlohmann::json RuntimeConfig::to_json() const {
           {"compressibility", compressibility},
           {"threshold", strategy.rule.threshold_bytes},
           {"min_savings", strategy.rule.min_savings},
-          {"factor", strategy.rule.factor}};
+          {"factor", strategy.rule.factor},
+          {"log", log.to_string()}};
 }
 
 Result<ConfigPatch> ConfigPatch::from_json(std::string_view body, uint32_t max_rows) {
@@ -47,7 +48,11 @@ Result<ConfigPatch> ConfigPatch::from_json(std::string_view body, uint32_t max_r
         p.factor = v.get<double>();
       else if (k == "compressibility")
         p.compressibility = v.get<double>();
-      else
+      else if (k == "log") {
+        auto mode = LogMode::parse(v.get<std::string>());
+        if (!mode) return mode.error();
+        p.log = *mode;
+      } else
         return Error{Errc::invalid_argument, "unknown config field '" + k + "'"};
     }
   } catch (const nlohmann::json::exception& e) {
@@ -86,7 +91,8 @@ Result<Strategy> build_strategy(const std::string& text, FlagScheme scheme, std:
 
 }  // namespace
 
-ConfigHolder::ConfigHolder(std::shared_ptr<const RuntimeConfig> initial) : current_(std::move(initial)) {}
+ConfigHolder::ConfigHolder(std::shared_ptr<const RuntimeConfig> initial, bool log_file)
+    : current_(std::move(initial)), log_file_(log_file) {}
 
 std::shared_ptr<const RuntimeConfig> ConfigHolder::current() const {
   std::lock_guard lk(mu_);
@@ -123,33 +129,38 @@ Result<std::shared_ptr<const RuntimeConfig>> ConfigHolder::apply(const ConfigPat
   if (p.rows) next->rows = *p.rows;
   if (p.ns) next->ns = *p.ns;
   if (p.compressibility) next->compressibility = *p.compressibility;
+  if (p.log) {
+    if (p.log->on() && !log_file_)
+      return Error{
+          Errc::invalid_argument,
+          "log mode " + p.log->to_string() + " needs an access log file: start hitcost-server with --access-log PATH"};
+    next->log = *p.log;
+  }
   current_ = next;
   generation_.fetch_add(1, std::memory_order_release);
   return std::shared_ptr<const RuntimeConfig>(next);
 }
 
-std::shared_ptr<const RuntimeConfig> make_initial_config(const std::string& strategy, const std::string& flags,
-                                                         const std::string& store, uint32_t rows, const std::string& ns,
-                                                         uint64_t seed, double compressibility,
-                                                         std::optional<uint32_t> threshold,
-                                                         std::optional<double> min_savings,
-                                                         std::optional<double> factor) {
+std::shared_ptr<const RuntimeConfig> make_initial_config(const ServerOptions& o) {
   auto cfg = std::make_shared<RuntimeConfig>();
-  auto scheme = parse_flag_scheme(flags);
+  auto scheme = parse_flag_scheme(o.flags);
   if (!scheme) throw std::runtime_error("--flags: " + scheme.error().message);
   cfg->scheme = *scheme;
-  auto st = build_strategy(strategy, *scheme, threshold, min_savings, factor);
+  auto st = build_strategy(o.strategy, *scheme, o.threshold, o.min_savings, o.factor);
   if (!st) throw std::runtime_error("--strategy: " + st.error().message);
   cfg->strategy = *st;
   cfg->strategy_text = st->name();
-  auto s = open_store(store);
+  auto s = open_store(o.store);
   if (!s) throw std::runtime_error("--store: " + s.error().message);
   cfg->store = std::shared_ptr<Store>(std::move(s.value()));
-  cfg->store_spec = store;
-  cfg->rows = rows;
-  cfg->ns = ns;
-  cfg->seed = seed;
-  cfg->compressibility = compressibility;
+  cfg->store_spec = o.store;
+  cfg->rows = o.rows;
+  cfg->ns = o.ns;
+  cfg->seed = o.seed;
+  cfg->compressibility = o.compressibility;
+  auto log = LogMode::from_flags(!o.access_log.empty(), o.log_buffer, o.log_flush_ms, o.log_sync);
+  if (!log) throw std::runtime_error(log.error().message);
+  cfg->log = *log;
   return cfg;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// What the server does right now: strategy, store, flag scheme, page size, namespace.
+// What the server does right now: strategy, store, flag scheme, page size, namespace, log mode.
 // Switchable at run time (POST /admin/config). A config is immutable once published;
 // a switch publishes a new one and bumps a generation number. Each io thread keeps
 // its own shared_ptr and re-reads it only when the generation changed (one relaxed
@@ -15,6 +15,8 @@
 
 #include "codecs/strategy.h"
 #include "core/result.h"
+#include "server/log_mode.h"
+#include "server/server_options.h"
 #include "stores/store.h"
 
 namespace hitcost::server {
@@ -29,6 +31,7 @@ struct RuntimeConfig {
   std::string ns = "v1";  // key namespace
   uint64_t seed = 1;
   double compressibility = 1.0;
+  LogMode log;  // off unless the server has an --access-log file
 
   nlohmann::json to_json() const;
 };
@@ -36,6 +39,7 @@ struct RuntimeConfig {
 // Fields a switch may change; unset ones keep their current value.
 struct ConfigPatch {
   std::optional<std::string> strategy, store, flags, ns;
+  std::optional<LogMode> log;
   std::optional<uint32_t> rows, threshold;
   std::optional<double> min_savings, factor, compressibility;
 
@@ -44,7 +48,8 @@ struct ConfigPatch {
 
 class ConfigHolder {
  public:
-  explicit ConfigHolder(std::shared_ptr<const RuntimeConfig> initial);
+  // `log_file`: whether the server writes an access log (a log mode other than off needs one).
+  ConfigHolder(std::shared_ptr<const RuntimeConfig> initial, bool log_file);
 
   std::shared_ptr<const RuntimeConfig> current() const;
   uint64_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }
@@ -56,6 +61,7 @@ class ConfigHolder {
  private:
   mutable std::mutex mu_;
   std::shared_ptr<const RuntimeConfig> current_;
+  bool log_file_;
   std::atomic<uint64_t> generation_{1};
 };
 
@@ -78,12 +84,7 @@ class ConfigView {
   uint64_t seen_ = 0;
 };
 
-// Builds a config from scratch (start-up); throws std::runtime_error with a reason.
-std::shared_ptr<const RuntimeConfig> make_initial_config(const std::string& strategy, const std::string& flags,
-                                                         const std::string& store, uint32_t rows, const std::string& ns,
-                                                         uint64_t seed, double compressibility,
-                                                         std::optional<uint32_t> threshold,
-                                                         std::optional<double> min_savings,
-                                                         std::optional<double> factor);
+// Builds a config from the command line (start-up); throws std::runtime_error with a reason.
+std::shared_ptr<const RuntimeConfig> make_initial_config(const ServerOptions& opts);
 
 }  // namespace hitcost::server

@@ -30,6 +30,10 @@ struct ServerOptions {
   uint32_t body_limit = 65536;       // bytes; larger bodies: 413
   uint32_t idle_timeout_ms = 15000;  // a whole request must arrive within this: else 408 / close
   uint32_t drain_timeout_ms = 5000;  // SIGTERM: in-flight requests get this long
+  std::string access_log;            // path; "" = no access log (the log mode must stay off)
+  uint64_t log_buffer = 0;           // bytes; 0 = one write(2) per line (server/log_mode.h)
+  uint32_t log_flush_ms = 1000;      // buffered lines wait at most this long
+  std::string log_sync = "none";     // none | each | interval:MS
   bool admin_remote = false;         // allow admin routes from non-loopback peers (needs token)
   std::string admin_token;
 };

@@ -83,6 +83,8 @@ void Session::on_read(error_code ec, size_t bytes) {
   }
   m.requests.add();
   worker_.sampler().request_started(this);
+  parsed_ = true;
+  if (worker_.access_log()) handled_at_ = clock::now();
   const auto& req = parser_->get();
   res_ = Response{};
   worker_.router().handle(req, peer_, res_, body_);
@@ -95,6 +97,8 @@ void Session::respond_error(int status, std::string_view reason) {
   // After a parse error the stream position is unknown: answer and close.
   worker_.metrics().requests.add();
   worker_.sampler().request_started(this);
+  parsed_ = false;
+  if (worker_.access_log()) handled_at_ = clock::now();
   worker_.metrics().count_status(status);
   res_ = Response{};
   res_.close = true;
@@ -135,7 +139,10 @@ void Session::write() {
     worker_.metrics().phases[static_cast<size_t>(Phase::write)].record(ns);
     sampler.mark(CpuPart::write, ns);
   }
-  if (ec && ec != asio::error::would_block && ec != asio::error::try_again) return close();
+  if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
+    log_request();  // answered, if not delivered: the line says so (a request without one is lost)
+    return close();
+  }
   if (ec) n = 0;
   worker_.metrics().http_bytes_out.add(n);
   if (n == total) return on_write({});
@@ -154,6 +161,7 @@ void Session::write() {
 }
 
 void Session::on_write(error_code ec) {
+  log_request();
   worker_.sampler().request_ended(this);  // the response is the kernel's now (or lost)
   if (ec) return close();
   after_write();
@@ -166,6 +174,37 @@ void Session::after_write() {
     return close();
   }
   do_read();
+}
+
+void Session::log_request() {
+  AccessLogWriter* log = worker_.access_log();
+  if (!log) return;
+  const LogMode& mode = worker_.router().config().log;
+  if (!mode.on()) return;
+  const auto started = clock::now();
+  LogLine line;
+  line.peer = peer_;
+  if (parsed_ && parser_) {
+    const auto& req = parser_->get();
+    line.method = req.method_string();
+    line.target = req.target();
+    line.version = req.version();
+    if (auto it = req.find(http::field::referer); it != req.end()) line.referer = it->value();
+    if (auto it = req.find(http::field::user_agent); it != req.end()) line.user_agent = it->value();
+  }
+  line.status = res_.status;
+  line.body_bytes = body_.size();
+  line.cache = res_.cache;
+  if (!res_.strategy.empty()) line.strategy = res_.strategy;
+  line.service_us =
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(started - handled_at_).count());
+  log->log(mode, line);
+  if (worker_.opts().metrics) {
+    auto ns =
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - started).count());
+    worker_.metrics().phases[static_cast<size_t>(Phase::log)].record(ns);
+    worker_.sampler().mark(CpuPart::log, ns);
+  }
 }
 
 void Session::close() {

@@ -44,6 +44,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_write(boost::system::error_code ec);
   void after_write();
   void close();
+  // The request's access log line (when the log is on), timed as the `log` phase.
+  void log_request();
 
   boost::asio::ip::tcp::socket socket_;
   Worker& worker_;
@@ -55,6 +57,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string body_;  // reused across requests: no allocation per hit in steady state
   clock::time_point wait_started_{};
   clock::time_point write_started_{};  // for the write phase (send syscall)
+  clock::time_point handled_at_{};     // request parsed (the access log's service time)
+  bool parsed_ = false;                // the request line was parsed (else the log says "-")
   bool reading_ = false;
   bool timed_out_ = false;
   bool closed_ = false;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -117,6 +118,13 @@ nlohmann::json sampled_cpu_json(const MetricsSnapshot& m) {
 
 }  // namespace
 
+nlohmann::json sync_json(std::string_view policy, const SyncStats::Figures& f) {
+  nlohmann::json buckets = nlohmann::json::array();
+  for (size_t k = 0, used = used_buckets(f.log2_ns); k < used; ++k) buckets.push_back(f.log2_ns[k]);
+  return {{"policy", policy},     {"calls", f.calls},   {"errors", f.errors},
+          {"sum_ns", f.total_ns}, {"max_ns", f.max_ns}, {"log2_buckets", buckets}};
+}
+
 StatsFigures read_stats(const ServerContext& ctx, const RuntimeConfig& cfg) {
   StatsFigures f;
   f.counters = ctx.metrics.since_reset();
@@ -137,6 +145,9 @@ StatsFigures read_stats(const ServerContext& ctx, const RuntimeConfig& cfg) {
   f.io = process_io();
   f.rss_kb = process_rss_kb();
   f.memory = process_memory();
+  if (const AccessLogFile* log = ctx.access_log)
+    f.log = StatsFigures::Log{log->path(), log->reopens(), log->last_error(),
+                              cfg.log.on() ? cfg.log.sync.to_string() : "none", log->sync_stats().figures()};
   f.store = cfg.store->stats();
   f.store_describe = cfg.store->describe();
   // Where the cache ran: for each memcached node whose pid is a local memcached process,
@@ -169,6 +180,15 @@ nlohmann::json stats_json(const StatsFigures& f) {
   for (const CounterRow& c : kCounterRows) {
     json& group = c.json_group.empty() ? j : j[std::string(c.json_group)];
     group[std::string(c.json_key)] = m.*c.summed;
+  }
+  // The access log: its counters above, then its mode, file and syncs (server/access_log.h).
+  json& log = j["log"];
+  log["mode"] = f.config.value("log", std::string("off"));
+  if (f.log) {
+    log["path"] = f.log->path;
+    log["reopens"] = f.log->reopens;
+    log["last_error"] = f.log->last_error ? std::strerror(f.log->last_error) : "";
+    log["sync"] = sync_json(f.log->sync_policy, f.log->sync);
   }
   j["bad_requests"] = m.bad_requests();
   json by_kind_decode = json::object(), by_kind_store = json::object();
@@ -216,6 +236,7 @@ nlohmann::json stats_json(const StatsFigures& f) {
                 {"bytes_written", f.store.bytes_written},
                 {"extra", extra}};
   for (const auto& [k, v] : store_ops(f.store)) store[k] = v;
+  if (f.store.sync) store["sync"] = sync_json(f.store.sync_policy, *f.store.sync);
   j["store"] = store;
   return j;
 }
@@ -398,6 +419,22 @@ std::string metrics_text(const StatsFigures& f) {
   family(out, "hitcost_store_bytes_total", "counter", "Store value bytes (cumulative since the store opened).");
   line(out, "hitcost_store_bytes_total", "direction=\"read\"", static_cast<double>(f.store.bytes_read));
   line(out, "hitcost_store_bytes_total", "direction=\"written\"", static_cast<double>(f.store.bytes_written));
+  if (const auto& sy = f.store.sync) {  // file stores: their fdatasync figures (/stats store.sync)
+    family(out, "hitcost_store_sync_calls_total", "counter", "fdatasync calls on the store file (sync policy).");
+    line(out, "hitcost_store_sync_calls_total", "", static_cast<double>(sy->calls));
+    family(out, "hitcost_store_sync_errors_total", "counter", "fdatasync calls on the store file that failed.");
+    line(out, "hitcost_store_sync_errors_total", "", static_cast<double>(sy->errors));
+    family(out, "hitcost_store_sync_seconds_total", "counter", "Wall time spent in fdatasync on the store file.");
+    line(out, "hitcost_store_sync_seconds_total", "", static_cast<double>(sy->total_ns) / 1e9);
+  }
+  if (const auto& lg = f.log) {  // the access log's fdatasync figures and reopens (/stats log)
+    family(out, "hitcost_log_sync_calls_total", "counter", "fdatasync calls on the access log (its sync policy).");
+    line(out, "hitcost_log_sync_calls_total", "", static_cast<double>(lg->sync.calls));
+    family(out, "hitcost_log_sync_seconds_total", "counter", "Wall time spent in fdatasync on the access log.");
+    line(out, "hitcost_log_sync_seconds_total", "", static_cast<double>(lg->sync.total_ns) / 1e9);
+    family(out, "hitcost_log_reopens_total", "counter", "Access log reopens (SIGHUP).");
+    line(out, "hitcost_log_reopens_total", "", static_cast<double>(lg->reopens));
+  }
   family(out, "hitcost_store_extra", "gauge", "Backend figures (memcached stats, file residency, ...).");
   for (const auto& [k, v] : f.store.extra)
     line(out, "hitcost_store_extra", "name=\"" + label_value(metric_name(k)) + "\"", v);

@@ -3,9 +3,12 @@
 // Both are written from one StatsFigures, read once per request, so they never disagree;
 // /metrics is built from the figures, not by parsing /stats back.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/durable_sync.h"
 #include "server/metrics.h"
 #include "server/process_stats.h"
 #include "server/router.h"
@@ -30,10 +33,26 @@ struct StatsFigures {
   StoreStats store;  // cumulative since the store was opened
   std::string store_describe;
   std::vector<std::string> cache_cpus;  // per local memcached node: its affinity
+  // The access log (with --access-log): what /stats shows next to the log counters. The sync
+  // figures and reopens are cumulative since the file opened, as the store's.
+  struct Log {
+    std::string path;
+    uint64_t reopens = 0;
+    int last_error = 0;       // errno of the last failed write, sync or reopen; 0: none
+    std::string sync_policy;  // the mode's, now
+    SyncStats::Figures sync;
+  };
+  std::optional<Log> log;
 };
 
 StatsFigures read_stats(const ServerContext& ctx, const RuntimeConfig& cfg);
 nlohmann::json stats_json(const StatsFigures& f);
 std::string metrics_text(const StatsFigures& f);
+
+// One writer's fdatasync figures (core/durable_sync.h) as /stats shows them, for any file that
+// is synced under a policy (a file store, the access log): {"policy", "calls", "errors",
+// "sum_ns", "max_ns", "log2_buckets": [count of syncs taking [2^k, 2^(k+1)) ns, up to the last
+// non-empty bucket]} — the buckets as in "phases_ns". Cumulative since the writer opened.
+nlohmann::json sync_json(std::string_view policy, const SyncStats::Figures& f);
 
 }  // namespace hitcost::server

@@ -30,6 +30,7 @@ Worker::Worker(ServerContext& ctx, size_t index, const asio::ip::tcp::endpoint& 
       acceptor_(io_),
       sweeper_(io_),
       router_(ctx, metrics_, sampler_) {
+  if (ctx.access_log) log_.emplace(*ctx.access_log, metrics_);
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(asio::socket_base::reuse_address(true));
   acceptor_.set_option(reuse_port(true));
@@ -50,6 +51,8 @@ void Worker::run(int cpu) {
   do_accept();
   arm_sweeper();
   io_.run();
+  // Stopped or drained: the lines this thread still buffers go out now, whatever the mode.
+  if (log_) log_->flush(router_.config().log.sync);
 }
 
 std::string Worker::record_affinity() {
@@ -97,7 +100,8 @@ void Worker::arm_sweeper() {
       if (draining_) s->drain();
       s->check_timeout(now, limit);
     }
-    if (draining_ && sessions_.empty()) return;  // nothing left: let run() return
+    if (log_) log_->flush_if_due(router_.config().log);  // buffered lines wait at most flush:MS
+    if (draining_ && sessions_.empty()) return;          // nothing left: let run() return
     arm_sweeper();
   });
 }

@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <optional>
 #include <unordered_set>
 
 #include "server/cpu_sampler.h"
@@ -32,6 +33,7 @@ class Worker {
   ThreadMetrics& metrics() { return metrics_; }
   CpuSampler& sampler() { return sampler_; }
   HttpDate& date() { return date_; }
+  AccessLogWriter* access_log() { return log_ ? &*log_ : nullptr; }  // null without --access-log
   const ServerOptions& opts() const { return ctx_.opts; }
   bool draining() const { return draining_ || ctx_.draining.load(std::memory_order_relaxed); }
   void add(Session* s) { sessions_.insert(s); }
@@ -51,6 +53,7 @@ class Worker {
   boost::asio::steady_timer sweeper_;
   Router router_;
   HttpDate date_;
+  std::optional<AccessLogWriter> log_;
   std::unordered_set<Session*> sessions_;
   bool draining_ = false;
 };

@@ -15,7 +15,7 @@ struct Fixture {
   explicit Fixture(ServerOptions o)
       : opts(std::move(o)),
         metrics(1),
-        config(make_initial_config("html", "php-memcached", "memory", 2, "v1", 1, 1.0, {}, {}, {})),
+        config(make_initial_config(opts), /*log_file=*/false),
         ctx(opts, config, metrics, 1),
         sampler(metrics.thread(0), false, 0),
         router(ctx, metrics.thread(0), sampler) {}

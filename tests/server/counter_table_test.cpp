@@ -4,6 +4,7 @@
 // written from the figures (not parsed back from /stats).
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstring>
 #include <map>
@@ -162,10 +163,12 @@ TEST(CounterTable, StatsAndMetricsReportEveryCounterWithItsValue) {
     ++reported;
   }
   EXPECT_EQ(reported, kCounters);
-  // The grouped rows are all of their /stats groups: nothing else is in "cache" or "http".
+  // The grouped rows are all of their /stats groups: nothing else is in "cache" or "http", and
+  // "log" has only its mode besides (no --access-log in these figures: no path, no syncs).
   size_t grouped = 0;
   for (const CounterRow& c : kCounterRows) grouped += c.json_group.empty() ? 0 : 1;
-  EXPECT_EQ(stats.at("cache").size() + stats.at("http").size(), grouped);
+  EXPECT_EQ(stats.at("cache").size() + stats.at("http").size() + stats.at("log").size() - 1, grouped);
+  EXPECT_EQ(stats.at("log").at("mode"), "off");
 }
 
 // /metrics has no /stats to fall back on: figures that hold nothing still give well-formed
@@ -218,4 +221,66 @@ TEST(StatsReport, MemoryIsKiBInStatsAndBytesInMetrics) {
   }
   EXPECT_EQ(checked, 7u);
   EXPECT_NE(metrics.find("\nhitcost_rss_bytes 5120000\n"), std::string::npos);
+}
+
+// A synced file's figures (core/durable_sync.h) in /stats and /metrics: absent where nothing is
+// synced under a policy, complete where something is.
+TEST(StatsReport, StoreSyncFiguresAreInStatsAndMetricsOnlyWhenPresent) {
+  StatsFigures f;
+  EXPECT_FALSE(stats_json(f).at("store").contains("sync"));
+  EXPECT_EQ(metrics_text(f).find("hitcost_store_sync"), std::string::npos);
+  SyncStats::Figures s;
+  s.calls = 3;
+  s.errors = 1;
+  s.total_ns = 2'500'000'000;
+  s.max_ns = 2'000'000'000;
+  s.log2_ns[4] = 2;
+  s.log2_ns[30] = 1;
+  f.store.sync_policy = "interval:10";
+  f.store.sync = s;
+  const nlohmann::json j = stats_json(f).at("store").at("sync");
+  EXPECT_EQ(j.at("policy"), "interval:10");
+  EXPECT_EQ(j.at("calls"), 3u);
+  EXPECT_EQ(j.at("errors"), 1u);
+  EXPECT_EQ(j.at("sum_ns"), 2'500'000'000u);
+  EXPECT_EQ(j.at("max_ns"), 2'000'000'000u);
+  ASSERT_EQ(j.at("log2_buckets").size(), 31u);  // up to the last non-empty bucket
+  EXPECT_EQ(j.at("log2_buckets")[4], 2u);
+  EXPECT_EQ(j.at("log2_buckets")[30], 1u);
+  const std::string m = metrics_text(f);
+  EXPECT_NE(m.find("\nhitcost_store_sync_calls_total 3\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nhitcost_store_sync_errors_total 1\n"), std::string::npos);
+  EXPECT_NE(m.find("\nhitcost_store_sync_seconds_total 2.5\n"), std::string::npos);
+}
+
+// The access log's own figures next to its counters: only with a log file; its mode always.
+TEST(StatsReport, AccessLogFiguresJoinTheLogCountersWhenThereIsALogFile) {
+  StatsFigures f;
+  f.config = {{"log", "off"}};
+  EXPECT_FALSE(stats_json(f).at("log").contains("path"));
+  EXPECT_EQ(metrics_text(f).find("hitcost_log_sync"), std::string::npos);
+  f.config = {{"log", "buffered:64K+sync:interval:1000"}};
+  StatsFigures::Log log;
+  log.path = "/var/log/x.log";
+  log.reopens = 2;
+  log.last_error = ENOSPC;
+  log.sync_policy = "interval:1000";
+  log.sync.calls = 7;
+  log.sync.total_ns = 3'000'000'000;
+  log.sync.log2_ns[20] = 7;
+  f.log = log;
+  f.counters.log_lines = 1234;
+  const nlohmann::json j = stats_json(f).at("log");
+  EXPECT_EQ(j.at("mode"), "buffered:64K+sync:interval:1000");
+  EXPECT_EQ(j.at("path"), "/var/log/x.log");
+  EXPECT_EQ(j.at("reopens"), 2u);
+  EXPECT_EQ(j.at("last_error"), std::strerror(ENOSPC));
+  EXPECT_EQ(j.at("lines"), 1234u);
+  EXPECT_EQ(j.at("sync").at("policy"), "interval:1000");
+  EXPECT_EQ(j.at("sync").at("calls"), 7u);
+  EXPECT_EQ(j.at("sync").at("log2_buckets").size(), 21u);
+  const std::string m = metrics_text(f);
+  EXPECT_NE(m.find("\nhitcost_log_sync_calls_total 7\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nhitcost_log_sync_seconds_total 3\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nhitcost_log_reopens_total 2\n"), std::string::npos) << m;
 }

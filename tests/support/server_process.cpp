@@ -15,10 +15,11 @@ namespace hitcost::testing {
 
 std::string server_binary() { return std::string(HITCOST_BINARY_DIR) + "/server/hitcost-server"; }
 
-ServerProcess::ServerProcess(std::vector<std::string> args) {
+ServerProcess::ServerProcess(std::vector<std::string> args, std::vector<std::string> wrapper) {
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  std::vector<std::string> full = {server_binary(), "--port", "0"};
+  std::vector<std::string> full = std::move(wrapper);
+  for (const std::string& a : {server_binary(), std::string("--port"), std::string("0")}) full.push_back(a);
   for (auto& a : args) full.push_back(a);
   std::vector<char*> argv;
   for (auto& a : full) argv.push_back(a.data());
@@ -27,7 +28,7 @@ ServerProcess::ServerProcess(std::vector<std::string> args) {
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
     ::dup2(out[1], 1);
-    ::execv(argv[0], argv.data());
+    ::execvp(argv[0], argv.data());
     ::_exit(127);
   }
   ::close(out[1]);
