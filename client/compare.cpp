@@ -17,8 +17,10 @@ Result<std::vector<RunRecord>> pool_backend_runs(const std::vector<std::pair<std
       return Error{Errc::invalid_argument, "input labelled '" + label + "' is not a sweep JSON (no \"runs\")"};
     for (RunRecord& run : records_of(doc)) {
       if (run.is_latency_run()) continue;
-      run.sweep_store = run.strategy;
+      // The backend becomes the row and the sweep's row (strategy, with its log mode) the group.
+      run.sweep_store = run.row_label();
       run.strategy = label;
+      run.log_mode.clear();
       pooled.push_back(std::move(run));
     }
   }

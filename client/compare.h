@@ -23,7 +23,8 @@ namespace hitcost::client {
 std::optional<std::pair<std::string, std::string>> parse_labelled_input(const std::string& text);
 
 // The pooled runs: each capacity run of `docs[i].second` (a sweep JSON with "runs") with its
-// strategy moved to sweep_store and strategy set to the label `docs[i].first`. Latency runs
+// row label (strategy, with " log=MODE" from a sweep with --log-modes) moved to sweep_store,
+// log_mode cleared and strategy set to the label `docs[i].first`. Latency runs
 // are left out (their rates differ between backends). invalid_argument for a doc without
 // runs, or when no input has a capacity run.
 Result<std::vector<RunRecord>> pool_backend_runs(const std::vector<std::pair<std::string, nlohmann::json>>& docs);

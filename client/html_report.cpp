@@ -83,7 +83,7 @@ struct Group {
 std::vector<Group> group_runs(const std::vector<RunRecord>& runs) {
   std::vector<Group> groups;
   for (const RunRecord& r : runs) {
-    const std::string store = r.group_store(), strategy = r.strategy;
+    const std::string store = r.group_store(), strategy = r.row_label();  // with " log=MODE" in a log sweep
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const Group& g) { return g.store == store && g.strategy == strategy; });
     if (it == groups.end()) {
@@ -175,11 +175,11 @@ std::string latency_chart(const std::vector<Group>& groups, bool open_loop_runs)
 
 // The server's CPU per hit by part and its wall time by phase, side by side (medians over the
 // capacity runs of each strategy, from the server's sampled requests). Two bars per strategy:
-// CPU (receive, fetch, ..., write, other; they add up to the sampled CPU per hit) and wall
-// (fetch .. write: time inside the handler, waiting included). A table under the chart gives
+// CPU (receive, fetch, ..., write, log, other; they add up to the sampled CPU per hit) and wall
+// (fetch .. log: time inside the handler, waiting included; log is the access log line). A table under the chart gives
 // each phase's CPU, wall and wait = wall − CPU, signed: nothing is clamped.
-const char* kCpuParts[] = {"receive", "fetch", "unwrap", "decode", "render", "write", "other"};
-const char* kWallParts[] = {"fetch", "unwrap", "decode", "render", "write"};
+const char* kCpuParts[] = {"receive", "fetch", "unwrap", "decode", "render", "write", "log", "other"};
+const char* kWallParts[] = {"fetch", "unwrap", "decode", "render", "write", "log"};
 
 double part_median(const Group& g, const char* kind, const char* part) {
   std::vector<double> v;

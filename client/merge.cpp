@@ -280,13 +280,13 @@ Result<json> merge_docs(const std::vector<json>& docs, const std::vector<std::st
     if (!merged) return merged.error();
     return json(*merged);
   }
-  // Sweeps: the same (strategy, store, repeat) from every client becomes one run.
+  // Sweeps: the same (strategy [log mode], store, repeat) from every client becomes one run.
   using Key = std::tuple<std::string, std::string, int>;
   std::vector<Key> order;
   std::map<Key, std::pair<std::vector<const RunRecord*>, std::vector<std::string>>> groups;
   for (size_t i = 0; i < inputs.size(); ++i)
     for (const RunRecord& r : inputs[i]) {
-      const Key key{r.strategy, r.sweep_store.value_or(r.store), r.repeat.value_or(-1)};
+      const Key key{r.row_label(), r.sweep_store.value_or(r.store), r.repeat.value_or(-1)};
       if (!groups.count(key)) order.push_back(key);
       groups[key].first.push_back(&r);
       groups[key].second.push_back(input_name(names, i));

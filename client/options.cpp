@@ -1,6 +1,7 @@
 #include "client/options.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -69,6 +70,26 @@ std::vector<std::string> split_list(std::string_view text) {
     text.remove_prefix(comma + 1);
   }
   return out;
+}
+
+Result<std::vector<std::string>> parse_log_modes(std::string_view text) {
+  std::vector<std::string> modes;
+  if (text.find_first_not_of(' ') == std::string_view::npos) return modes;
+  const std::string whole(text);  // for the message: `text` is consumed below
+  for (;;) {
+    const size_t comma = text.find(',');
+    std::string mode(text.substr(0, comma));
+    while (!mode.empty() && mode.front() == ' ') mode.erase(mode.begin());
+    while (!mode.empty() && mode.back() == ' ') mode.pop_back();
+    // Unlike split_list, an empty entry is an error: "off,,line" is more likely a slip than a wish.
+    if (mode.empty()) return Error{Errc::invalid_argument, "--log-modes: empty entry in '" + whole + "'"};
+    if (std::find(modes.begin(), modes.end(), mode) != modes.end())
+      return Error{Errc::invalid_argument, "--log-modes: '" + mode + "' is listed twice"};
+    modes.push_back(std::move(mode));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return modes;
 }
 
 std::optional<std::vector<RowsShare>> parse_rows_mix(std::string_view text) {
@@ -233,7 +254,8 @@ void add_sweep_options(CLI::App& app, SweepOptions& o) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   app.add_option("--baseline", o.baseline,
-                 "strategy every other is compared with (default: the first of --strategies)");
+                 "strategy every other is compared with (default: the first of --strategies); with --log-modes, "
+                 "under the first mode");
   app.add_option("--alpha", o.alpha, "chance that any verdict of the sweep is wrong, at most")
       ->capture_default_str()
       ->check(CLI::Range(0.0001, 0.5));
@@ -252,6 +274,12 @@ void add_sweep_options(CLI::App& app, SweepOptions& o) {
                  "another server reading the same cache (the PHP backend); default: --url");
   app.add_option("--json", o.json_out, "write runs, summary and verdicts as JSON to FILE");
   app.add_option("--csv", o.csv_out, "write the summary table as CSV to FILE");
+  app.add_option("--log-modes", o.log_modes,
+                 "logging axis: the server's access-log modes to cross with every strategy, comma-separated: "
+                 "off | line | buffered:SIZE, optionally +flush:MS and/or +sync:each|MS|interval:MS (e.g. "
+                 "off,line,buffered:64k,buffered:64k+sync:1000); needs hitcost-server --access-log. Rows are then "
+                 "labelled 'STRATEGY log=MODE' (html log=buffered:64k); --baseline is taken under the first mode. "
+                 "Default: leave the server's logging as it is");
 }
 
 Result<MeasureOptions> measure_options(const LoadOptions& o) {

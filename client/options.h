@@ -32,6 +32,12 @@ Result<std::vector<int64_t>> parse_pid_list(std::string_view text);
 // to 1, they are normalised). nullopt when malformed, rows outside 1..1e6 or a weight <= 0.
 std::optional<std::vector<RowsShare>> parse_rows_mix(std::string_view text);
 
+// --log-modes: "off,line,buffered:64k+sync:1000" → the modes in order, spaces around each
+// trimmed; "" → {} (no logging axis). invalid_argument on an empty entry ("off,,line", a
+// trailing comma) or a mode listed twice. The mode grammar is the server's (server/log_mode.h):
+// the sweep asks it about every mode before measuring anything.
+Result<std::vector<std::string>> parse_log_modes(std::string_view text);
+
 // Options shared by `run` and `sweep` (the load shape).
 struct LoadOptions {
   std::string url;
@@ -85,6 +91,7 @@ struct SweepOptions : LoadOptions {
   double hit_ratio = 0.99;
   int repeat = 5;                      // the fewest runs for which 3 comparisons can reach 95 % together
   std::string baseline;                // compared with every other strategy; "" = the first of --strategies
+                                       // (with log modes: under the first mode)
   double alpha = 0.05;                 // family-wise error of the verdicts
   double min_effect = 0.05;            // differences below this are not called
   std::string latency_rate = "auto";   // open-loop latency run per strategy: auto | REQ/S | 0 (none)
@@ -94,6 +101,9 @@ struct SweepOptions : LoadOptions {
   std::string admin_url;  // where /admin/config and /admin/warm go; "" = --url
   std::string json_out;
   std::string csv_out;
+  // The logging axis: the server's access-log modes ("off,line,buffered:64k"), each crossed with
+  // every strategy; "" = the sweep leaves the server's logging alone (no "log" in any config).
+  std::string log_modes;
 };
 
 void add_run_options(CLI::App& app, RunOptions& o);

@@ -78,6 +78,9 @@ void for_each_field(R& r, F&& f) {
   f("/contamination_retries", "contamination_retries", r.contamination_retries);
   f("/started_unix_ns", "started_unix_ns", r.started_unix_ns);
   f("/interrupted", "interrupted", r.interrupted);
+  // Last of the CSV columns, so the older columns keep their places; empty (and no JSON key)
+  // unless a sweep had --log-modes.
+  f("/log_mode", "log_mode", omit(r.log_mode));
   // JSON only from here
   f("/url", "", r.url);
   f("/path_template", "", r.path_template);
@@ -205,6 +208,7 @@ void value_from(const json& j, std::optional<T>& v) {
 }
 
 bool empty_value(const json& v) { return v.is_null(); }
+bool empty_value(const std::string& v) { return v.empty(); }
 template <class T>
 bool empty_value(const std::optional<T>& v) {
   return !v.has_value();
@@ -289,6 +293,12 @@ std::optional<double> RunRecord::cpu_figure(const char* pointer) const {
   if (!cpu.is_object() || !cpu.contains(p) || !cpu.at(p).is_number()) return std::nullopt;
   return cpu.at(p).get<double>();
 }
+
+std::string sweep_row_label(const std::string& strategy, const std::string& log_mode) {
+  return log_mode.empty() ? strategy : strategy + " log=" + log_mode;
+}
+
+std::string RunRecord::row_label() const { return sweep_row_label(strategy, log_mode); }
 
 std::string RunRecord::attribution() const {
   return cpu.is_object() ? cpu.value("attribution", std::string("sender-pays")) : "sender-pays";

@@ -91,12 +91,20 @@ struct RunRecord : RunRequest {
   nlohmann::json extra = nlohmann::json::object();
 
   bool is_latency_run() const { return role.value_or("") == "latency"; }
+  // The summary's row for this run: the strategy, with the log mode when a sweep set one
+  // (sweep_row_label).
+  std::string row_label() const;
   // The store a sweep grouped this run under: sweep_store, else the server's store.
   std::string group_store() const { return sweep_store && !sweep_store->empty() ? *sweep_store : store; }
   // A number inside the CPU accounting ("/per_request_us/attributed/server"); nullopt if absent.
   std::optional<double> cpu_figure(const char* pointer) const;
   std::string attribution() const;  // cpu.attribution, "sender-pays" when there is none
 };
+
+// A sweep's row label: `strategy` alone, or "STRATEGY log=MODE" when the sweep has a logging
+// axis (--log-modes): "html log=buffered:64k". ASCII, no comma or quote (CSV-safe); strategies
+// hold no space, so the label splits back at the first " log=".
+std::string sweep_row_label(const std::string& strategy, const std::string& log_mode);
 
 // The one reader and writer of the run JSON (nlohmann ADL: `json j = record;`,
 // `j.get<RunRecord>()`). from_json never throws on a missing or mistyped field.

@@ -21,6 +21,9 @@ struct RunRequest {
   std::optional<int> rows;
   double warmup_s = 0;
   double planned_duration_s = 0;  // --duration; 0 in request-count mode
+  // The server's access-log mode this run was measured under, as `sweep --log-modes` gave it
+  // ("buffered:64k"); "" = the sweep did not set one (the server kept its own; JSON key absent).
+  std::string log_mode;
 };
 
 }  // namespace hitcost::client

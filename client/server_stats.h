@@ -72,6 +72,15 @@ struct ServerIdentity {
   bool is_local() const;
 };
 
+// The server's access log over the window (/stats "log", server/counter_list.h group "log"):
+// counters as differences. The server counts a line when it is written, so in a buffered mode
+// a short window may see none (or one buffer's worth) of the lines its requests made.
+struct LogDelta {
+  std::string mode;  // canonical ("buffered:64K+sync:interval:1000"): /stats log.mode, else config.log
+  std::string path;  // /stats log.path; "" when the server does not say
+  uint64_t lines = 0, bytes = 0, write_calls = 0, write_errors = 0, dropped_lines = 0, dropped_bytes = 0;
+};
+
 // Differences between two /stats snapshots. Missing fields count as 0 (older servers).
 struct ServerDelta {
   // What was measured: kHitcostServer (its /stats), or "processes: pids …; tree …" (a server
@@ -97,8 +106,9 @@ struct ServerDelta {
   double clean_tile_cpu_ns = 0;
   uint64_t sample_period = 0;  // about 1 in N requests sampled (at the end of the window)
   std::optional<ServerIdentity> identity;
-  nlohmann::json memory;  // the "after" snapshot's memory gauges (KiB; null: not given)
-  nlohmann::json config;  // the "after" snapshot's config
+  nlohmann::json memory;        // the "after" snapshot's memory gauges (KiB; null: not given)
+  nlohmann::json config;        // the "after" snapshot's config
+  std::optional<LogDelta> log;  // absent when the server reports no "log" (older servers)
   int threads = 0;
   bool counters_reset = false;  // a counter went backwards (someone POSTed /admin/reset)
   // Where the server and the cache ran, as the server reports it: "cpus" (top level or in

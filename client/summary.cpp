@@ -24,7 +24,7 @@ std::optional<double> memory_mib(const RunRecord& r, const char* key) {
 }
 
 std::string fmt(const char* f, auto... args) {
-  char buf[256];
+  char buf[512];  // a table line with a long row label ("... log=buffered:64k+sync:1000") fits
   std::snprintf(buf, sizeof buf, f, args...);
   return buf;
 }
@@ -55,7 +55,7 @@ bool every_run_has_per_hit(const std::vector<RunRecord>& runs) {
   return true;
 }
 
-using RowKey = std::pair<std::string, std::string>;  // (store, strategy)
+using RowKey = std::pair<std::string, std::string>;  // (store, row label: strategy [log=MODE])
 
 // The runs of each store × strategy, rows in the order asked for (the sweep's --strategies,
 // stores as first seen), not in the shuffled run order.
@@ -64,7 +64,7 @@ std::vector<std::pair<RowKey, std::vector<const RunRecord*>>> rows_in_order(cons
   std::vector<std::pair<RowKey, std::vector<const RunRecord*>>> rows;
   std::vector<std::string> store_order;
   for (const RunRecord& r : runs) {
-    const RowKey key{r.group_store(), r.strategy};
+    const RowKey key{r.group_store(), r.row_label()};
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) { return row.first == key; });
     if (it == rows.end()) {
       rows.push_back({key, {}});
@@ -138,6 +138,7 @@ SweepRow summarize_row(const RowKey& key, const std::vector<const RunRecord*>& r
   SweepRow row;
   row.store = key.first;
   row.strategy = key.second;
+  if (!runs.empty()) row.log_mode = runs.front()->log_mode;  // the same in every run: it is in the key
   RowFigures kept;
   for (const RunRecord* r : runs) {
     if (r->is_latency_run()) {
@@ -274,6 +275,7 @@ json summary_json(const Summary& s) {
                                                   {"unsent", r.latency_unsent}}
                                            : json(nullptr)}};
     for (const RangeColumn& c : range_columns()) row[c.json] = range_json(r.*c.member);
+    if (!r.log_mode.empty()) row["log_mode"] = r.log_mode;  // absent without --log-modes: saved sweeps unchanged
     rows.push_back(std::move(row));
   }
   for (const auto& [store, v] : s.verdicts)
@@ -306,6 +308,9 @@ std::string format_summary(const Summary& s) {
   std::string out;
   int store_width = std::max(5, int(s.options.group_label.size()));
   for (const auto& r : s.rows) store_width = std::max(store_width, int(r.store.size()));
+  // 22 as always; wider only for longer row labels ("struct:json+zlib log=buffered:64k+sync:1000").
+  int label_width = 22;
+  for (const auto& r : s.rows) label_width = std::max(label_width, int(r.strategy.size()));
   std::string attribution;
   int excluded = 0;
   for (const auto& r : s.rows) {
@@ -317,14 +322,14 @@ std::string format_summary(const Summary& s) {
              attribution.empty() ? "sender-pays" : attribution.c_str());
   const bool file_store =
       std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.store_file_mib.has_value(); });
-  out +=
-      fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", s.options.row_label.c_str(), store_width,
-          s.options.group_label.c_str(), "kept", "req/s (capacity)", "server us/hit", "server us/req", "cache us/req",
-          "total us/req", "hit ratio", file_store ? "server MiB own / store file cached" : "server MiB own");
+  out += fmt("%-*s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", label_width, s.options.row_label.c_str(),
+             store_width, s.options.group_label.c_str(), "kept", "req/s (capacity)", "server us/hit", "server us/req",
+             "cache us/req", "total us/req", "hit ratio",
+             file_store ? "server MiB own / store file cached" : "server MiB own");
   for (const auto& r : s.rows) {
     if (r.runs == 0) continue;
     out +=
-        fmt("%-22s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", r.strategy.c_str(), store_width,
+        fmt("%-*s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", label_width, r.strategy.c_str(), store_width,
             r.store.empty() ? "-" : r.store.c_str(), fmt(r.from_left_out ? "%d/%d!" : "%d/%d", r.used, r.runs).c_str(),
             range_text(r.rps, "%.0f").c_str(), range_text(r.server_hit, "%.2f").c_str(),
             range_text(r.server_req, "%.2f").c_str(),
@@ -359,14 +364,15 @@ std::string format_summary(const Summary& s) {
   for (const auto& r : s.rows) any_latency = any_latency || r.latency_rate.has_value();
   if (any_latency) {
     out += "\nlatency: open loop, every strategy at the same rate; from the intended send time (us)\n";
-    out += fmt("%-22s %-*s %-10s %-10s %-10s %-10s %-10s %-16s %s\n", s.options.row_label.c_str(), store_width,
-               s.options.group_label.c_str(), "req/s", "p50", "p99", "p99.9", "max", "send late p99", "errors");
+    out +=
+        fmt("%-*s %-*s %-10s %-10s %-10s %-10s %-10s %-16s %s\n", label_width, s.options.row_label.c_str(), store_width,
+            s.options.group_label.c_str(), "req/s", "p50", "p99", "p99.9", "max", "send late p99", "errors");
     for (const auto& r : s.rows) {
       if (!r.latency_rate) continue;
       auto v = [](const std::optional<double>& x) { return x ? fmt("%.1f", *x) : std::string("-"); };
-      out += fmt("%-22s %-*s %-10.0f %-10s %-10s %-10s %-10s %-16s %llu%s\n", r.strategy.c_str(), store_width,
-                 r.store.empty() ? "-" : r.store.c_str(), *r.latency_rate, v(r.p50_us).c_str(), v(r.p99_us).c_str(),
-                 v(r.p999_us).c_str(), v(r.max_us).c_str(), v(r.lateness_p99_us).c_str(),
+      out += fmt("%-*s %-*s %-10.0f %-10s %-10s %-10s %-10s %-16s %llu%s\n", label_width, r.strategy.c_str(),
+                 store_width, r.store.empty() ? "-" : r.store.c_str(), *r.latency_rate, v(r.p50_us).c_str(),
+                 v(r.p99_us).c_str(), v(r.p999_us).c_str(), v(r.max_us).c_str(), v(r.lateness_p99_us).c_str(),
                  static_cast<unsigned long long>(r.latency_errors),
                  r.latency_unsent
                      ? fmt(" (%llu never sent: overload)", static_cast<unsigned long long>(r.latency_unsent)).c_str()

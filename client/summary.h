@@ -19,8 +19,10 @@
 namespace hitcost::client {
 
 struct SummaryOptions {
-  std::string baseline;            // the strategy every other is compared with; "" = the first seen per store
-  std::vector<std::string> order;  // strategies in the order rows are listed (others after them)
+  // Rows are named by their label (SweepRow::strategy): the strategy, with " log=MODE" in a
+  // sweep with --log-modes.
+  std::string baseline;            // the row every other is compared with; "" = the first seen per store
+  std::vector<std::string> order;  // row labels in the order rows are listed (others after them)
   VerdictOptions verdict;
   double hit_ratio_tolerance = 0.02;  // |measured − target| above this excludes a run
   // Column names in the text: a sweep's rows are strategies grouped by store; `compare`
@@ -29,7 +31,11 @@ struct SummaryOptions {
 };
 
 struct SweepRow {
+  // `strategy` is the row's label: the strategy, or "STRATEGY log=MODE" when the runs carry a
+  // log mode (sweep --log-modes; run_record.h sweep_row_label). The order, the baseline and the
+  // verdicts name rows by it.
   std::string store, strategy;
+  std::string log_mode;    // the runs' log mode; "" = none asked (no "log_mode" key in the JSON)
   int runs = 0, used = 0;  // capacity runs measured / kept for figures and verdicts
   int excluded_errors = 0, excluded_no_figures = 0, excluded_hit_ratio = 0, excluded_contaminated = 0;
   uint64_t errors = 0;

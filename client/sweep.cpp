@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <variant>
 
@@ -16,7 +17,8 @@
 
 namespace hitcost::client {
 
-nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, const std::string& strategy) {
+nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, const std::string& strategy,
+                            const std::string& log_mode) {
   std::string ns = "sw-" + namespace_token(strategy) + "-" + (store.empty() ? "cur" : namespace_token(store)) + "-r" +
                    std::to_string(o.rows);
   if (!o.flags.empty()) ns += "-" + namespace_token(o.flags);
@@ -25,7 +27,32 @@ nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, con
   if (!store.empty()) body["store"] = store;
   if (!o.flags.empty()) body["flags"] = o.flags;
   if (o.threshold) body["threshold"] = *o.threshold;
+  if (!log_mode.empty()) body["log"] = log_mode;
   return body;
+}
+
+std::vector<SweepCell> sweep_cells(const SweepOptions& o, const std::string& store,
+                                   const std::vector<std::string>& strategies,
+                                   const std::vector<std::string>& log_modes) {
+  const std::vector<std::string> modes = log_modes.empty() ? std::vector<std::string>{""} : log_modes;
+  std::vector<SweepCell> cells;
+  for (const std::string& strategy : strategies)
+    for (const std::string& mode : modes)
+      cells.push_back({store, strategy, mode, sweep_row_label(strategy, mode), sweep_config(o, store, strategy, mode)});
+  return cells;
+}
+
+Result<SummaryOptions> sweep_summary_options(const SweepOptions& o, const std::vector<std::string>& strategies,
+                                             const std::vector<std::string>& log_modes) {
+  SummaryOptions s;
+  const std::string baseline = o.baseline.empty() && !strategies.empty() ? strategies.front() : o.baseline;
+  if (std::find(strategies.begin(), strategies.end(), baseline) == strategies.end())
+    return Error{Errc::invalid_argument, "--baseline " + baseline + " is not in --strategies"};
+  s.baseline = sweep_row_label(baseline, log_modes.empty() ? "" : log_modes.front());
+  for (const SweepCell& c : sweep_cells(o, "", strategies, log_modes)) s.order.push_back(c.label);
+  s.verdict.alpha = o.alpha;
+  s.verdict.min_effect = o.min_effect;
+  return s;
 }
 
 std::vector<size_t> round_order(size_t n, uint64_t seed, int round) {
@@ -38,11 +65,8 @@ std::vector<size_t> round_order(size_t n, uint64_t seed, int round) {
 
 namespace {
 
-// One store × strategy: how to configure the server for it and what it then answers.
-struct Cell {
-  std::string store;        // as asked ("" = the server's)
-  std::string strategy;     // as asked
-  nlohmann::json config;    // POST /admin/config body
+// One store × strategy [× log mode]: how to configure the server for it and what it then answers.
+struct Cell : SweepCell {
   std::string expect;       // the server's canonical strategy name (X-Strategy)
   std::string shown_store;  // the store that was measured, also when the sweep kept the server's
 };
@@ -68,7 +92,7 @@ struct Sweep {
   bool configure(Cell& c) {
     HttpReply cfg = http_request(admin, "POST", "/admin/config", c.config.dump());
     if (!cfg.ok()) {
-      std::fprintf(stderr, "skip %s on %s: POST /admin/config: %s\n", c.strategy.c_str(),
+      std::fprintf(stderr, "skip %s on %s: POST /admin/config: %s\n", c.label.c_str(),
                    c.store.empty() ? "current store" : c.store.c_str(), cfg.error.c_str());
       refused = refused || cfg.status == 400;
       return false;
@@ -127,13 +151,14 @@ struct Sweep {
     RunReport r = measure_run(p, mo, stop);
     next_miss = std::max(next_miss, r.load.miss_end);
     if (r.interrupted()) {  // cut short: not a run of the planned length, so not in the summary
-      std::fprintf(stderr, "  %s %s: interrupted after %.2f s of %.2f s, left out\n", label.c_str(), c.strategy.c_str(),
+      std::fprintf(stderr, "  %s %s: interrupted after %.2f s of %.2f s, left out\n", label.c_str(), c.label.c_str(),
                    r.load.window_s, r.planned_duration_s);
       return;
     }
     r.requested_strategy = "";  // report the server's configured strategy
     r.sweep_store = c.store;
     r.repeat_index = round;
+    r.log_mode = c.log_mode;
     if (p.rows_mix.empty()) r.rows = o.rows;
     RunRecord record = record_of(r);
     record.strategy = c.strategy;
@@ -141,7 +166,7 @@ struct Sweep {
     record.role = role;
     record.round = round;
     runs.push_back(std::move(record));
-    if (!o.quiet) std::printf("  %s %s: %s", label.c_str(), c.strategy.c_str(), format_terminal(r, true).c_str());
+    if (!o.quiet) std::printf("  %s %s: %s", label.c_str(), c.label.c_str(), format_terminal(r, true).c_str());
     tell_problems(r, c, label);
   }
 
@@ -152,12 +177,12 @@ struct Sweep {
       const std::string shown = e.kind + ": " + e.detail;
       if (std::find(errors_shown.begin(), errors_shown.end(), shown) != errors_shown.end()) continue;
       errors_shown.push_back(shown);
-      std::fprintf(stderr, "  first %s error of %s: %s\n", e.kind.c_str(), c.strategy.c_str(),
+      std::fprintf(stderr, "  first %s error of %s: %s\n", e.kind.c_str(), c.label.c_str(),
                    e.detail.empty() ? "(no reason given)" : e.detail.c_str());
     }
     if (const auto over = r.over_error_limit()) {
       ++over_limit;
-      std::fprintf(stderr, "  %s %s: %s\n", label.c_str(), c.strategy.c_str(), over->c_str());
+      std::fprintf(stderr, "  %s %s: %s\n", label.c_str(), c.label.c_str(), over->c_str());
     }
     if (!r.server) std::fprintf(stderr, "  server stats unavailable: %s\n", r.server_error.c_str());
     if (r.contaminated().value_or(false))
@@ -165,8 +190,8 @@ struct Sweep {
                    r.contamination_retries == 1 ? "y" : "ies", r.cpu()->contamination.why.c_str());
   }
 
-  // The common open-loop rate: as asked, or half the slowest strategy's median capacity, as
-  // the summary (client/summary.h) has it for this store's cells.
+  // The common open-loop rate: as asked, or half the slowest cell's median capacity, as the
+  // summary (client/summary.h) has it for this store's cells (rows are named by cell label).
   double latency_rate(const std::vector<Cell>& cells) const {
     if (o.latency_rate != "auto") return std::strtod(o.latency_rate.c_str(), nullptr);
     if (cells.empty()) return 0;
@@ -177,22 +202,27 @@ struct Sweep {
     double slowest = 0;
     for (const Cell& c : cells)
       for (const SweepRow& row : so_far.rows) {
-        if (row.strategy != c.strategy || !row.rps || row.rps->median <= 0) continue;
+        if (row.strategy != c.label || !row.rps || row.rps->median <= 0) continue;
         if (slowest == 0 || row.rps->median < slowest) slowest = row.rps->median;
       }
     return slowest / 2;
   }
 
-  void sweep_store(const std::string& store, const std::vector<std::string>& strategies, uint64_t seed) {
+  void sweep_store(const std::string& store, const std::vector<std::string>& strategies,
+                   const std::vector<std::string>& log_modes, uint64_t seed) {
+    const std::vector<SweepCell> all = sweep_cells(o, store, strategies, log_modes);
+    const size_t per_strategy = std::max<size_t>(1, log_modes.size());
     std::vector<Cell> cells;
-    for (const auto& strategy : strategies) {
+    // Warmed once per strategy, under its first cell's configuration: the log mode changes no
+    // stored value, so the strategy's other cells read the same namespace.
+    for (size_t first = 0; first < all.size(); first += per_strategy) {
       if (stopped()) return;
-      Cell c{store, strategy, sweep_config(o, store, strategy), "", ""};
+      Cell c{all[first], "", ""};
       if (!configure(c) || !warm(c)) {
         ++failures;
         continue;
       }
-      cells.push_back(std::move(c));
+      for (size_t k = first; k < first + per_strategy; ++k) cells.push_back(Cell{all[k], "", ""});
     }
     for (int round = 0; round < o.repeat && !stopped(); ++round)
       for (size_t i : round_order(cells.size(), seed, round)) {
@@ -201,7 +231,9 @@ struct Sweep {
       }
     const double rate = latency_rate(cells);
     if (rate <= 0 || stopped()) return;
-    if (!o.quiet) std::printf("latency: open loop at %.0f req/s for every strategy\n", rate);
+    if (!o.quiet)
+      std::printf("latency: open loop at %.0f req/s for every %s\n", rate,
+                  log_modes.empty() ? "strategy" : "strategy and log mode");
     for (size_t i : round_order(cells.size(), seed, o.repeat)) {
       if (stopped()) return;
       measure(cells[i], "latency", rate, -1, "latency");
@@ -210,10 +242,12 @@ struct Sweep {
 };
 
 // Puts back what the server ran before the sweep (strategy, store, flags, rows, namespace,
-// compression rule) and says so; a sweep never leaves the server on its last cell silently.
+// compression rule, access-log mode) and says so; a sweep never leaves the server on its last
+// cell silently. A server that does not report "log" gets none back.
 void restore_config(const Endpoint& admin, const nlohmann::json& original) {
   nlohmann::json body = nlohmann::json::object();
-  for (const char* key : {"strategy", "store", "flags", "rows", "namespace", "threshold", "min_savings", "factor"})
+  for (const char* key :
+       {"strategy", "store", "flags", "rows", "namespace", "threshold", "min_savings", "factor", "log"})
     if (original.contains(key)) body[key] = original[key];
   const HttpReply r = http_request(admin, "POST", "/admin/config", body.dump());
   if (r.ok())
@@ -233,6 +267,7 @@ struct SweepSetup {
   LoadPlan plan;
   MeasureOptions measure;
   std::vector<std::string> strategies, stores;
+  std::vector<std::string> log_modes;  // empty: no logging axis
   SummaryOptions summary;
   uint64_t seed = 0;
   Endpoint admin;
@@ -247,7 +282,7 @@ std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
   if (!plan) return fail(plan.error().message);
   auto measure = measure_options(o);
   if (!measure) return fail(measure.error().message);
-  SweepSetup s{std::move(plan).value(), std::move(measure).value(), {}, {}, {}, 0, {}};
+  SweepSetup s{std::move(plan).value(), std::move(measure).value(), {}, {}, {}, {}, 0, {}};
   if (o.latency_rate != "auto") {
     char* end = nullptr;
     const double r = std::strtod(o.latency_rate.c_str(), &end);
@@ -255,15 +290,19 @@ std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
       return fail("bad --latency-rate (auto | REQ/S | 0): " + o.latency_rate);
   }
   s.strategies = split_list(o.strategies);
+  if (!o.log_modes.empty() && !o.admin_url.empty())
+    return fail(
+        "--log-modes switches the access log of the server at --url; with --admin-url that server is not "
+        "the one configured");
   s.stores = split_list(o.stores);
   if (s.stores.empty()) s.stores.push_back("");
   if (s.strategies.empty()) return fail("--strategies is empty");
-  s.summary.baseline = o.baseline.empty() ? s.strategies.front() : o.baseline;
-  s.summary.order = s.strategies;
-  s.summary.verdict.alpha = o.alpha;
-  s.summary.verdict.min_effect = o.min_effect;
-  if (std::find(s.strategies.begin(), s.strategies.end(), s.summary.baseline) == s.strategies.end())
-    return fail("--baseline " + s.summary.baseline + " is not in --strategies");
+  auto modes = parse_log_modes(o.log_modes);
+  if (!modes) return fail(modes.error().message);
+  s.log_modes = std::move(modes).value();
+  auto summary = sweep_summary_options(o, s.strategies, s.log_modes);
+  if (!summary) return fail(summary.error().message);
+  s.summary = std::move(summary).value();
   s.measure.progress = !o.no_progress && ::isatty(2);
   s.seed = o.order_seed.value_or(o.seed);
   s.admin = s.plan.endpoint;
@@ -283,6 +322,10 @@ bool report_sweep(const SweepOptions& o, const SweepSetup& s, const std::vector<
   nlohmann::json doc = summary_json(summary);
   doc["runs"] = runs;
   doc["order"] = {{"seed", s.seed}, {"rounds", o.repeat}, {"rule", "strategies shuffled anew in each round"}};
+  if (!s.log_modes.empty()) {  // only then: a sweep without the axis writes what it always wrote
+    doc["order"]["rule"] = "strategy x log mode cells shuffled anew in each round";
+    doc["log_modes"] = s.log_modes;
+  }
   doc["interrupted"] = interrupted;
   OutputWriter out("hitcost-load sweep");
   out.write(o.json_out, doc.dump(2) + "\n");
@@ -290,6 +333,34 @@ bool report_sweep(const SweepOptions& o, const SweepSetup& s, const std::vector<
     out.write(o.html_out, html_report({doc}, interrupted ? "hitcost sweep (interrupted)" : "hitcost sweep"));
   out.write(o.csv_out, csv_summary(summary));
   return out.all_written();
+}
+
+// Asks the server to take every log mode (POST /admin/config {"log": MODE}) before anything is
+// warmed or measured, so a mode it refuses ends the sweep at once with its reason instead of
+// leaving holes in the table. Returns the exit code when one is refused: kExitUsage for a 400
+// (a bad mode, or a server without --access-log) or a server that does not know "log",
+// kExitFailed when it did not answer. The server is left on the last mode: restore_config follows.
+std::optional<int> check_log_modes(const Endpoint& admin, const std::vector<std::string>& modes, bool quiet) {
+  for (const std::string& mode : modes) {
+    const HttpReply r = http_request(admin, "POST", "/admin/config", nlohmann::json{{"log", mode}}.dump());
+    if (!r.ok()) {
+      std::string why = r.error;
+      while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
+      std::fprintf(stderr, "hitcost-load sweep: --log-modes %s: the server refused it: %s\n", mode.c_str(),
+                   why.c_str());
+      return r.status == 0 ? kExitFailed : kExitUsage;
+    }
+    const auto answered = nlohmann::json::parse(r.body, nullptr, false);
+    if (!answered.is_object() || !answered.contains("log") || !answered["log"].is_string()) {
+      std::fprintf(stderr,
+                   "hitcost-load sweep: --log-modes: the server's POST /admin/config answer has no \"log\": it "
+                   "cannot switch its access log (a hitcost-server with --access-log can)\n");
+      return kExitUsage;
+    }
+    if (!quiet)
+      std::printf("log mode %s: the server runs it as %s\n", mode.c_str(), answered["log"].get<std::string>().c_str());
+  }
+  return std::nullopt;
 }
 
 int sweep_exit_code(const Sweep& sw, bool interrupted) {
@@ -309,10 +380,15 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   auto setup = set_up(o);
   if (const int* code = std::get_if<int>(&setup)) return *code;
   const SweepSetup& s = std::get<SweepSetup>(setup);
-  if (!o.quiet)
+  if (!o.quiet && s.log_modes.empty())
     std::printf("%zu strateg%s x %d runs, interleaved: a shuffled order in each round (order seed %llu)\n",
                 s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies", o.repeat,
                 static_cast<unsigned long long>(s.seed));
+  else if (!o.quiet)
+    std::printf(
+        "%zu strateg%s x %zu log mode%s x %d runs, interleaved: a shuffled order in each round (order seed %llu)\n",
+        s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies", s.log_modes.size(),
+        s.log_modes.size() == 1 ? "" : "s", o.repeat, static_cast<unsigned long long>(s.seed));
   // What the server runs now, to put back when the sweep ends (POST {} changes nothing and
   // answers the whole configuration).
   const HttpReply before = http_request(s.admin, "POST", "/admin/config", "{}");
@@ -322,9 +398,15 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
                  before.ok() ? "POST /admin/config {} did not answer a JSON object" : before.error.c_str());
     return before.status == 0 ? kExitFailed : kExitUsage;
   }
+  if (const auto refused = check_log_modes(s.admin, s.log_modes, o.quiet)) {
+    std::fprintf(stderr, "hitcost-load sweep: nothing measured\n");
+    restore_config(s.admin, original);
+    return *refused;
+  }
   Sweep sw{o, s.plan, s.admin, o.admin_url.empty(), s.measure, stop, s.summary};
   sw.next_miss = s.plan.keys.miss_start;
-  for (size_t k = 0; k < s.stores.size() && !sw.stopped(); ++k) sw.sweep_store(s.stores[k], s.strategies, s.seed + k);
+  for (size_t k = 0; k < s.stores.size() && !sw.stopped(); ++k)
+    sw.sweep_store(s.stores[k], s.strategies, s.log_modes, s.seed + k);
   const bool interrupted = sw.stopped();
   if (interrupted) std::fprintf(stderr, "hitcost-load sweep: interrupted; the runs finished so far follow\n");
   restore_config(s.admin, original);

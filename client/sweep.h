@@ -10,17 +10,45 @@
 // Then, unless --latency-rate 0, one open-loop run per strategy at one common rate (auto: half
 // the slowest strategy's median capacity), for latency that is the server's and not queueing.
 // The summary, verdicts and reports come from client/summary.h.
+//
+// With --log-modes the cells are strategy × log mode: each strategy is still warmed once (the
+// access log changes no stored value, so the namespace stays the strategy's), and every round
+// runs all cells in a shuffled order. Before anything is measured the server is asked about
+// every mode; one it refuses (no --access-log, a bad mode) ends the sweep with its reason.
 #include <atomic>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "client/options.h"
+#include "client/summary.h"
+#include "core/result.h"
 
 namespace hitcost::client {
 
-// The config body for one store × strategy (namespace unique per strategy/store/rows/flags/threshold).
-nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, const std::string& strategy);
+// The config body for one store × strategy (namespace unique per strategy/store/rows/flags/
+// threshold, not per log mode) with "log": `log_mode` unless it is "" (then no "log" key: the
+// server keeps its logging).
+nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, const std::string& strategy,
+                            const std::string& log_mode = "");
+
+// One cell of a store: what one measured run configures.
+struct SweepCell {
+  std::string store, strategy, log_mode;  // as asked; "" store = the server's, "" log mode = not set
+  std::string label;                      // its summary row: sweep_row_label(strategy, log_mode)
+  nlohmann::json config;                  // the POST /admin/config body (sweep_config)
+};
+// Every strategy × every log mode, strategy-major (a strategy's cells are adjacent, under the
+// modes in the order given); no log modes: one cell per strategy, as a sweep always had.
+std::vector<SweepCell> sweep_cells(const SweepOptions& o, const std::string& store,
+                                   const std::vector<std::string>& strategies,
+                                   const std::vector<std::string>& log_modes);
+
+// The summary's row order (every cell's label, in sweep_cells' order) and baseline (--baseline,
+// default the first strategy, under the first log mode), with --alpha and --min-effect.
+// invalid_argument when --baseline is not one of `strategies`.
+Result<SummaryOptions> sweep_summary_options(const SweepOptions& o, const std::vector<std::string>& strategies,
+                                             const std::vector<std::string>& log_modes);
 
 // The order of `n` cells in round `round`: a permutation drawn from `seed` (the same seed,
 // the same orders). Exposed for tests.

@@ -6,10 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/command.h"
@@ -180,8 +182,22 @@ TEST(LoadCli, InterruptedRunReportsTheWindowThatRan) {
   std::string header, row;
   std::getline(csv, header);
   std::getline(csv, row);
-  EXPECT_EQ(header.substr(header.rfind(',') + 1), "interrupted");
-  EXPECT_EQ(row.substr(row.rfind(',') + 1), "1");
+  // The "interrupted" column, found by name (log_mode follows it).
+  auto cells = [](const std::string& line) {
+    std::vector<std::string> out(1);
+    for (char c : line) {
+      if (c == ',')
+        out.emplace_back();
+      else
+        out.back() += c;
+    }
+    return out;
+  };
+  const std::vector<std::string> names = cells(header), values = cells(row);
+  ASSERT_EQ(names.size(), values.size()) << header << "\n" << row;
+  const auto at = std::find(names.begin(), names.end(), "interrupted");
+  ASSERT_NE(at, names.end()) << header;
+  EXPECT_EQ(values[size_t(at - names.begin())], "1") << header << "\n" << row;
   std::ifstream html(dir / "r.html");
   const std::string page{std::istreambuf_iterator<char>(html), {}};
   EXPECT_NE(page.find("INTERRUPTED"), std::string::npos);
@@ -259,6 +275,114 @@ TEST(LoadCli, SweepOfAStrategyTheServerRefusesIsAUsageError) {
        "0", "--keys", "100", "--repeat", "1", "--strategies", "struct:jsn", "--latency-rate", "0", "-q"});
   EXPECT_EQ(r.exit_code, 2) << show(r);
   EXPECT_NE(r.err.find("unknown serializer 'jsn'"), std::string::npos) << show(r);
+}
+
+// The logging axis end to end: every strategy under every log mode, one summary row each,
+// every run saying its mode, the server's log figures per run, the log file written, and the
+// server's own mode put back.
+TEST(LoadCli, SweepWithLogModesMeasuresEveryStrategyUnderEveryMode) {
+  const fs::path dir = fresh_dir("log-modes");
+  const fs::path log = dir / "access.log";
+  ServerProcess server({"--store", "memory", "--threads", "1", "--access-log", log.string()});
+  const json before = server_config(server);
+  ASSERT_TRUE(before.contains("log")) << before.dump();
+  const CommandResult r = hitcost::testing::run_command(
+      short_sweep(server, "300ms",
+                  {"--repeat", "1", "--strategies", "html,struct:json", "--log-modes", "off,line,buffered:64k",
+                   "--json", (dir / "s.json").string(), "--csv", (dir / "s.csv").string()}));
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  const json s = read_json(dir / "s.json");
+  const std::vector<std::string> labels = {"html log=off",          "html log=line",
+                                           "html log=buffered:64k", "struct:json log=off",
+                                           "struct:json log=line",  "struct:json log=buffered:64k"};
+  ASSERT_EQ(s["summary"].size(), labels.size()) << s["summary"].dump();
+  for (size_t i = 0; i < labels.size(); ++i) {
+    EXPECT_EQ(s["summary"][i]["strategy"], labels[i]);
+    EXPECT_EQ(s["summary"][i]["runs"], 1) << labels[i];
+  }
+  EXPECT_EQ(s["verdict_options"]["baseline"], "html log=off");
+  // One capacity run per cell, each with its mode and the server's access-log figures.
+  ASSERT_EQ(s["runs"].size(), labels.size());
+  std::map<std::string, int> per_mode;
+  for (const json& run : s["runs"]) {
+    ASSERT_TRUE(run.contains("log_mode")) << run["strategy"];
+    const std::string mode = run["log_mode"].get<std::string>();
+    ++per_mode[mode];
+    // The server ran the mode asked (its canonical name), and its log figures fit that mode.
+    const std::map<std::string, std::string> canonical = {
+        {"off", "off"}, {"line", "line"}, {"buffered:64k", "buffered:64K"}};
+    ASSERT_TRUE(run.contains(json::json_pointer("/server/log/write_calls_per_req")))
+        << "no /stats log figures in the run of " << mode;
+    EXPECT_EQ(run.at(json::json_pointer("/server/log/mode")), canonical.at(mode));
+    const double calls_per_req = run.at(json::json_pointer("/server/log/write_calls_per_req")).get<double>();
+    if (mode == "off") {
+      // No line of its own; at most the previous cell's buffer, written after the switch.
+      EXPECT_LE(run.at(json::json_pointer("/server/log/bytes")).get<uint64_t>(), 64u * 1024u);
+    } else if (mode == "line") {
+      EXPECT_NEAR(calls_per_req, 1.0, 0.1) << "one write(2) per request";
+    } else {
+      EXPECT_LT(calls_per_req, 0.25) << "a 64k buffer holds hundreds of lines";
+    }
+  }
+  EXPECT_EQ(per_mode, (std::map<std::string, int>{{"off", 2}, {"line", 2}, {"buffered:64k", 2}}));
+  // The summary CSV names the same rows.
+  std::ifstream csv(dir / "s.csv");
+  std::string line;
+  size_t csv_rows = 0;
+  std::getline(csv, line);  // header
+  while (std::getline(csv, line)) {
+    const size_t a = line.find(','), b = line.find(',', a + 1);  // store,strategy,...
+    EXPECT_NE(std::find(labels.begin(), labels.end(), line.substr(a + 1, b - a - 1)), labels.end()) << line;
+    ++csv_rows;
+  }
+  EXPECT_EQ(csv_rows, labels.size());
+  // The server wrote its access log, and runs the mode it ran before the sweep.
+  std::ifstream in(log);
+  size_t log_lines = 0;
+  while (std::getline(in, line)) ++log_lines;
+  EXPECT_GT(log_lines, 0u) << log;
+  const json after = server_config(server);
+  EXPECT_EQ(after["log"], before["log"]);
+  EXPECT_EQ(after["namespace"], before["namespace"]);
+}
+
+TEST(LoadCli, SweepWithLogModesOnAServerWithoutAccessLogIsAUsageError) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const json before = server_config(server);
+  const fs::path dir = fresh_dir("log-modes-refused");
+  const CommandResult r = hitcost::testing::run_command(short_sweep(
+      server, "200ms",
+      {"--repeat", "1", "--strategies", "html", "--log-modes", "off,line", "--json", (dir / "s.json").string()}));
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  // The server's reason, after the mode it refused.
+  const size_t at = r.err.find("--log-modes line: the server refused it: HTTP 400: ");
+  ASSERT_NE(at, std::string::npos) << show(r);
+  const std::string reason = r.err.substr(at, r.err.find('\n', at) - at);
+  EXPECT_GT(reason.size(), std::string("--log-modes line: the server refused it: HTTP 400: ").size() + 5) << reason;
+  EXPECT_NE(r.err.find("nothing measured"), std::string::npos) << show(r);
+  EXPECT_FALSE(fs::exists(dir / "s.json"));
+  const json after = server_config(server);
+  EXPECT_EQ(after["strategy"], before["strategy"]);
+  EXPECT_EQ(after["namespace"], before["namespace"]);
+}
+
+TEST(LoadCli, SweepWithABadLogModeShowsTheServersReason) {
+  const fs::path dir = fresh_dir("log-modes-bad");
+  ServerProcess server({"--store", "memory", "--threads", "1", "--access-log", (dir / "access.log").string()});
+  const CommandResult r = hitcost::testing::run_command(
+      short_sweep(server, "200ms", {"--repeat", "1", "--strategies", "html", "--log-modes", "line,buffered:lots"}));
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  EXPECT_NE(r.err.find("--log-modes buffered:lots: the server refused it: HTTP 400"), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("buffered:lots"), r.err.rfind("buffered:lots"))
+      << "the server's reason names it too: " << show(r);
+}
+
+// Refused before the server is asked anything.
+TEST(LoadCli, SweepWithAnEmptyLogModeEntryIsAUsageError) {
+  const CommandResult r = hitcost::testing::run_command(
+      {hitcost::testing::load_binary(), "sweep", "--url", "http://127.0.0.1:9", "--log-modes", "off,,line", "-q"});
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  EXPECT_NE(r.err.find("--log-modes: empty entry in 'off,,line'"), std::string::npos) << show(r);
 }
 
 TEST(LoadCli, MergeRefusesTheSameRunTwice) {

@@ -51,7 +51,7 @@ json synthetic_run(const std::string& strategy, int repeat, double hit_us, doubl
   d.misses = 1000;
   d.cpu_s = server_cpu_s;
   d.cache_cpu_s = 0.1;
-  for (const char* phase : {"fetch", "unwrap", "decode", "render", "write"})
+  for (const char* phase : {"fetch", "unwrap", "decode", "render", "write", "log"})
     d.phases.push_back({phase, 20000, 20'000'000});
   d.config = {{"strategy", strategy}, {"store", "memory"}};
   d.server_cpus = json::array({"0"});
@@ -62,8 +62,8 @@ json synthetic_run(const std::string& strategy, int repeat, double hit_us, doubl
   d.sampled_hit.samples = 1000;
   d.sampled_hit.weight = 16000;
   d.sampled_hit.cpu_ns = per_hit_ns * 16000;
-  const std::pair<const char*, double> parts[] = {{"receive", 0.1}, {"fetch", 0.2},  {"unwrap", 0.1}, {"decode", 0.3},
-                                                  {"render", 0.1},  {"write", 0.15}, {"other", 0.05}};
+  const std::pair<const char*, double> parts[] = {{"receive", 0.1}, {"fetch", 0.2}, {"unwrap", 0.1}, {"decode", 0.3},
+                                                  {"render", 0.1},  {"write", 0.1}, {"log", 0.05},   {"other", 0.05}};
   for (auto [part, share] : parts) {
     d.sampled_hit.parts_cpu_ns.emplace_back(part, per_hit_ns * share * 16000);
     const bool in_handler = std::string(part) != "receive" && std::string(part) != "other";
@@ -160,9 +160,9 @@ TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {
 
   for (const std::string s : {"html @ memory", "struct:json+zlib @ memory"}) {
     EXPECT_EQ(count(dom, "class=\"lat-bar\" data-strategy=\"" + s + "\""), 5u) << s;  // p50 p90 p99 p99.9 max
-    // CPU: receive, 5 phases, other; wall: the 5 phases
-    EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"cpu\" data-strategy=\"" + s + "\""), 7u) << s;
-    EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"wall\" data-strategy=\"" + s + "\""), 5u) << s;
+    // CPU: receive, 6 phases (the access log's line the last), other; wall: the 6 phases
+    EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"cpu\" data-strategy=\"" + s + "\""), 8u) << s;
+    EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"wall\" data-strategy=\"" + s + "\""), 6u) << s;
     // fetch waits 30 µs for the store; no other phase waits
     EXPECT_EQ(count(dom, "class=\"phase-seg\" data-kind=\"wait\" data-strategy=\"" + s + "\" data-part=\"fetch\""), 1u)
         << s;

@@ -85,6 +85,37 @@ TEST(ServerStats, TheSamplesOwnDisturbanceIsTakenOutWithTheCleanTiles) {
   EXPECT_NEAR(*d.sampling_overhead(), 9000 * 700e-9 / 2.2, 1e-12);
 }
 
+// The access log's counters (/stats "log") over the window; the mode from log.mode, else the
+// config's; a server without them has none.
+TEST(ServerStats, AccessLogCountersAreDeltasAndAbsentFromOlderServers) {
+  const auto before = nlohmann::json::parse(R"({"requests": 100, "config": {"log": "line"},
+    "log": {"lines": 100, "bytes": 9000, "write_calls": 100, "write_errors": 0, "dropped_lines": 0,
+            "dropped_bytes": 0}})");
+  const auto after = nlohmann::json::parse(R"({"requests": 1100, "config": {"log": "buffered:64K"},
+    "log": {"lines": 1100, "bytes": 99000, "write_calls": 102, "write_errors": 1, "dropped_lines": 3,
+            "dropped_bytes": 270}})");
+  ServerDelta d = stats_delta(before, after);
+  ASSERT_TRUE(d.log);
+  EXPECT_EQ(d.log->mode, "buffered:64K");
+  EXPECT_EQ(d.log->path, "");
+  EXPECT_EQ(d.log->lines, 1000u);
+  EXPECT_EQ(d.log->bytes, 90000u);
+  EXPECT_EQ(d.log->write_calls, 2u);
+  EXPECT_EQ(d.log->write_errors, 1u);
+  EXPECT_EQ(d.log->dropped_lines, 3u);
+  EXPECT_EQ(d.log->dropped_bytes, 270u);
+  EXPECT_FALSE(d.counters_reset);
+  auto with_own = after;
+  with_own["log"]["mode"] = "line";
+  with_own["log"]["path"] = "/tmp/a.log";
+  d = stats_delta(before, with_own);
+  ASSERT_TRUE(d.log);
+  EXPECT_EQ(d.log->mode, "line");
+  EXPECT_EQ(d.log->path, "/tmp/a.log");
+  const auto old = nlohmann::json::parse(R"({"requests": 5})");
+  EXPECT_FALSE(stats_delta(old, old).log);
+}
+
 TEST(ServerStats, StoresWithoutRusageHaveNoCacheCpu) {
   const auto j = nlohmann::json::parse(R"({"requests": 5, "store": {"gets": 1}})");
   const ServerDelta d = stats_delta(j, j);
