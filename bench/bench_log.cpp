@@ -21,6 +21,21 @@ namespace {
 using namespace hitcost;
 using namespace hitcost::server;
 
+// A page hit's line as hitcost-server writes it (132 bytes).
+LogLine sample_line() {
+  LogLine line;
+  line.peer = boost::asio::ip::make_address("127.0.0.1");
+  line.method = "GET";
+  line.target = "/page/123456?rows=50";
+  line.status = 200;
+  line.body_bytes = 18234;
+  line.user_agent = "hitcost-load";
+  line.cache = "hit";
+  line.strategy = "struct:json+zlib";
+  line.service_us = 43;
+  return line;
+}
+
 void BM_LogLine(benchmark::State& state, const char* mode_text) {
   const auto mode = LogMode::parse(mode_text);
   if (!mode) {
@@ -35,16 +50,7 @@ void BM_LogLine(benchmark::State& state, const char* mode_text) {
   MetricsRegistry metrics(1);
   AccessLogFile file(path, [m = *mode] { return m.sync; });
   AccessLogWriter writer(file, metrics.thread(0));
-  LogLine line;
-  line.peer = boost::asio::ip::make_address("127.0.0.1");
-  line.method = "GET";
-  line.target = "/page/123456?rows=50";
-  line.status = 200;
-  line.body_bytes = 18234;
-  line.user_agent = "hitcost-load";
-  line.cache = "hit";
-  line.strategy = "struct:json+zlib";
-  line.service_us = 43;
+  const LogLine line = sample_line();
   for (auto _ : state) writer.log(*mode, line);
   writer.flush(mode->sync);
   const MetricsSnapshot s = metrics.total();
@@ -58,16 +64,7 @@ void BM_LogLine(benchmark::State& state, const char* mode_text) {
 
 // Formatting alone (no writer): the floor every mode pays.
 void BM_LogLineFormatOnly(benchmark::State& state) {
-  LogLine line;
-  line.peer = boost::asio::ip::make_address("127.0.0.1");
-  line.method = "GET";
-  line.target = "/page/123456?rows=50";
-  line.status = 200;
-  line.body_bytes = 18234;
-  line.user_agent = "hitcost-load";
-  line.cache = "hit";
-  line.strategy = "struct:json+zlib";
-  line.service_us = 43;
+  const LogLine line = sample_line();
   std::string out;
   for (auto _ : state) {
     out.clear();

@@ -122,16 +122,12 @@ void describe_server(const RunReport& r, RunRecord& o) {
               {"counters_reset", s.counters_reset}};
   if (s.log) {  // only from a server that reports its access log: older runs' JSON unchanged
     auto per_req = [&](uint64_t n) { return s.requests ? double(n) / double(s.requests) : 0.0; };
-    o.server["log"] = {{"mode", s.log->mode},
-                       {"lines", s.log->lines},
-                       {"bytes", s.log->bytes},
-                       {"write_calls", s.log->write_calls},
-                       {"write_errors", s.log->write_errors},
-                       {"dropped_lines", s.log->dropped_lines},
-                       {"dropped_bytes", s.log->dropped_bytes},
-                       {"lines_per_req", per_req(s.log->lines)},
-                       {"write_calls_per_req", per_req(s.log->write_calls)},
-                       {"bytes_per_req", per_req(s.log->bytes)}};
+    nlohmann::json& log = o.server["log"];
+    log["mode"] = s.log->mode;
+    for (const auto& [member, key] : kLogCounters) log[key] = (*s.log).*member;
+    log["lines_per_req"] = per_req(s.log->lines);
+    log["write_calls_per_req"] = per_req(s.log->write_calls);
+    log["bytes_per_req"] = per_req(s.log->bytes);
     if (!s.log->path.empty()) o.server["log"]["path"] = s.log->path;
   }
   const std::optional<CpuFigures> cpu = r.cpu();

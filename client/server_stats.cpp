@@ -271,12 +271,8 @@ ServerDelta stats_delta(const nlohmann::json& a, const nlohmann::json& b) {
     else if (b.contains(config_log) && b.at(config_log).is_string())
       log.mode = b.at(config_log).get<std::string>();
     if (b["log"].contains("path") && b["log"]["path"].is_string()) log.path = b["log"]["path"].get<std::string>();
-    log.lines = counter_delta(a, b, "/log/lines", &reset);
-    log.bytes = counter_delta(a, b, "/log/bytes", &reset);
-    log.write_calls = counter_delta(a, b, "/log/write_calls", &reset);
-    log.write_errors = counter_delta(a, b, "/log/write_errors", &reset);
-    log.dropped_lines = counter_delta(a, b, "/log/dropped_lines", &reset);
-    log.dropped_bytes = counter_delta(a, b, "/log/dropped_bytes", &reset);
+    for (const auto& [member, key] : kLogCounters)
+      log.*member = counter_delta(a, b, (std::string("/log/") + key).c_str(), &reset);
     d.log = std::move(log);
   }
   d.threads = int(num(b, "/threads"));

@@ -80,6 +80,15 @@ struct LogDelta {
   std::string path;  // /stats log.path; "" when the server does not say
   uint64_t lines = 0, bytes = 0, write_calls = 0, write_errors = 0, dropped_lines = 0, dropped_bytes = 0;
 };
+// The log counters, each as /stats names it under "log" (server/counter_list.h, group "log") and
+// as the run JSON's server.log names it: the one list both loop over.
+inline constexpr std::pair<uint64_t LogDelta::*, const char*> kLogCounters[] = {
+    {&LogDelta::lines, "lines"},
+    {&LogDelta::bytes, "bytes"},
+    {&LogDelta::write_calls, "write_calls"},
+    {&LogDelta::write_errors, "write_errors"},
+    {&LogDelta::dropped_lines, "dropped_lines"},
+    {&LogDelta::dropped_bytes, "dropped_bytes"}};
 
 // Differences between two /stats snapshots. Missing fields count as 0 (older servers).
 struct ServerDelta {

@@ -27,13 +27,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
-  return lines;
-}
-
 json stats(int port) { return json::parse(http_get(port, "/stats").body); }
 
 // peer - - [time] "METHOD TARGET HTTP/1.1" STATUS BYTES "referer" "agent" CACHE STRATEGY US

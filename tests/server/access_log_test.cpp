@@ -23,15 +23,9 @@
 
 using namespace hitcost;
 using namespace hitcost::server;
+using hitcost::testing::read_lines;
 
 namespace {
-
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
-  return lines;
-}
 
 LogMode mode(const char* text) {
   auto m = LogMode::parse(text);

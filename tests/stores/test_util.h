@@ -1,11 +1,14 @@
 #pragma once
-// Helpers shared by the store tests: temporary files and deterministic values.
+// Helpers shared by the store and file tests: temporary files, deterministic values, reading a
+// text file back.
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 namespace hitcost::testing {
 
@@ -29,6 +32,14 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The lines of a text file (a last line without its newline included); none if it cannot be read.
+inline std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
 
 // A value that names its key and version, so a read can be checked against what was
 // written for that key: "key|version|" followed by filler derived from both.
