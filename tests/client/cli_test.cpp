@@ -176,8 +176,11 @@ TEST(LoadCli, InterruptedRunReportsTheWindowThatRan) {
   EXPECT_NEAR(j["throughput_rps"].get<double>(), requests / window, 1e-6 * requests / window);
   // One point per started second of the window that ran, not of the ten planned.
   EXPECT_EQ(j["series"].size(), size_t(std::ceil(window))) << j["series"].dump().substr(0, 200);
-  // The CPU snapshots bracket the same window.
-  EXPECT_NEAR(j["system"]["window_s"].get<double>(), window, 0.02);
+  // The CPU snapshots bracket the same window, not the ten planned seconds. They differ from
+  // it by the /stats fetch before the first stamp and the main thread's wake-up after the stop
+  // (<= 5 ms): tens of ms on a loaded machine under ASan (24 ms seen), so 0.1 s, still a
+  // twentieth of the window.
+  EXPECT_NEAR(j["system"]["window_s"].get<double>(), window, 0.1);
   std::ifstream csv(dir / "r.csv");
   std::string header, row;
   std::getline(csv, header);
