@@ -46,15 +46,15 @@ SerializerId decoder_for(SerializerId stored, const Strategy& current) noexcept 
 }
 
 EncodedValue encode_value(const Strategy& st, const Page& page, std::string_view html) {
-  EncodedValue ev;
-  SerializerId ser = st.rep == Representation::html ? SerializerId::none : st.serializer;
+  if (st.rep == Representation::html) return wrap_payload(st, std::string(html));
   std::string serialized;
-  std::string_view plain = html;
-  if (st.rep == Representation::structured) {
-    encode_page_into(ser, page, serialized);
-    plain = serialized;
-  }
+  encode_page_into(st.serializer, page, serialized);
+  return wrap_payload(st, std::move(serialized));
+}
 
+EncodedValue wrap_payload(const Strategy& st, std::string plain) {
+  EncodedValue ev;
+  const SerializerId ser = st.rep == Representation::html ? SerializerId::none : st.serializer;
   CompressorId used = CompressorId::none;
   if (st.compressor != CompressorId::none && plain.size() >= st.rule.threshold_bytes &&
       plain.size() <= kMaxInflatedBytes) {
@@ -75,12 +75,7 @@ EncodedValue encode_value(const Strategy& st, const Page& page, std::string_view
     return ev;
   }
   ev.flags = *flags;
-  if (used == CompressorId::none) {
-    if (st.rep == Representation::structured)
-      ev.bytes = std::move(serialized);
-    else
-      ev.bytes.assign(plain);
-  }
+  if (used == CompressorId::none) ev.bytes = std::move(plain);
   return ev;
 }
 

@@ -29,6 +29,11 @@ struct EncodedValue {
 // cannot express) yields flags 0xFFFFFFFF, which every scheme's reader rejects.
 EncodedValue encode_value(const Strategy& strategy, const Page& page, std::string_view html);
 
+// The wrapping step of encode_value alone: `plain` is the serialized bytes (struct) or the
+// HTML (html), compressed and flagged by the same rule. For callers that serialize something
+// other than a Page (hitcost-corpus's generic trees).
+EncodedValue wrap_payload(const Strategy& strategy, std::string plain);
+
 // What a stored value turned out to hold, read from its flags alone.
 struct Unwrapped {
   Representation rep = Representation::html;

@@ -17,6 +17,7 @@
 namespace hitcost::testing {
 
 std::string load_binary() { return std::string(HITCOST_BINARY_DIR) + "/client/hitcost-load"; }
+std::string corpus_binary() { return std::string(HITCOST_BINARY_DIR) + "/corpus/hitcost-corpus"; }
 
 namespace {
 

@@ -49,6 +49,7 @@ std::string describe(const LeftProcess& process);
 std::string describe(const std::vector<LeftProcess>& processes);
 
 // The programs built next to the tests.
-std::string load_binary();  // hitcost-load
+std::string load_binary();    // hitcost-load
+std::string corpus_binary();  // hitcost-corpus
 
 }  // namespace hitcost::testing

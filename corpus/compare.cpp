@@ -1,0 +1,383 @@
+#include "corpus/compare.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "codecs/codec_table.h"
+#include "codecs/flag_scheme.h"
+#include "codecs/value_codec.h"
+#include "core/clock.h"
+#include "core/pin.h"
+#include "corpus/compare_cells.h"
+#include "corpus/tree_codec.h"
+#include "corpus/tree_html.h"
+
+namespace hitcost::corpus {
+
+const char* to_string(HitWeighting w) noexcept {
+  switch (w) {
+    case HitWeighting::automatic: return "automatic";
+    case HitWeighting::uniform: return "uniform";
+    case HitWeighting::access: return "access";
+  }
+  return "unknown";
+}
+
+Result<CompareStrategy> parse_compare_strategy(std::string_view text, FlagScheme scheme) {
+  std::string_view spec = text;
+  if (size_t at = text.find('@'); at != text.npos) {
+    auto named = parse_flag_scheme(text.substr(at + 1));
+    if (!named) return named.error();
+    scheme = *named;
+    spec = text.substr(0, at);
+  } else if (const StrategyPreset* p = find_preset(text)) {
+    scheme = p->scheme;  // a preset says its own scheme
+  }
+  auto st = parse_strategy(spec, scheme);
+  if (!st) return st.error();
+  return CompareStrategy{std::string(text), *st};
+}
+
+double weighted_quantile(std::vector<std::pair<double, double>> vw, double q) {
+  double total = 0;
+  for (const auto& [v, w] : vw) total += w;
+  if (vw.empty() || !(total > 0)) return 0;
+  std::sort(vw.begin(), vw.end());
+  const double target = std::clamp(q, 0.0, 1.0) * total;
+  double cumulative = 0;
+  for (const auto& [v, w] : vw) {
+    cumulative += w;
+    // relative slack: summing many weights rounds, and q = 1 must reach the last value
+    if (cumulative >= target * (1 - 1e-12)) return v;
+  }
+  return vw.back().first;
+}
+
+namespace {
+
+using detail::Cell;
+using detail::Good;
+using detail::RowState;
+
+constexpr uint32_t kPoisonFlags = 0xFFFFFFFFu;  // wrap_payload: the scheme cannot say it
+
+uint64_t thread_cpu_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+volatile size_t g_sink = 0;  // results feed it so the optimizer keeps the timed work
+
+// CPU per call of f: repeats it in batches until one batch takes at least min_ns of thread CPU,
+// timed around the whole batch (one clock read pair per batch, not per call). Earlier, shorter
+// batches size the next one and warm the caches.
+template <class F>
+double cpu_ns_per_call(F&& f, uint64_t min_ns) {
+  uint64_t n = 1;
+  for (;;) {
+    const uint64_t t0 = thread_cpu_ns();
+    for (uint64_t i = 0; i < n; ++i) f();
+    const uint64_t dt = thread_cpu_ns() - t0;
+    if (dt >= min_ns) return double(dt) / double(n);
+    const double want = double(n) * 1.2 * double(min_ns) / double(std::max<uint64_t>(dt, 1));
+    n = std::clamp<uint64_t>(static_cast<uint64_t>(want), n + 1, n * 100);
+  }
+}
+
+void count_failure(std::vector<FailureKind>& kinds, const std::string& kind, const CorpusRecord& in, std::string reason,
+                   size_t max_listed) {
+  auto it = std::find_if(kinds.begin(), kinds.end(), [&](const FailureKind& k) { return k.kind == kind; });
+  if (it == kinds.end()) it = kinds.insert(kinds.end(), FailureKind{kind, 0, {}});
+  ++it->count;
+  if (it->listed.size() < max_listed) it->listed.push_back({in.key, in.flags, std::move(reason)});
+}
+
+// The strategy a value is written with: a plain-string value stays a string (html, no
+// serializer) compressed by the strategy's own rule.
+Strategy strategy_for(const Strategy& s, const Good& g) {
+  Strategy used = s;
+  if (!g.structured) {
+    used.rep = Representation::html;
+    used.serializer = SerializerId::none;
+  }
+  return used;
+}
+
+// The plain payload of `g` under `used`: the string, the rendering or the serialization.
+Status plain_payload(const Strategy& used, const Good& g, std::string& out) {
+  if (!g.structured) {
+    out.append(g.tree.s);
+    return ok_status();
+  }
+  if (used.rep == Representation::html) {
+    render_tree_html(g.tree, out);
+    return ok_status();
+  }
+  return encode_tree(used.serializer, g.tree, out);
+}
+
+// Unwraps and decodes what was written and compares it with what went in. "" when equal.
+std::string round_trip_problem(const EncodedValue& ev, const Strategy& used, const Good& g, const std::string& plain) {
+  std::string scratch;
+  auto u = unwrap_value(ev.bytes, ev.flags, used.scheme, scratch);
+  if (!u) return std::string("unwrap: ") + to_string(u.error().code) + ": " + u.error().message;
+  if (u->rep != used.rep) return "unwrapped as another representation than written";
+  if (u->rep == Representation::html) return u->payload == plain ? "" : "unwrapped bytes differ from the bytes written";
+  auto back = decode_tree(decoder_for(u->serializer, used), u->payload);
+  if (!back) return std::string("decode: ") + to_string(back.error().code) + ": " + back.error().message;
+  return *back == g.tree ? "" : "decoded tree differs from the original";
+}
+
+// Untimed: writes every good value under the row's strategy, checks the round trip.
+void prepare_row(RowState& rs, const std::vector<Good>& good, const std::vector<CorpusRecord>& in, size_t max_listed) {
+  rs.cells.resize(good.size());
+  for (size_t gi = 0; gi < good.size(); ++gi) {
+    const Good& g = good[gi];
+    Cell& c = rs.cells[gi];
+    c.used = strategy_for(rs.strategy->strategy, g);
+    std::string plain;
+    if (Status s = plain_payload(c.used, g, plain); !s) {
+      count_failure(rs.row.failures, "cannot_encode", in[g.input], s.error().message, max_listed);
+      continue;
+    }
+    EncodedValue ev = wrap_payload(c.used, plain);
+    if (ev.flags == kPoisonFlags) {
+      count_failure(rs.row.failures, "cannot_encode", in[g.input], "the flag scheme cannot express this strategy",
+                    max_listed);
+      continue;
+    }
+    if (std::string problem = round_trip_problem(ev, c.used, g, plain); !problem.empty()) {
+      count_failure(rs.row.failures, "round_trip_mismatch", in[g.input], problem, max_listed);
+      continue;
+    }
+    c.ok = true;
+    c.flags = ev.flags;
+    c.stored_bytes = ev.bytes.size();
+    auto info = read_flags(c.used.scheme, ev.flags);
+    c.compressed = info && info->compressor != CompressorId::none;
+    c.pays_render = c.used.rep == Representation::structured;
+  }
+}
+
+// Times reading one stored value: unwrap (decompress) and, when structured, decode.
+void time_read(std::string_view bytes, uint32_t flags, const Strategy& reader, FlagScheme scheme, uint64_t min_ns,
+               double& decompress_ns, double& decode_ns) {
+  std::string scratch;
+  decompress_ns = cpu_ns_per_call(
+      [&] {
+        auto u = unwrap_value(bytes, flags, scheme, scratch);
+        g_sink = g_sink + u.ok();
+      },
+      min_ns);
+  decode_ns = 0;
+  auto u = unwrap_value(bytes, flags, scheme, scratch);
+  if (!u || u->rep != Representation::structured) return;
+  const SerializerId decoder = decoder_for(u->serializer, reader);
+  const std::string_view payload = u->payload;
+  decode_ns = cpu_ns_per_call(
+      [&] {
+        auto t = decode_tree(decoder, payload);
+        g_sink = g_sink + t.ok();
+      },
+      min_ns);
+}
+
+// One round of one strategy row over every good value: encode (timed), then read it back.
+void measure_row_round(RowState& rs, const std::vector<Good>& good, uint64_t min_ns) {
+  for (size_t gi = 0; gi < good.size(); ++gi) {
+    Cell& c = rs.cells[gi];
+    if (!c.ok) continue;
+    EncodedValue last;
+    c.encode.push_back(cpu_ns_per_call(
+        [&] {
+          std::string plain;
+          (void)plain_payload(c.used, good[gi], plain);  // succeeded in prepare_row
+          last = wrap_payload(c.used, std::move(plain));
+        },
+        min_ns));
+    double dec = 0, decode = 0;
+    time_read(last.bytes, last.flags, c.used, c.used.scheme, min_ns, dec, decode);
+    c.decompress.push_back(dec);
+    c.decode.push_back(decode);
+  }
+}
+
+void measure_as_stored_round(RowState& rs, const std::vector<Good>& good, const std::vector<CorpusRecord>& in,
+                             FlagScheme scheme, uint64_t min_ns) {
+  for (size_t gi = 0; gi < good.size(); ++gi) {
+    Cell& c = rs.cells[gi];
+    const CorpusRecord& v = in[good[gi].input];
+    double dec = 0, decode = 0;
+    time_read(v.value, v.flags, Strategy{}, scheme, min_ns, dec, decode);
+    c.decompress.push_back(dec);
+    c.decode.push_back(decode);
+  }
+}
+
+void measure_render_round(std::vector<std::vector<double>>& render, const std::vector<Good>& good, uint64_t min_ns) {
+  for (size_t gi = 0; gi < good.size(); ++gi) {
+    if (!good[gi].structured) {
+      render[gi].push_back(0);
+      continue;
+    }
+    render[gi].push_back(cpu_ns_per_call(
+        [&] {
+          std::string html;
+          render_tree_html(good[gi].tree, html);
+          g_sink = g_sink + html.size();
+        },
+        min_ns));
+  }
+}
+
+// Weights per good value, and how they were chosen.
+std::string assign_weights(std::vector<Good>& good, const std::vector<CorpusRecord>& in, uint64_t now, HitWeighting w) {
+  size_t unknown = 0;
+  for (const CorpusRecord& v : in) unknown += v.last_access_unix_s == 0;
+  if (w == HitWeighting::uniform || (w == HitWeighting::automatic && (unknown > 0 || in.empty()))) {
+    for (Good& g : good) g.weight = 1;
+    if (w == HitWeighting::uniform) return "uniform (asked)";
+    return "uniform (" + std::to_string(unknown) + " of " + std::to_string(in.size()) +
+           " records carry no last access)";
+  }
+  double smallest = 1;
+  for (Good& g : good) {
+    const uint64_t last = in[g.input].last_access_unix_s;
+    if (last == 0) continue;
+    const double age_s = now > last ? double(now - last) : 0.0;
+    g.weight = 1.0 / (1.0 + age_s);
+    smallest = std::min(smallest, g.weight);
+  }
+  for (Good& g : good)  // asked for access weights but some lack one: the oldest's weight
+    if (in[g.input].last_access_unix_s == 0) g.weight = smallest;
+  return "access (w = 1/(1+age_s), age = now - last access)" +
+         (unknown ? " ; " + std::to_string(unknown) + " records without one weigh as the oldest" : std::string());
+}
+
+// Pins the calling thread for the run and restores its affinity afterwards.
+class ScopedPin {
+ public:
+  explicit ScopedPin(int cpu) {
+    if (cpu < 0) return;
+    saved_ok_ = pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) == 0;
+    error_ = pin_this_thread(cpu);
+  }
+  ~ScopedPin() {
+    if (saved_ok_) pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_);
+  }
+  ScopedPin(const ScopedPin&) = delete;
+  ScopedPin& operator=(const ScopedPin&) = delete;
+  int error() const noexcept { return error_; }
+
+ private:
+  cpu_set_t saved_{};
+  bool saved_ok_ = false;
+  int error_ = 0;
+};
+
+}  // namespace
+
+Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagScheme scheme, uint64_t now_unix_s,
+                                  const CompareOptions& o) {
+  if (o.rounds < 1) return Error{Errc::invalid_argument, "rounds must be at least 1"};
+  for (size_t i = 0; i < o.strategies.size(); ++i) {
+    const std::string& label = o.strategies[i].label;
+    if (label == kAsStoredLabel) return Error{Errc::invalid_argument, "\"as stored\" is the baseline's own row"};
+    for (size_t j = 0; j < i; ++j)
+      if (o.strategies[j].label == label) return Error{Errc::invalid_argument, "strategy listed twice: " + label};
+  }
+  ScopedPin pin(o.pin_cpu);
+  if (pin.error())
+    return Error{Errc::invalid_argument,
+                 "cannot pin to CPU " + std::to_string(o.pin_cpu) + " (errno " + std::to_string(pin.error()) + ")"};
+  const uint64_t wall_start = now_ns();
+  CompareResult res;
+  res.scheme = to_string(scheme);
+  res.records = in.size();
+  res.how.rounds = o.rounds;
+  res.how.min_time_ns = o.min_time_ns;
+  res.how.now_unix_s = now_unix_s;
+  res.how.pinned_cpu = o.pin_cpu;
+  res.how.cpu_at_start = sched_getcpu();
+  res.how.alpha = o.verdict.alpha;
+  res.how.min_effect = o.verdict.min_effect;
+
+  // Row 0: the values as they are. Decoding them is also what finds the corpus's failures.
+  std::vector<RowState> rows(1 + o.strategies.size());
+  RowState& stored = rows[0];
+  stored.row.label = kAsStoredLabel;
+  stored.row.scheme = res.scheme;
+  stored.row.baseline = true;
+  std::vector<Good> good;
+  for (size_t i = 0; i < in.size(); ++i) {
+    stored.row.stored_bytes += in[i].value.size();
+    std::string scratch;
+    auto u = unwrap_value(in[i].value, in[i].flags, scheme, scratch);
+    if (!u) {
+      count_failure(stored.row.failures, to_string(u.error().code), in[i], u.error().message, o.max_listed_per_kind);
+      continue;
+    }
+    Good g{i, {}, u->rep == Representation::structured, 1};
+    if (g.structured) {
+      auto tree = decode_tree(u->serializer, u->payload);
+      if (!tree) {
+        count_failure(stored.row.failures, to_string(tree.error().code), in[i],
+                      std::string(to_string(u->serializer)) + ": " + tree.error().message, o.max_listed_per_kind);
+        continue;
+      }
+      g.tree = std::move(*tree);
+    } else {
+      g.tree = make_string(std::string(u->payload));
+    }
+    Cell c;
+    c.ok = true;
+    c.pays_render = g.structured;
+    c.flags = in[i].flags;
+    c.stored_bytes = in[i].value.size();
+    c.compressed = u->compressor != CompressorId::none;
+    stored.cells.push_back(std::move(c));
+    good.push_back(std::move(g));
+  }
+  for (const Good& g : good) (g.structured ? res.good_structured : res.good_strings) += 1;
+  res.values_good = good.size();
+  res.how.weighting = assign_weights(good, in, now_unix_s, o.weighting);
+
+  for (size_t s = 0; s < o.strategies.size(); ++s) {
+    RowState& rs = rows[1 + s];
+    rs.strategy = &o.strategies[s];
+    rs.row.label = rs.strategy->label;
+    rs.row.strategy = rs.strategy->strategy.name();
+    rs.row.scheme = to_string(rs.strategy->strategy.scheme);
+    prepare_row(rs, good, in, o.max_listed_per_kind);
+  }
+
+  // Interleaved rounds: slots 0..rows-1 are the rows, the last slot the render; the order
+  // rotates by one each round so no row always runs first (cold) or last.
+  std::vector<std::vector<double>> render(good.size());
+  const size_t slots = rows.size() + 1;
+  for (int r = 0; r < o.rounds; ++r) {
+    for (size_t k = 0; k < slots; ++k) {
+      const size_t slot = (k + static_cast<size_t>(r)) % slots;
+      if (slot == rows.size())
+        measure_render_round(render, good, o.min_time_ns);
+      else if (slot == 0)
+        measure_as_stored_round(rows[0], good, in, scheme, o.min_time_ns);
+      else
+        measure_row_round(rows[slot], good, o.min_time_ns);
+    }
+  }
+  res.how.cpu_at_end = sched_getcpu();
+
+  detail::summarize_rows(rows, good, render, o.verdict);
+  for (RowState& rs : rows) res.rows.push_back(std::move(rs.row));
+  res.how.wall_seconds = double(now_ns() - wall_start) / 1e9;
+  return res;
+}
+
+}  // namespace hitcost::corpus

@@ -1,0 +1,136 @@
+#pragma once
+// `hitcost-corpus compare`: what each strategy would cost on a user's own cached values.
+//
+// Every value is decoded by its flags (unwrap_value, then decode_tree by the serializer the
+// flags name; a value flagged as a plain string is a string tree) into the generic tree. Values
+// that do not decode are counted by kind (the Errc name: unknown_flags, decompress_failed,
+// parse_error, ...), a few listed, and left out; the run goes on. Each good value is then
+// re-encoded under every strategy (encode_tree for struct:*, render_tree_html for html; a
+// plain-string value stays a string under every strategy, compressed by the strategy's rule),
+// wrapped (wrap_payload), unwrapped and decoded back, and must equal the original tree (html:
+// unwrap gives back exactly the rendered bytes). A mismatch is round_trip_mismatch (a codec
+// bug); a value the format cannot hold (JSON and a non-UTF-8 string) is cannot_encode.
+//
+// Measurement, per value, thread CPU (CLOCK_THREAD_CPUTIME_ID): a step is repeated until at
+// least min_time_ns of CPU has passed, timed around the loop, divided by the repetitions.
+//   decompress  unwrap_value (flags + inflate)          read  = decompress + decode
+//   decode      decode_tree (0 for html and plain strings: served as they are)
+//   render      render_tree_html of the tree (once per value per round, shared by all rows):
+//               what a struct hit pays on top of its read; read+render adds it to rows whose
+//               stored form is structured, so html rows compare like with like
+//   encode      serialize + wrap_payload (a miss; not measured for "as stored")
+// Rounds are interleaved: each round measures every row (and the render) over the whole corpus,
+// the row order rotating by one per round, so drift hits all rows alike. A value's figure is its
+// median over rounds; the corpus figures are weighted p50/p99/mean over the values. The samples
+// of the verdicts are the rounds' weighted means, each row against "as stored" (the baseline,
+// named in advance) on the same values, with client/verdict.h's rules, Bonferroni over the rows.
+//
+// HitWeighting: by access when every record carries its last access (w = 1 / (1 + age_s), age
+// from now_unix_s), otherwise uniform. Stored bytes are the values' bytes only (no key, no item
+// overhead). Single-threaded; the calling thread is pinned for the run when pin_cpu >= 0 (its
+// affinity restored afterwards).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/verdict.h"
+#include "codecs/strategy.h"
+#include "core/result.h"
+#include "corpus/corpus_file.h"
+
+namespace hitcost::corpus {
+
+// A strategy to compare, under the label the user typed (a preset keeps its name).
+struct CompareStrategy {
+  std::string label;  // "html", "php-default", "struct:json+zlib@php-memcache"
+  Strategy strategy;
+};
+// Parses one --strategy argument: a preset under its own scheme, anything else under `scheme`;
+// "<text>@<scheme>" names another scheme. Errors: invalid_argument (parse_strategy's reason).
+Result<CompareStrategy> parse_compare_strategy(std::string_view text, FlagScheme scheme);
+
+enum class HitWeighting : uint8_t { automatic, uniform, access };
+const char* to_string(HitWeighting) noexcept;
+
+struct CompareOptions {
+  std::vector<CompareStrategy> strategies;  // rows after "as stored", in this order
+  int rounds = 5;
+  uint64_t min_time_ns = 20'000;  // CPU per timed loop; thread CPU clock reads cost ~0.5 µs
+  HitWeighting weighting = HitWeighting::automatic;
+  client::VerdictOptions verdict;
+  int pin_cpu = -1;                 // < 0: not pinned
+  size_t max_listed_per_kind = 20;  // failures listed per kind (all are counted)
+};
+
+inline constexpr const char* kAsStoredLabel = "as stored";
+
+struct FailureExample {
+  std::string key;
+  uint32_t flags = 0;
+  std::string reason;
+};
+struct FailureKind {
+  std::string kind;  // an Errc name, "cannot_encode" or "round_trip_mismatch"
+  uint64_t count = 0;
+  std::vector<FailureExample> listed;  // the first max_listed_per_kind
+};
+
+// Weighted over the row's ok values; nanoseconds of thread CPU per hit.
+struct CostFigures {
+  double p50 = 0, p99 = 0, mean = 0;
+};
+
+struct CompareRow {
+  std::string label;     // kAsStoredLabel for row 0
+  std::string strategy;  // canonical Strategy::name(); "" for as stored
+  std::string scheme;    // the flag scheme its values are written under
+  bool baseline = false;
+  uint64_t values_ok = 0, values_failed = 0;
+  std::vector<FailureKind> failures;  // in the order first seen
+  uint64_t stored_bytes = 0;          // ok values (as stored: every record, good or not)
+  uint64_t baseline_bytes = 0;        // as-stored bytes of this row's ok values
+  double bytes_vs_baseline = 0;       // stored_bytes / baseline_bytes (row 0: over good values)
+  uint64_t compressed_values = 0;     // ok values stored compressed
+  CostFigures read_ns;                // decompress + decode
+  CostFigures read_render_ns;         // read + render for structured stored forms
+  double decompress_mean_ns = 0, decode_mean_ns = 0, render_mean_ns = 0;
+  std::optional<double> encode_mean_ns;                     // none for as stored
+  std::vector<double> round_read_ns, round_read_render_ns;  // per round, weighted means
+  // Against as stored on the same values: read+render (the like-for-like figure the table
+  // shows) and read alone. None for the baseline row.
+  std::optional<client::Verdict> verdict, verdict_read;
+};
+
+struct CompareMeasurement {
+  std::string clock = "CLOCK_THREAD_CPUTIME_ID";
+  int rounds = 0;
+  uint64_t min_time_ns = 0;
+  std::string weighting;  // "access (w = 1/(1+age_s))" or "uniform" (+ why)
+  uint64_t now_unix_s = 0;
+  int pinned_cpu = -1;
+  int cpu_at_start = -1, cpu_at_end = -1;  // sched_getcpu()
+  double alpha = 0, min_effect = 0;
+  double wall_seconds = 0;
+};
+
+struct CompareResult {
+  std::string scheme;  // the corpus's flag scheme
+  uint64_t records = 0, values_good = 0;
+  uint64_t good_structured = 0, good_strings = 0;
+  CompareMeasurement how;
+  std::vector<CompareRow> rows;  // rows[0]: as stored
+};
+
+// Runs the comparison on a corpus's records (corpus_file.h; key, flags, value and last access
+// are used). `scheme` says what the flags mean (the manifest's scheme). Errors: invalid_argument (rounds < 1, duplicate
+// or reserved labels, a CPU that cannot be pinned). Value failures are results, never errors.
+Result<CompareResult> run_compare(const std::vector<CorpusRecord>& records, FlagScheme scheme, uint64_t now_unix_s,
+                                  const CompareOptions& o);
+
+// Weighted quantile (q in [0, 1]) of (value, weight) pairs: the smallest value whose cumulative
+// weight reaches q of the total. Exposed for tests; 0 for an empty or weightless input.
+double weighted_quantile(std::vector<std::pair<double, double>> values_weights, double q);
+
+}  // namespace hitcost::corpus

@@ -1,0 +1,279 @@
+// hitcost-corpus: the user's own cached values, sampled from a live memcached and compared
+// under every strategy. Recipe per verb: parse options → read or sample → compare → report.
+//   sample   memcached → corpus file (never writes to the source)
+//   compare  corpus → one table strategy × (bytes, decode+inflate per hit), JSON/CSV/HTML
+//   redact   corpus → a corpus safe to hand over (same sizes and shapes, none of the text)
+//   show     corpus → its manifest and what its flags say, by kind
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <random>
+
+#include "client/exit_code.h"
+#include "client/files.h"
+#include "codecs/flag_scheme.h"
+#include "codecs/value_codec.h"
+#include "corpus/compare.h"
+#include "corpus/compare_report.h"
+#include "corpus/corpus_file.h"
+#include "corpus/redact_record.h"
+#include "corpus/sampler.h"
+#include "stores/store.h"
+
+namespace {
+using namespace hitcost;
+using namespace hitcost::corpus;
+using client::kExitErrors;
+using client::kExitFailed;
+using client::kExitOk;
+using client::kExitOutput;
+using client::kExitUsage;
+
+constexpr const char* kWho = "hitcost-corpus";
+// What compare measures when no --strategies is given: today's PHP default, then the
+// serializers and compressors a PHP team can switch to, then the rendered page.
+constexpr const char* kDefaultStrategies =
+    "php-default,struct:igbinary,struct:igbinary+fastlz,struct:igbinary+zstd,struct:msgpack+zstd,"
+    "struct:json+zlib,html,html+zstd";
+
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "%s: %s\n", kWho, message.c_str());
+  return code;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text + ",") {
+    if (c != ',') {
+      item += c;
+    } else if (!item.empty()) {
+      out.push_back(item);
+      item.clear();
+    }
+  }
+  return out;
+}
+
+// A secret for --redact nobody has to think about: random, printed nowhere, kept nowhere.
+uint64_t random_secret() {
+  std::random_device rd;
+  return (uint64_t(rd()) << 32) ^ rd();
+}
+
+// ---- sample --------------------------------------------------------------------------------
+struct SampleArgs {
+  std::string from, keys, out, count = "1000", max_bytes = "256M", max_value = "1M", weight = "uniform",
+                               scheme = "php-memcached";
+  uint64_t seed = 1;
+  bool redact = false, quiet = false;
+};
+
+int run_sample(const SampleArgs& a) {
+  SampleOptions o;
+  std::string from = a.from;
+  if (from.rfind("memcached:", 0) == 0) from = from.substr(10);
+  o.nodes = split_commas(from);
+  if (o.nodes.empty()) return fail(kExitUsage, "--from: no memcached node given (memcached:HOST:PORT[,HOST:PORT])");
+  o.key_file = a.keys;
+  o.output_path = a.out;
+  auto count = parse_size(a.count), budget = parse_size(a.max_bytes), max_value = parse_size(a.max_value);
+  if (!count || *count == 0) return fail(kExitUsage, "--count: want a positive number");
+  if (!budget) return fail(kExitUsage, "--max-bytes: " + budget.error().message);
+  if (!max_value) return fail(kExitUsage, "--max-value: " + max_value.error().message);
+  o.count = *count;
+  o.byte_budget = *budget;
+  o.max_value_bytes = *max_value;
+  auto weighting = parse_weighting(a.weight);
+  if (!weighting) return fail(kExitUsage, "--weight: " + weighting.error().message);
+  o.weighting = *weighting;
+  o.seed = a.seed;
+  auto scheme = parse_flag_scheme(a.scheme);
+  if (!scheme) return fail(kExitUsage, "--scheme: " + scheme.error().message);
+  o.scheme = to_string(*scheme);
+  if (a.redact) {
+    const uint64_t secret = random_secret();
+    const FlagScheme fs = *scheme;
+    o.redact = [secret, fs](const CorpusRecord& r) { return redact_record(r, fs, secret); };
+  }
+  const bool tty = ::isatty(2) && !a.quiet;
+  auto progress = [&](const SampleProgress& p) {
+    if (a.quiet) return;
+    std::fprintf(stderr, "%ssample: %llu keys listed, %llu values (%.1f MiB), %llu gone, %llu too large%s",
+                 tty ? "\r" : "", (unsigned long long)p.keys_listed, (unsigned long long)p.values_fetched,
+                 double(p.value_bytes) / 1048576.0, (unsigned long long)p.gone, (unsigned long long)p.too_large,
+                 p.done || !tty ? "\n" : "");
+  };
+  auto r = sample(o, progress);
+  if (!r) return fail(r.error().code == Errc::invalid_argument ? kExitUsage : kExitFailed, r.error().message);
+  const Manifest& m = r->manifest;
+  std::printf("corpus %s: %llu values, %.1f MiB from %s (%s sampling of %llu keys listed)%s\n", r->path.c_str(),
+              (unsigned long long)m.values, double(m.value_bytes) / 1048576.0, m.source.c_str(), m.sampling.c_str(),
+              (unsigned long long)m.keys_seen, m.redacted ? ", redacted" : "");
+  return kExitOk;
+}
+
+// ---- compare -------------------------------------------------------------------------------
+struct CompareArgs {
+  std::string corpus, strategies = kDefaultStrategies, weight = "auto", json, csv, html;
+  int rounds = 5, cpu = -1;
+  double min_time_us = 20, alpha = 0.05, min_effect = 0.05;
+};
+
+int run_compare_verb(const CompareArgs& a) {
+  auto corpus = read_corpus(a.corpus);
+  if (!corpus) return fail(kExitFailed, corpus.error().message);
+  auto scheme = parse_flag_scheme(corpus->manifest.scheme);
+  if (!scheme) return fail(kExitFailed, a.corpus + ": manifest scheme: " + scheme.error().message);
+  CompareOptions o;
+  for (const std::string& text : split_commas(a.strategies)) {
+    auto s = parse_compare_strategy(text, *scheme);
+    if (!s) return fail(kExitUsage, "--strategies: " + text + ": " + s.error().message);
+    o.strategies.push_back(std::move(*s));
+  }
+  o.rounds = a.rounds;
+  if (a.min_time_us <= 0) return fail(kExitUsage, "--min-time-us: want a positive number");
+  o.min_time_ns = uint64_t(a.min_time_us * 1000);
+  if (a.weight == "auto")
+    o.weighting = HitWeighting::automatic;
+  else if (a.weight == "uniform")
+    o.weighting = HitWeighting::uniform;
+  else if (a.weight == "access")
+    o.weighting = HitWeighting::access;
+  else
+    return fail(kExitUsage, "--weight: want auto, uniform or access");
+  o.pin_cpu = a.cpu;
+  o.verdict.alpha = a.alpha;
+  o.verdict.min_effect = a.min_effect;
+  auto r = run_compare(corpus->records, *scheme, uint64_t(std::time(nullptr)), o);
+  if (!r) return fail(r.error().code == Errc::invalid_argument ? kExitUsage : kExitFailed, r.error().message);
+  std::fputs(compare_table(*r).c_str(), stdout);
+  client::OutputWriter out(kWho);
+  if (!a.json.empty()) out.write(a.json, compare_json(*r, corpus->manifest));
+  if (!a.csv.empty()) out.write(a.csv, compare_csv(*r));
+  if (!a.html.empty()) out.write(a.html, compare_html(*r, corpus->manifest));
+  bool codec_bug = false;
+  for (const CompareRow& row : r->rows)
+    for (const FailureKind& f : row.failures) codec_bug = codec_bug || f.kind == "round_trip_mismatch";
+  if (codec_bug) return fail(kExitErrors, "a round trip did not give the value back (listed above): figures suspect");
+  return out.all_written() ? kExitOk : kExitOutput;
+}
+
+// ---- redact --------------------------------------------------------------------------------
+int run_redact(const std::string& in, const std::string& out_path) {
+  auto corpus = read_corpus(in);
+  if (!corpus) return fail(kExitFailed, corpus.error().message);
+  auto scheme = parse_flag_scheme(corpus->manifest.scheme);
+  if (!scheme) return fail(kExitFailed, in + ": manifest scheme: " + scheme.error().message);
+  auto writer = CorpusWriter::create(out_path);
+  if (!writer) return fail(kExitOutput, writer.error().message);
+  const uint64_t secret = random_secret();
+  std::map<std::string, uint64_t> left_out;  // by error kind: values that cannot be redacted
+  for (const CorpusRecord& rec : corpus->records) {
+    auto red = redact_record(rec, *scheme, secret);
+    if (!red) {
+      ++left_out[to_string(red.error().code)];
+      continue;
+    }
+    if (Status st = writer->add(*red); !st) return fail(kExitOutput, st.error().message);
+  }
+  Manifest m = corpus->manifest;
+  m.redacted = true;
+  std::string note = "strings and keys replaced (same lengths and character classes)";
+  for (const auto& [kind, n] : left_out) note += "; " + std::to_string(n) + " values left out (" + kind + ")";
+  m.redact_note = note;
+  if (Status st = writer->finish(m); !st) return fail(kExitOutput, st.error().message);
+  std::printf("corpus %s: %llu values redacted from %s; %s\n", out_path.c_str(), (unsigned long long)writer->records(),
+              in.c_str(), note.c_str());
+  return kExitOk;
+}
+
+// ---- show ----------------------------------------------------------------------------------
+int run_show(const std::string& path) {
+  auto corpus = read_corpus(path);
+  if (!corpus) return fail(kExitFailed, corpus.error().message);
+  std::printf("%s\n", manifest_to_json(corpus->manifest).c_str());
+  auto scheme = parse_flag_scheme(corpus->manifest.scheme);
+  if (!scheme) return fail(kExitFailed, path + ": manifest scheme: " + scheme.error().message);
+  struct Kind {
+    uint64_t values = 0, bytes = 0;
+  };
+  std::map<std::string, Kind> kinds;  // "struct:php+fastlz", "unknown_flags", ...
+  for (const CorpusRecord& rec : corpus->records) {
+    std::string name;
+    if (auto info = read_flags(*scheme, rec.flags)) {
+      name = info->rep == Representation::html ? "string" : std::string("struct:") + to_string(info->serializer);
+      if (info->compressor != CompressorId::none) name += std::string("+") + to_string(info->compressor);
+    } else {
+      name = to_string(info.error().code);
+    }
+    kinds[name].values++;
+    kinds[name].bytes += rec.value.size();
+  }
+  std::printf("%-28s %10s %12s\n", "stored as (flags)", "values", "bytes");
+  for (const auto& [name, k] : kinds)
+    std::printf("%-28s %10llu %12llu\n", name.c_str(), (unsigned long long)k.values, (unsigned long long)k.bytes);
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"hitcost-corpus: sample a live memcached and compare every strategy on its values"};
+  app.require_subcommand(1);
+
+  SampleArgs s;
+  CLI::App* sample_cmd = app.add_subcommand("sample", "read a sample of values, with their flags, from memcached");
+  sample_cmd->add_option("--from", s.from, "memcached:HOST:PORT[,HOST:PORT...] (only read from)")->required();
+  sample_cmd->add_option("--out,-o", s.out, "the corpus file to write")->required();
+  sample_cmd->add_option("--keys", s.keys, "a file of keys, one per line, instead of lru_crawler metadump");
+  sample_cmd->add_option("--count,-n", s.count, "values to sample")->capture_default_str();
+  sample_cmd->add_option("--max-bytes", s.max_bytes, "byte budget of the sample (K/M/G)")->capture_default_str();
+  sample_cmd->add_option("--max-value", s.max_value, "skip larger values (counted)")->capture_default_str();
+  sample_cmd->add_option("--weight", s.weight, "uniform | recency (by last access: 1/(1+age_s))")
+      ->capture_default_str();
+  sample_cmd->add_option("--seed", s.seed, "random seed (the same seed, the same sample)")->capture_default_str();
+  sample_cmd->add_option("--scheme", s.scheme, "what the flags mean: php-memcached | php-memcache | native")
+      ->capture_default_str();
+  sample_cmd->add_flag("--redact", s.redact, "replace every string and key before writing (sizes kept)");
+  sample_cmd->add_flag("--quiet,-q", s.quiet, "no progress line");
+
+  CompareArgs c;
+  CLI::App* compare_cmd =
+      app.add_subcommand("compare", "decode every value, re-encode it under each strategy, measure");
+  compare_cmd->add_option("corpus", c.corpus, "a corpus file (from sample)")->required();
+  compare_cmd->add_option("--strategies,-s", c.strategies, "comma-separated; STRATEGY@SCHEME for another scheme")
+      ->capture_default_str();
+  compare_cmd->add_option("--rounds", c.rounds, "interleaved rounds (the verdicts' samples)")->capture_default_str();
+  compare_cmd->add_option("--min-time-us", c.min_time_us, "CPU per timed loop, µs")->capture_default_str();
+  compare_cmd->add_option("--weight", c.weight, "auto | uniform | access")->capture_default_str();
+  compare_cmd->add_option("--cpu", c.cpu, "pin the measuring thread to this CPU");
+  compare_cmd->add_option("--alpha", c.alpha, "family-wise error of the verdicts")->capture_default_str();
+  compare_cmd->add_option("--min-effect", c.min_effect, "smallest difference called")->capture_default_str();
+  compare_cmd->add_option("--json", c.json, "write the result as JSON");
+  compare_cmd->add_option("--csv", c.csv, "write one CSV row per strategy");
+  compare_cmd->add_option("--html", c.html, "write a self-contained HTML report");
+
+  std::string redact_in, redact_out;
+  CLI::App* redact_cmd = app.add_subcommand("redact", "write a corpus safe to hand over: strings and keys replaced");
+  redact_cmd->add_option("corpus", redact_in, "the corpus to redact")->required();
+  redact_cmd->add_option("--out,-o", redact_out, "the redacted corpus to write")->required();
+
+  std::string show_path;
+  CLI::App* show_cmd = app.add_subcommand("show", "print a corpus's manifest and its values by stored form");
+  show_cmd->add_option("corpus", show_path, "a corpus file")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  if (*sample_cmd) return run_sample(s);
+  if (*compare_cmd) return run_compare_verb(c);
+  if (*redact_cmd) return run_redact(redact_in, redact_out);
+  if (*show_cmd) return run_show(show_path);
+  return kExitUsage;
+}

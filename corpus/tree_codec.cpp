@@ -1,0 +1,39 @@
+#include "corpus/tree_codec.h"
+
+namespace hitcost::corpus {
+
+namespace {
+struct TreeCodec {
+  SerializerId id;
+  Result<Value> (*decode)(std::string_view);
+  Status (*encode)(const Value&, std::string&);
+};
+// One row per serializer whose bytes hitcost can store (codec_table.h's bytes_of).
+constexpr TreeCodec kTreeCodecs[] = {
+    {SerializerId::json, decode_json_tree, encode_json_tree},
+    {SerializerId::msgpack, decode_msgpack_tree, encode_msgpack_tree},
+    {SerializerId::php, decode_php_tree, encode_php_tree},
+    {SerializerId::igbinary, decode_igbinary_tree, encode_igbinary_tree},
+};
+const TreeCodec* find_tree_codec(SerializerId id) {
+  const SerializerCodec* row = find_serializer(id);
+  if (!row) return nullptr;
+  for (const TreeCodec& c : kTreeCodecs)
+    if (c.id == row->bytes_of) return &c;
+  return nullptr;
+}
+}  // namespace
+
+Result<Value> decode_tree(SerializerId id, std::string_view bytes) {
+  const TreeCodec* c = find_tree_codec(id);
+  if (!c) return Error{Errc::invalid_argument, "no generic decoder for this serializer"};
+  return c->decode(bytes);
+}
+
+Status encode_tree(SerializerId id, const Value& v, std::string& out) {
+  const TreeCodec* c = find_tree_codec(id);
+  if (!c) return Error{Errc::invalid_argument, "no generic encoder for this serializer"};
+  return c->encode(v, out);
+}
+
+}  // namespace hitcost::corpus
