@@ -237,9 +237,15 @@ void measure_render_round(std::vector<std::vector<double>>& render, const std::v
 }
 
 // Weights per good value, and how they were chosen.
-std::string assign_weights(std::vector<Good>& good, const std::vector<CorpusRecord>& in, uint64_t now, HitWeighting w) {
+std::string assign_weights(std::vector<Good>& good, const std::vector<CorpusRecord>& in, uint64_t now, HitWeighting w,
+                           bool drawn_by_recency) {
   size_t unknown = 0;
   for (const CorpusRecord& v : in) unknown += v.last_access_unix_s == 0;
+  if (w == HitWeighting::automatic && drawn_by_recency) {
+    for (Good& g : good) g.weight = 1;
+    return "uniform (the sample was drawn by recency, so each value already stands for its share of hits; "
+           "weighting by access again would count recency twice)";
+  }
   if (w == HitWeighting::uniform || (w == HitWeighting::automatic && (unknown > 0 || in.empty()))) {
     for (Good& g : good) g.weight = 1;
     if (w == HitWeighting::uniform) return "uniform (asked)";
@@ -346,7 +352,7 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
   }
   for (const Good& g : good) (g.structured ? res.good_structured : res.good_strings) += 1;
   res.values_good = good.size();
-  res.how.weighting = assign_weights(good, in, now_unix_s, o.weighting);
+  res.how.weighting = assign_weights(good, in, now_unix_s, o.weighting, o.sample_drawn_by_recency);
 
   for (size_t s = 0; s < o.strategies.size(); ++s) {
     RowState& rs = rows[1 + s];

@@ -31,6 +31,10 @@ std::vector<std::string> method_notes(const CompareResult& r) {
           h.clock.c_str(), double(h.min_time_ns) / 1000.0, h.rounds));
   n.push_back("read = decompress + decode per hit (html rows and plain strings: no decode, served as stored)");
   n.push_back(
+      "decode = hitcost's C++ decoders into one generic tree (an allocation per string and array, as PHP's "
+      "zvals): the ratios between formats are what carries over to PHP, the absolute us are hitcost's own; a "
+      "whole hit (fetch, decode, render, write) on these values: hitcost-server --corpus, GET /value/{n}");
+  n.push_back(
       "read+render adds render_tree_html of the tree for values stored structured: the template a struct hit "
       "still runs; html rows serve their bytes, so read+render compares like with like");
   n.push_back("weighting over values: " + h.weighting + "; p50/p99/mean are weighted over the corpus values");

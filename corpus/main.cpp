@@ -118,7 +118,7 @@ int run_sample(const SampleArgs& a) {
 // ---- compare -------------------------------------------------------------------------------
 struct CompareArgs {
   std::string corpus, strategies = kDefaultStrategies, weight = "auto", json, csv, html;
-  int rounds = 5, cpu = -1;
+  int rounds = 10, cpu = -1;
   double min_time_us = 20, alpha = 0.05, min_effect = 0.05;
 };
 
@@ -144,6 +144,7 @@ int run_compare_verb(const CompareArgs& a) {
     o.weighting = HitWeighting::access;
   else
     return fail(kExitUsage, "--weight: want auto, uniform or access");
+  o.sample_drawn_by_recency = corpus->manifest.sampling == "recency";
   o.pin_cpu = a.cpu;
   o.verdict.alpha = a.alpha;
   o.verdict.min_effect = a.min_effect;

@@ -276,6 +276,15 @@ TEST(CorpusCompare, WeightsByAccessOnlyWhenEveryRecordCarriesIt) {
   auto access = run_compare(c.records, FlagScheme::php_memcached, 1000, o);
   ASSERT_TRUE(access.ok());
   EXPECT_EQ(access->how.weighting.rfind("access", 0), 0u) << access->how.weighting;
+  // A sample already drawn by recency is not weighted by it a second time.
+  o.sample_drawn_by_recency = true;
+  auto drawn = run_compare(c.records, FlagScheme::php_memcached, 1000, o);
+  ASSERT_TRUE(drawn.ok());
+  EXPECT_EQ(drawn->how.weighting.rfind("uniform (the sample was drawn by recency", 0), 0u) << drawn->how.weighting;
+  o.weighting = HitWeighting::access;  // unless asked
+  auto asked = run_compare(c.records, FlagScheme::php_memcached, 1000, o);
+  ASSERT_TRUE(asked.ok());
+  EXPECT_EQ(asked->how.weighting.rfind("access", 0), 0u) << asked->how.weighting;
 }
 
 TEST(CorpusCompare, RefusesNoRoundsAndDuplicateOrReservedLabels) {
