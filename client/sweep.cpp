@@ -107,8 +107,43 @@ struct Sweep {
     return true;
   }
 
+  // A user's values (GET /value/{n}, hitcost-server --corpus) have no page size: one call warms
+  // values 0..keys-1 (the server clamps to its corpus). Values the strategy cannot write are
+  // answered as misses for the whole run, so they are told like failed sets.
+  bool warm_values(const Cell& c) {
+    const std::string target = "/admin/warm?values=1&from=0&to=" + std::to_string(o.keys);
+    HttpReply w = http_request(admin, "POST", target, "", 600'000);
+    if (!w.ok()) {
+      std::fprintf(stderr, "skip %s: POST %s: %s\n", c.strategy.c_str(), target.c_str(), w.error.c_str());
+      return false;
+    }
+    while (!w.body.empty() && std::isspace(static_cast<unsigned char>(w.body.back()))) w.body.pop_back();
+    if (!o.quiet)
+      std::printf("%s%s%s: warmed values: %s\n", c.strategy.c_str(), c.store.empty() ? "" : " on ", c.store.c_str(),
+                  w.body.c_str());
+    const auto j = nlohmann::json::parse(w.body, nullptr, false);
+    if (!j.is_object()) return true;
+    if (j.value("errors", 0) > 0)
+      std::fprintf(stderr, "warning: %d values of %s could not be stored: expect a lower hit ratio\n",
+                   j.value("errors", 0), c.strategy.c_str());
+    if (j.value("unstorable", 0) > 0)
+      std::fprintf(stderr, "warning: %d values cannot be written under %s: they stay misses\n",
+                   j.value("unstorable", 0), c.strategy.c_str());
+    const uint64_t in_corpus = j.value("warmed", uint64_t{0}) + j.value("errors", uint64_t{0}) +
+                               j.value("unstorable", uint64_t{0});
+    if (in_corpus < o.keys)
+      std::fprintf(stderr, "warning: the corpus holds %llu values, --keys %llu: ids past it answer 404\n",
+                   static_cast<unsigned long long>(in_corpus), static_cast<unsigned long long>(o.keys));
+    // Forced misses ask never-seen ids, and a value id past the corpus is a 404, not a miss.
+    if (o.hit_ratio < 1)
+      std::fprintf(stderr, "warning: --hit-ratio %.3g asks never-seen ids, which /value answers 404: use 1\n",
+                   o.hit_ratio);
+    return true;
+  }
+
   // Every page size the load will ask for must be in the store, or "99 % hits" is a lie.
   bool warm(const Cell& c) {
+    if (plan.path_template.starts_with("/value/")) return warm_values(c);
     std::vector<int> sizes;
     for (const RowsShare& share : plan.rows_mix) sizes.push_back(share.rows);
     if (sizes.empty()) sizes.push_back(o.rows);

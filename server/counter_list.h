@@ -64,5 +64,11 @@
     "Access log lines / bytes a failed write dropped.") \
   X(log_dropped_bytes,   "log",   "dropped_bytes",      "hitcost_log_dropped_total",      "unit=\"bytes\"",        "counter", \
     "Access log lines / bytes a failed write dropped.") \
+  /* GET /value/{n} (server/value_service.h): the share of pages (hits, misses) that served a */ \
+  /* user's value, and values a strategy could not write (answered from the origin, not stored) */ \
+  X(values,              "",      "values",             "hitcost_values_total",           "",                      "counter", \
+    "Counter 'values' from /stats.") \
+  X(value_encode_errors, "",      "value_encode_errors", "hitcost_value_encode_errors_total", "",                   "counter", \
+    "Counter 'value_encode_errors' from /stats.") \
   /* a new counter: one row above this line, then m.<field>.add() where it happens */
 // clang-format on

@@ -7,7 +7,7 @@ namespace hitcost::server {
 
 namespace asio = boost::asio;
 
-HttpServer::HttpServer(const ServerOptions& opts) : opts_(opts) {
+HttpServer::HttpServer(const ServerOptions& opts, std::shared_ptr<const ValueOrigin> values) : opts_(opts) {
   if (opts_.threads < 1) throw std::runtime_error("--threads must be at least 1");
   metrics_ = std::make_unique<MetricsRegistry>(static_cast<size_t>(opts_.threads));
   metrics_->reset();  // baseline = start-up (CPU spent loading counts as before)
@@ -19,6 +19,7 @@ HttpServer::HttpServer(const ServerOptions& opts) : opts_(opts) {
     });
   ctx_ = std::make_unique<ServerContext>(opts_, *config_, *metrics_, static_cast<size_t>(opts_.threads));
   ctx_->access_log = access_log_.get();
+  ctx_->values = std::move(values);  // before the workers: their routers read it from the start
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(opts_.host, ec);
   if (ec) throw std::runtime_error("--host: not an IP address: " + opts_.host);

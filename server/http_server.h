@@ -8,14 +8,16 @@
 #include "server/metrics.h"
 #include "server/runtime_config.h"
 #include "server/server_options.h"
+#include "server/value_origin.h"
 #include "server/worker.h"
 
 namespace hitcost::server {
 
 class HttpServer {
  public:
-  // Opens the store, binds the port; throws std::runtime_error with a reason.
-  explicit HttpServer(const ServerOptions& opts);
+  // Opens the store, binds the port; throws std::runtime_error with a reason. `values`: the
+  // corpus GET /value/{n} serves (ValueOrigin::load), null without --corpus.
+  explicit HttpServer(const ServerOptions& opts, std::shared_ptr<const ValueOrigin> values = nullptr);
   ~HttpServer();
 
   int port() const { return port_; }

@@ -14,6 +14,7 @@
 #include "server/http_server.h"
 #include "server/log_mode.h"
 #include "server/store_health.h"
+#include "server/value_origin.h"
 #include "stores/store.h"
 
 namespace {
@@ -79,6 +80,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--admin-remote", o.admin_remote, "Allow admin routes from non-loopback peers (with --admin-token)");
   app.add_option("--admin-token", o.admin_token, "Bearer token required for remote admin routes");
+  app.add_option("--corpus", o.corpus,
+                 "Serve a user's sampled values (a hitcost-corpus file) at GET /value/{n}, n = 0..N-1 in corpus "
+                 "order; values that do not decode are left out (docs/http-api.md)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -106,6 +110,20 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // A corpus that cannot be read is a bad --corpus value, like any other bad flag: exit 2 with
+  // the reader's reason (it names the file). Decoded here, before the store opens or the port
+  // binds, so a large corpus delays "listening on" rather than the first requests.
+  std::shared_ptr<const hitcost::server::ValueOrigin> values;
+  if (!o.corpus.empty()) {
+    auto loaded = hitcost::server::ValueOrigin::load(o.corpus);
+    if (!loaded) {
+      std::cerr << "hitcost-server: --corpus: " << loaded.error().message << "\n";
+      return 2;
+    }
+    values = std::move(loaded).value();
+    std::printf("%s\n", values->summary_line().c_str());
+  }
+
   // Block the stop signals in every thread; the main thread waits for them below.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -117,7 +135,7 @@ int main(int argc, char** argv) {
   signal(SIGXFSZ, SIG_IGN);  // a log past RLIMIT_FSIZE: write(2) fails with EFBIG (counted), no death
 
   try {
-    hitcost::server::HttpServer server(o);
+    hitcost::server::HttpServer server(o, values);
     // Each memcached node's state, before "listening on" (scripts wait for that line). A node
     // that is down does not stop the start, nor do all of them: memcached may come up later,
     // and the server answers every page from the origin meanwhile (GET /healthz: degraded).

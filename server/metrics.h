@@ -80,7 +80,8 @@ struct SamplerGauges {
 };
 
 // HTTP statuses other than 200 that the server answers, counted by code.
-constexpr std::array<int, 9> kCountedStatuses = {400, 403, 404, 405, 408, 413, 431, 500, 503};
+// 409: GET /value on a store that cannot hold value trees (memory:objects).
+constexpr std::array<int, 10> kCountedStatuses = {400, 403, 404, 405, 408, 409, 413, 431, 500, 503};
 
 struct ThreadMetrics {
   // requests, pages, hits, ... partial_writes: one OwnedCounter per row of server/counter_list.h.

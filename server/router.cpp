@@ -1,5 +1,6 @@
 #include "server/router.h"
 
+#include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -57,10 +58,54 @@ void json_body(Response& res, std::string& body, const nlohmann::json& j, int st
   body += '\n';
 }
 
+// The reasons /value and warming values give when they cannot serve.
+constexpr std::string_view kNoCorpus = "no corpus loaded (start hitcost-server with --corpus PATH)";
+constexpr std::string_view kObjectsHoldPages =
+    "the memory:objects store holds decoded pages, not value trees: serve /value from a bytes store "
+    "(memory, memcached:..., mmap:..., pread:...)";
+
+// Fills ids [from, to) with fill(id), then retries the store errors in up to 3 more rounds,
+// 0.5, 1 and 2 s apart: one timeout makes the memcached store skip the node for a moment, and a
+// sweep measured on a half-warm store measures misses. Unstorable values (the strategy cannot
+// write them) are not retried: another round cannot change that. A SIGTERM (`stopping`) ends
+// the fill between two ids (the drain would otherwise wait for a fill of millions until the drain
+// timeout cut it); the answer says how far it got.
+template <class Fill, class Stopping>
+nlohmann::json warm_range(int64_t from, int64_t to, Fill&& fill, Stopping&& stopping) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<int64_t> failed;
+  int64_t next = from, unstorable = 0;
+  for (; next < to && !stopping(); ++next) {
+    WarmResult r = fill(next);
+    if (r == WarmResult::store_error) failed.push_back(next);
+    if (r == WarmResult::unstorable) ++unstorable;
+  }
+  uint64_t first_round_errors = failed.size();
+  for (int round = 0; round < 3 && !failed.empty() && !stopping(); ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500 << round));
+    std::vector<int64_t> still;
+    for (int64_t id : failed)
+      if (stopping() || fill(id) != WarmResult::stored) still.push_back(id);
+    failed.swap(still);
+  }
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json answer = {{"warmed", next - from - static_cast<int64_t>(failed.size()) - unstorable},
+                           {"errors", failed.size()},
+                           {"retried", first_round_errors},
+                           {"ms", ms}};
+  if (unstorable > 0) answer["unstorable"] = unstorable;  // values only: see server/value_service.h
+  if (next < to) answer["stopped_at"] = next;             // the server is shutting down
+  return answer;
+}
+
 }  // namespace
 
 Router::Router(ServerContext& ctx, ThreadMetrics& metrics, CpuSampler& sampler)
-    : ctx_(ctx), m_(metrics), view_(ctx.config), pages_(metrics, sampler, ctx.opts.metrics, ctx.opts.origin_delay_us) {}
+    : ctx_(ctx),
+      m_(metrics),
+      view_(ctx.config),
+      pages_(metrics, sampler, ctx.opts.metrics, ctx.opts.origin_delay_us),
+      values_(metrics, sampler, ctx.opts.metrics, ctx.opts.origin_delay_us) {}
 
 void Router::error(Response& res, std::string& body, int status, std::string_view reason) {
   res.status = status;
@@ -86,6 +131,10 @@ void Router::handle(const HttpRequest& req, const boost::asio::ip::address& peer
   if (path.starts_with("/page/")) {
     if (!is_get) return method_not_allowed("GET");
     return page(path.substr(6), query, res, body);
+  }
+  if (path.starts_with("/value/")) {
+    if (!is_get) return method_not_allowed("GET");
+    return value(path.substr(7), query, res, body);
   }
   if (path.starts_with("/data/")) {
     if (!is_get) return method_not_allowed("GET");
@@ -177,6 +226,31 @@ void Router::page(std::string_view id_text, std::string_view query, Response& re
   res.strategy = std::move(out.strategy_name);
 }
 
+void Router::value(std::string_view n_text, std::string_view query, Response& res, std::string& body) {
+  const ValueOrigin* origin = ctx_.values.get();
+  if (!origin) return error(res, body, 404, kNoCorpus);
+  uint64_t n = 0;
+  if (!parse_number(n_text, n)) return error(res, body, 400, "bad value number: want a non-negative integer");
+  if (n > uint64_t(ctx_.opts.max_id)) return error(res, body, 404, "value number out of range");
+  const RuntimeConfig& cfg = view_.get();
+  if (cfg.store->objects()) return error(res, body, 409, kObjectsHoldPages);
+  ValueRequest vr;
+  vr.n = static_cast<size_t>(n);
+  std::string name_storage;  // outlives serve(): X-Strategy names the override
+  if (std::optional<std::string> st_text = query_param(query, "strategy")) {
+    vr.strategy_override = strategy_override(*st_text, res, body);
+    if (!vr.strategy_override) return;
+    name_storage = vr.strategy_override->name();
+    vr.strategy_override_text = name_storage;
+  }
+  ValueOutcome out = values_.serve(cfg, *origin, vr, body);
+  res.header("X-Cache", out.hit ? "hit" : "miss");
+  res.header("X-Cache-Key", out.key);
+  res.header("X-Strategy", out.strategy_name);
+  res.cache = out.hit ? "hit" : "miss";
+  res.strategy = std::move(out.strategy_name);
+}
+
 void Router::data(std::string_view id_text, std::string_view query, Response& res, std::string& body) {
   int64_t id = 0;
   if (!parse_number(id_text, id) || id < 0) return error(res, body, 400, "bad page id: want a non-negative integer");
@@ -186,6 +260,27 @@ void Router::data(std::string_view id_text, std::string_view query, Response& re
   Page page = PageService::origin_page(view_.get(), id, rows);
   res.content_type = "application/json";
   body = encode_page(SerializerId::json, page);
+}
+
+// POST /admin/warm?values=1[&from=A&to=B]: values A..B-1 of the corpus under the strategy in
+// force (from defaults to 0, to to N, and is clamped to N: at most N values), as pages are warmed.
+void Router::warm_values(std::string_view query, Response& res, std::string& body) {
+  const ValueOrigin* origin = ctx_.values.get();
+  if (!origin) return error(res, body, 400, "warm values=1: " + std::string(kNoCorpus));
+  const RuntimeConfig& cfg = view_.get();
+  if (cfg.store->objects()) return error(res, body, 409, kObjectsHoldPages);
+  const auto n = static_cast<int64_t>(origin->size());
+  int64_t from = 0, to = n;
+  auto f = query_param(query, "from"), t = query_param(query, "to");
+  if ((f && (!parse_number(*f, from) || from < 0)) || (t && (!parse_number(*t, to) || to < from)))
+    return error(res, body, 400,
+                 "warm values=1 wants from=A&to=B with 0 <= A <= B (B is clamped to the corpus's " + std::to_string(n) +
+                     " values)");
+  to = std::min(to, n);
+  from = std::min(from, to);
+  auto fill = [&](int64_t i) { return values_.warm(cfg, *origin, static_cast<size_t>(i)); };
+  auto stopping = [&] { return ctx_.draining.load(std::memory_order_relaxed); };
+  return json_body(res, body, warm_range(from, to, fill, stopping));
 }
 
 bool Router::admin_allowed(const HttpRequest& req, const boost::asio::ip::address& peer) const {
@@ -211,6 +306,9 @@ void Router::admin(const HttpRequest& req, std::string_view path, std::string_vi
     return json_body(res, body, {{"reset", true}});
   }
   if (path == "/admin/warm") {
+    const std::optional<std::string> values = query_param(query, "values");
+    if (values && *values != "0" && *values != "1") return error(res, body, 400, "warm: values wants 1 (or 0)");
+    if (values == "1") return warm_values(query, res, body);
     int64_t from = 0, to = 0;
     auto f = query_param(query, "from"), t = query_param(query, "to");
     if (!f || !t || !parse_number(*f, from) || !parse_number(*t, to) || from < 0 || to < from ||
@@ -219,32 +317,10 @@ void Router::admin(const HttpRequest& req, std::string_view path, std::string_vi
     uint32_t rows = 0;
     if (!parse_rows(query, rows, res, body)) return;
     // Runs on this io thread: its other connections wait. Fine for an admin fill.
-    // A failed set is retried in later rounds: one timeout makes the memcached store skip
-    // the node for a moment, and a sweep measured on a half-warm store measures misses.
-    // A SIGTERM ends the fill between two pages (the drain would otherwise wait for a fill of
-    // millions of pages until the drain timeout cut it); the answer says how far it got.
-    auto t0 = std::chrono::steady_clock::now();
     const RuntimeConfig& cfg = view_.get();
+    auto fill = [&](int64_t id) { return pages_.warm(cfg, id, rows) ? WarmResult::stored : WarmResult::store_error; };
     auto stopping = [&] { return ctx_.draining.load(std::memory_order_relaxed); };
-    std::vector<int64_t> failed;
-    int64_t next = from;
-    for (; next < to && !stopping(); ++next)
-      if (!pages_.warm(cfg, next, rows)) failed.push_back(next);
-    uint64_t first_round_errors = failed.size();
-    for (int round = 0; round < 3 && !failed.empty() && !stopping(); ++round) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(500 << round));
-      std::vector<int64_t> still;
-      for (int64_t id : failed)
-        if (stopping() || !pages_.warm(cfg, id, rows)) still.push_back(id);
-      failed.swap(still);
-    }
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    nlohmann::json answer = {{"warmed", next - from - static_cast<int64_t>(failed.size())},
-                             {"errors", failed.size()},
-                             {"retried", first_round_errors},
-                             {"ms", ms}};
-    if (next < to) answer["stopped_at"] = next;  // the server is shutting down
-    return json_body(res, body, answer);
+    return json_body(res, body, warm_range(from, to, fill, stopping));
   }
   error(res, body, 404, "no such admin route");
 }

@@ -5,6 +5,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -16,6 +17,8 @@
 #include "server/response.h"
 #include "server/runtime_config.h"
 #include "server/server_options.h"
+#include "server/value_origin.h"
+#include "server/value_service.h"
 
 namespace hitcost::server {
 
@@ -39,6 +42,9 @@ struct ServerContext {
   // offline or a cpuset narrowed in between.
   std::atomic<uint32_t> pin_failures{0};
   AccessLogFile* access_log = nullptr;  // null without --access-log
+  // The user's values for GET /value/{n} (--corpus), loaded before the workers start and never
+  // changed: every thread reads it without a lock. Null without --corpus.
+  std::shared_ptr<const ValueOrigin> values;
 };
 
 class Router {
@@ -57,6 +63,8 @@ class Router {
  private:
   void page(std::string_view id_text, std::string_view query, Response& res, std::string& body);
   void data(std::string_view id_text, std::string_view query, Response& res, std::string& body);
+  void value(std::string_view n_text, std::string_view query, Response& res, std::string& body);
+  void warm_values(std::string_view query, Response& res, std::string& body);
   void admin(const HttpRequest& req, std::string_view path, std::string_view query, Response& res, std::string& body);
   bool admin_allowed(const HttpRequest& req, const boost::asio::ip::address& peer) const;
   bool parse_rows(std::string_view query, uint32_t& rows, Response& res, std::string& body);
@@ -66,6 +74,7 @@ class Router {
   ThreadMetrics& m_;
   ConfigView view_;
   PageService pages_;
+  ValueService values_;
   // ?strategy= overrides parsed once per (text, config generation) on this thread.
   std::unordered_map<std::string, Strategy> override_cache_;
   uint64_t override_generation_ = 0;

@@ -36,6 +36,7 @@ struct ServerOptions {
   std::string log_sync = "none";     // none | each | interval:MS
   bool admin_remote = false;         // allow admin routes from non-loopback peers (needs token)
   std::string admin_token;
+  std::string corpus;  // a hitcost-corpus file whose values GET /value/{n} serves; "" = none
 };
 
 }  // namespace hitcost::server

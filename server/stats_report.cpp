@@ -148,6 +148,7 @@ StatsFigures read_stats(const ServerContext& ctx, const RuntimeConfig& cfg) {
   if (const AccessLogFile* log = ctx.access_log)
     f.log = StatsFigures::Log{log->path(), log->reopens(), log->last_error(),
                               cfg.log.on() ? cfg.log.sync.to_string() : "none", log->sync_stats().figures()};
+  f.corpus = ctx.values;
   f.store = cfg.store->stats();
   f.store_describe = cfg.store->describe();
   // Where the cache ran: for each memcached node whose pid is a local memcached process,
@@ -238,6 +239,14 @@ nlohmann::json stats_json(const StatsFigures& f) {
   for (const auto& [k, v] : store_ops(f.store)) store[k] = v;
   if (f.store.sync) store["sync"] = sync_json(f.store.sync_policy, *f.store.sync);
   j["store"] = store;
+  if (f.corpus) {  // only with --corpus: what GET /value/{n} serves (docs/http-api.md)
+    const ValueOrigin& c = *f.corpus;
+    json left_out = json::object();
+    for (const auto& [kind, n] : c.left_out_by_kind()) left_out[kind] = n;
+    j["corpus"] = {{"path", c.path()},         {"source", c.source()},     {"scheme", c.scheme()},
+                   {"records", c.records()},   {"values", c.size()},       {"left_out", left_out},
+                   {"redacted", c.redacted()}};
+  }
   return j;
 }
 

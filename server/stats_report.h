@@ -3,6 +3,7 @@
 // Both are written from one StatsFigures, read once per request, so they never disagree;
 // /metrics is built from the figures, not by parsing /stats back.
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "server/metrics.h"
 #include "server/process_stats.h"
 #include "server/router.h"
+#include "server/value_origin.h"
 #include "stores/store.h"
 
 namespace hitcost::server {
@@ -43,6 +45,8 @@ struct StatsFigures {
     SyncStats::Figures sync;
   };
   std::optional<Log> log;
+  // The corpus /value serves (--corpus): immutable, so the figures are read from it directly.
+  std::shared_ptr<const ValueOrigin> corpus;
 };
 
 StatsFigures read_stats(const ServerContext& ctx, const RuntimeConfig& cfg);

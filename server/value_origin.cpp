@@ -1,0 +1,61 @@
+#include "server/value_origin.h"
+
+#include "codecs/strategy.h"
+#include "codecs/value_codec.h"
+#include "corpus/corpus_file.h"
+#include "corpus/tree_codec.h"
+
+namespace hitcost::server {
+
+namespace {
+// One stored value as a tree, read as the user's application reads it: by its flags alone.
+Result<corpus::Value> decode_record(const corpus::CorpusRecord& rec, FlagScheme scheme, std::string& scratch) {
+  auto un = unwrap_value(rec.value, rec.flags, scheme, scratch);
+  if (!un) return un.error();
+  if (un->rep == Representation::html) return corpus::make_string(std::string(un->payload));
+  return corpus::decode_tree(un->serializer, un->payload);
+}
+}  // namespace
+
+Result<std::shared_ptr<const ValueOrigin>> ValueOrigin::load(const std::string& path) {
+  auto file = corpus::read_corpus(path);
+  if (!file) return file.error();
+  auto scheme = parse_flag_scheme(file->manifest.scheme);
+  if (!scheme)
+    return Error{Errc::invalid_argument,
+                 path + ": the manifest's flag scheme '" + file->manifest.scheme + "' is not one hitcost reads"};
+  auto origin = std::make_shared<ValueOrigin>();
+  origin->path_ = path;
+  origin->source_ = file->manifest.source;
+  origin->scheme_ = file->manifest.scheme;
+  origin->redacted_ = file->manifest.redacted;
+  origin->records_ = file->records.size();
+  origin->values_.reserve(file->records.size());
+  std::string scratch;  // inflate buffer, reused across records
+  for (corpus::CorpusRecord& rec : file->records) {
+    auto tree = decode_record(rec, *scheme, scratch);
+    if (tree) {
+      origin->values_.push_back(std::move(*tree));
+    } else {
+      ++origin->left_out_by_kind_[to_string(tree.error().code)];
+    }
+    std::string().swap(rec.value);  // the raw bytes are not kept: the trees are the origin
+  }
+  if (origin->values_.empty())
+    return Error{Errc::invalid_argument, origin->summary_line() + ": nothing to serve (no value decodes)"};
+  return std::shared_ptr<const ValueOrigin>(std::move(origin));
+}
+
+std::string ValueOrigin::summary_line() const {
+  std::string line =
+      "corpus " + path_ + ": " + std::to_string(size()) + " values (" + std::to_string(left_out()) + " left out";
+  const char* sep = ": ";
+  for (const auto& [kind, n] : left_out_by_kind_) {
+    line += sep + kind + " " + std::to_string(n);
+    sep = ", ";
+  }
+  line += ")";
+  return line;
+}
+
+}  // namespace hitcost::server
