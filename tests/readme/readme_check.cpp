@@ -37,16 +37,16 @@ class HelpCache {
     if (it == cache_.end()) it = cache_.emplace(t, source_.help(t)).first;
     return it->second;
   }
-  std::vector<Target> load_targets() const {
-    std::vector<Target> all{{"hitcost-load", ""}};
-    for (const auto& s : source_.load_subcommands) all.push_back({"hitcost-load", s});
-    return all;
+  const HelpSource& source() const { return source_; }
+  const std::vector<std::string>& subcommands_of(const std::string& program) const {
+    static const std::vector<std::string> none;
+    const auto it = source_.subcommands.find(program);
+    return it == source_.subcommands.end() ? none : it->second;
   }
-  bool known_subcommand(const std::string& w) const {
-    const auto& subs = source_.load_subcommands;
+  bool known_subcommand(const std::string& program, const std::string& w) const {
+    const auto& subs = subcommands_of(program);
     return std::find(subs.begin(), subs.end(), w) != subs.end();
   }
-  std::string subcommand_list() const { return join(source_.load_subcommands, ", "); }
 
  private:
   const HelpSource& source_;
@@ -55,12 +55,11 @@ class HelpCache {
 
 // Whose help a program's own options are checked against: run.sh hands its arguments to
 // `hitcost-load sweep` (run.sh's last command), test.sh to ctest.
+// A binary's command reaches the first of its words that is one of its subcommands, else the
+// binary itself.
 Target base_target(const OurCommand& c, const HelpCache& helps) {
-  if (c.program == "hitcost-load") {
-    for (const auto& a : c.args)
-      if (helps.known_subcommand(a)) return {"hitcost-load", a};
-    return {"hitcost-load", ""};
-  }
+  for (const auto& a : c.args)
+    if (helps.known_subcommand(c.program, a)) return {c.program, a};
   if (c.program == "run.sh") return {"hitcost-load", "sweep"};
   if (c.program == "test.sh") return {"ctest", ""};
   return {c.program, ""};
@@ -68,7 +67,7 @@ Target base_target(const OurCommand& c, const HelpCache& helps) {
 
 // What a program named in inline code or a heading stands for when its flags are looked up.
 std::vector<Target> targets_of_program(const std::string& program, const HelpCache& helps) {
-  if (program == "hitcost-load") return helps.load_targets();
+  if (const OurBinary* binary = find_binary(program)) return binary_targets(helps.source(), *binary);
   if (program == "run.sh") return {{"hitcost-load", "sweep"}};
   if (program == "test.sh") return {{"ctest", ""}};
   return {{program, ""}};
@@ -130,7 +129,39 @@ std::vector<std::string> programs_in_heading(const std::string& heading) {
   return programs;
 }
 
+// Inline code that starts with a subcommand of a binary the section's heading names:
+// `compare FILE --cpu 1` under hitcost-corpus. {"", ""} when it does not.
+Target section_subcommand(const std::string& word, const std::vector<std::string>& section_programs,
+                          const HelpCache& helps) {
+  for (const auto& p : section_programs)
+    if (find_binary(p) && helps.known_subcommand(p, word)) return {p, word};
+  return {};
+}
+
+bool asks_help(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+}
+
 }  // namespace
+
+std::vector<Target> binary_targets(const HelpSource& source, const OurBinary& binary) {
+  std::vector<Target> targets;
+  const auto it = source.subcommands.find(binary.name);
+  const bool listed = it != source.subcommands.end() && !it->second.empty();
+  // A required-subcommand binary's own help is only --help; it stands in when its
+  // subcommands are unknown, so that its unreadable help is what gets reported.
+  if (binary.subcommands != Subcommands::required || !listed) targets.push_back({binary.name, ""});
+  if (binary.subcommands != Subcommands::none && listed)
+    for (const auto& sub : it->second) targets.push_back({binary.name, sub});
+  return targets;
+}
+
+std::vector<Target> binary_targets(const HelpSource& source) {
+  std::vector<Target> targets;
+  for (const auto& binary : our_binaries())
+    for (const auto& t : binary_targets(source, binary)) targets.push_back(t);
+  return targets;
+}
 
 std::string Target::name() const { return subcommand.empty() ? program : program + " " + subcommand; }
 
@@ -141,11 +172,23 @@ Findings check_commands(const std::string& readme, const HelpSource& source) {
   for (const auto& c : our_commands(readme)) {
     ++f.checked;
     const std::string at = line_ref(c.line) + "`" + command_text(c) + "`: ";
-    if (c.program == "hitcost-load" && !c.args.empty() && bare_word(c.args[0]) && !helps.known_subcommand(c.args[0])) {
-      f.problems.push_back(at + "hitcost-load has no subcommand '" + c.args[0] +
-                           "' (it has: " + helps.subcommand_list() + "; a plain run is `hitcost-load --url URL ...`)");
+    // Whether its flags reach a help they can be checked against.
+    bool reaches_help = true;
+    if (const OurBinary* b = find_binary(c.program); b && b->subcommands != Subcommands::none) {
+      const std::string subs = join(helps.subcommands_of(c.program), ", ");
+      const bool required = b->subcommands == Subcommands::required;
+      if (!c.args.empty() && bare_word(c.args[0]) && !helps.known_subcommand(c.program, c.args[0])) {
+        f.problems.push_back(at + c.program + " has no subcommand '" + c.args[0] + "' (it has: " + subs +
+                             (required ? ")" : "; none for a plain run `" + c.program + " [OPTIONS]`)"));
+        reaches_help = !required;
+      } else if (required && base_target(c, helps).subcommand.empty() && !asks_help(c.args) &&
+                 (c.in_code_block || !c.args.empty())) {
+        // Bare in prose (`hitcost-corpus` answers...) it is named, not run.
+        f.problems.push_back(at + c.program + " needs a subcommand first (one of: " + subs + ")");
+        reaches_help = false;
+      }
     }
-    const auto uses = flag_uses(c, helps);
+    const auto uses = reaches_help ? flag_uses(c, helps) : std::vector<FlagUse>{};
     const bool script = starts_with(c.program, "scripts/");
     if (script && (c.in_code_block || !uses.empty())) {
       // A script shown to be run must say how with --help (and exist).
@@ -185,8 +228,7 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
   const auto in_code = lines_in_code(lines, blocks);
 
   // Every program of ours: where a section names none, a flag must be one of theirs.
-  std::vector<Target> everything = helps.load_targets();
-  everything.push_back({"hitcost-server", ""});
+  std::vector<Target> everything = binary_targets(source);
   for (const auto& c : our_commands(readme)) {
     if (!starts_with(c.program, "scripts/")) continue;
     if (!c.in_code_block && flag_uses(c, helps).empty()) continue;  // mentioned, not shown run
@@ -203,6 +245,32 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
   std::vector<Target> context_targets;
   std::set<std::string> reported;
   std::map<std::string, std::pair<int, int>> unchecked;  // why -> first line, flags
+
+  // One flag of inline code against the helps it may belong to.
+  auto check_flag = [&](const std::string& flag, int line_number, const std::string& span,
+                        const std::vector<std::string>& section_programs, const std::vector<Target>& candidates,
+                        const std::string& whose) {
+    ++out.findings.checked;
+    for (const auto& p : section_programs) ++out.checked_by_program[p];
+    if (flag == "--help" || flag == "-h") return;
+    bool found = false;
+    std::vector<std::string> unreadable;
+    for (const auto& target : candidates) {
+      const Help& h = helps.get(target);
+      if (!h.ok) unreadable.push_back("`" + target.name() + " --help`: " + h.problem);
+      if (h.ok && h.flags.count(flag)) found = true;
+    }
+    if (found) return;
+    if (unreadable.size() == candidates.size()) {  // nothing to check against: said once below
+      auto& [first_line, count] = unchecked[join(unreadable, "; ")];
+      if (count++ == 0) first_line = line_number;
+      return;
+    }
+    std::string message = line_ref(line_number) + "`" + span + "`: " + flag + " is not an option of " + whose +
+                          ": not in " + names_of(candidates);
+    if (!unreadable.empty()) message += " (unreadable: " + join(unreadable, "; ") + ")";
+    if (reported.insert(message).second) out.findings.problems.push_back(message);
+  };
 
   for (const auto& line : lines) {
     if (in_code[size_t(line.number)]) {
@@ -233,8 +301,22 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
         // Its own flags are check_commands' business; it names whose flags follow.
         context = Context::ours;
         const Target base = base_target(c, helps);
-        const bool bare_load = c.program == "hitcost-load" && c.args.empty();
-        context_targets = bare_load ? targets_of_program(c.program, helps) : std::vector<Target>{base};
+        // A binary named bare (`hitcost-corpus`) stands for all of its subcommands.
+        const bool bare_binary = find_binary(c.program) && c.args.empty();
+        context_targets = bare_binary ? targets_of_program(c.program, helps) : std::vector<Target>{base};
+        continue;
+      }
+      if (const Target sub = section_subcommand(words.front(), section_programs, helps); !sub.program.empty()) {
+        // `compare FILE --cpu 1` under hitcost-corpus: that subcommand's flags, and it names
+        // whose flags follow in the item.
+        context = Context::ours;
+        context_targets = {sub};
+        for (size_t i = 1; i < words.size() && words[i] != "--"; ++i) {
+          const std::string flag = flag_of(strip_brackets(words[i]));
+          if (!flag.empty())
+            check_flag(flag, line.number, span, section_programs, {sub},
+                       "`" + sub.name() + "` (the inline code starts with that subcommand)");
+        }
         continue;
       }
       if (flag_of(strip_brackets(words.front())).empty()) {
@@ -264,26 +346,7 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
               candidates.push_back(target);
           whose += " or of the command before it in this paragraph, item or row";
         }
-        ++out.findings.checked;
-        for (const auto& p : section_programs) ++out.checked_by_program[p];
-        if (flag == "--help" || flag == "-h") continue;
-        bool found = false;
-        std::vector<std::string> unreadable;
-        for (const auto& target : candidates) {
-          const Help& h = helps.get(target);
-          if (!h.ok) unreadable.push_back("`" + target.name() + " --help`: " + h.problem);
-          if (h.ok && h.flags.count(flag)) found = true;
-        }
-        if (found) continue;
-        if (unreadable.size() == candidates.size()) {  // nothing to check against: said once below
-          auto& [first_line, count] = unchecked[join(unreadable, "; ")];
-          if (count++ == 0) first_line = line.number;
-          continue;
-        }
-        std::string message = line_ref(line.number) + "`" + span + "`: " + flag + " is not an option of " + whose +
-                              ": not in " + names_of(candidates);
-        if (!unreadable.empty()) message += " (unreadable: " + join(unreadable, "; ") + ")";
-        if (reported.insert(message).second) out.findings.problems.push_back(message);
+        check_flag(flag, line.number, span, section_programs, candidates, whose);
       }
     }
   }

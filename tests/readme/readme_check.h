@@ -15,8 +15,8 @@ namespace hitcost::readme {
 
 // Whose --help a flag is checked against.
 struct Target {
-  std::string program;     // "hitcost-load", "hitcost-server", "ctest", "scripts/topology.sh"
-  std::string subcommand;  // hitcost-load only: "" is a plain run, else "sweep", "merge", ...
+  std::string program;     // a name of our_binaries(), "ctest", "scripts/topology.sh"
+  std::string subcommand;  // "" is the program itself (a plain run), else "sweep", "sample", ...
   auto operator<=>(const Target&) const = default;
   std::string name() const;  // "hitcost-load sweep"
 };
@@ -30,8 +30,14 @@ struct Help {
 struct HelpSource {
   std::function<Help(const Target&)> help;
   std::function<bool(const std::string& script)> script_exists;  // "scripts/x.sh"
-  std::vector<std::string> load_subcommands;                     // from `hitcost-load --help` ("Subcommands:")
+  // Per binary of our_binaries() with subcommands, its "Subcommands:" list from `NAME --help`.
+  std::map<std::string, std::vector<std::string>> subcommands;
 };
+
+// Every help of our binaries: each one's own (but not a Subcommands::required one's, which
+// holds only --help) and each of its subcommands'.
+std::vector<Target> binary_targets(const HelpSource& source);
+std::vector<Target> binary_targets(const HelpSource& source, const OurBinary& binary);
 
 // What a check looked at and what it found wrong ("README.md:LINE: ...", one per problem).
 struct Findings {
@@ -42,15 +48,19 @@ struct Findings {
 // --- checks ------------------------------------------------------------------------------
 
 // 1. Every --flag (and -x) of every command of ours exists in the help of what it reaches;
-//    a hitcost-load subcommand that does not exist is a problem; scripts used with flags or
-//    in code blocks must answer --help (checked by the HelpSource).
+//    a subcommand the binary does not have is a problem, and so is a Subcommands::required
+//    binary given options but no subcommand (its flags are then not checked: they reach no
+//    subcommand); scripts used with flags or in code blocks must answer --help (checked by
+//    the HelpSource).
 Findings check_commands(const std::string& readme, const HelpSource& source);
 
 // 2. Every --flag in inline code exists: under a heading that names programs of ours (or
 //    whose parent heading does), in one of theirs or in the command of ours shown in inline
 //    code before it in the same paragraph, list item or table row; under other headings, in
 //    any program of ours. After inline code of another program (`perf record -g`,
-//    `hitcost-bench`) the item's flags are that program's and not checked.
+//    `hitcost-bench`) the item's flags are that program's and not checked. Inline code that
+//    starts with a subcommand of a binary the heading names (`compare FILE --cpu 1` under
+//    hitcost-corpus) is a command of that subcommand: its flags are checked against it alone.
 //    checked_by_program counts, per program named in a heading, the flags checked there.
 struct SectionFindings {
   Findings findings;
@@ -59,7 +69,7 @@ struct SectionFindings {
 SectionFindings check_inline_flags(const std::string& readme, const HelpSource& source);
 
 // 3. Every flag the targets' --help prints appears in the README (-h/--help and `allowed`
-//    excepted).
+//    excepted). The real README's targets are binary_targets(source).
 Findings check_help_flags_documented(const std::string& readme, const HelpSource& source,
                                      const std::vector<Target>& targets, const std::set<std::string>& allowed);
 

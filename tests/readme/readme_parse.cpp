@@ -43,6 +43,21 @@ std::vector<SourceLine> command_lines(const CodeBlock& block) {
 
 }  // namespace
 
+const std::vector<OurBinary>& our_binaries() {
+  static const std::vector<OurBinary> binaries = {
+      {"hitcost-server", "server/hitcost-server", Subcommands::none},
+      {"hitcost-load", "client/hitcost-load", Subcommands::optional},
+      {"hitcost-corpus", "corpus/hitcost-corpus", Subcommands::required},
+  };
+  return binaries;
+}
+
+const OurBinary* find_binary(const std::string& name) {
+  for (const auto& b : our_binaries())
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos) return "";
@@ -297,7 +312,7 @@ std::string our_program(const std::string& word) {
   while (starts_with(w, "./")) w = w.substr(2);
   if (w.empty()) return "";
   const std::string base = w.substr(w.find_last_of('/') == std::string::npos ? 0 : w.find_last_of('/') + 1);
-  if (base == "hitcost-load" || base == "hitcost-server") return base;
+  if (find_binary(base)) return base;
   static const std::regex script("(?:^|/)scripts/([A-Za-z0-9_.+-]+\\.sh)$");
   std::smatch m;
   if (std::regex_search(w, m, script)) return "scripts/" + m[1].str();

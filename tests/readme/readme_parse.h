@@ -1,6 +1,6 @@
 #pragma once
 // README.md read as a user copies from it: its code blocks and the shell commands in them,
-// its inline code, which commands are ours (hitcost-load, hitcost-server, run.sh, test.sh,
+// its inline code, which commands are ours (the programs of our_binaries(), run.sh, test.sh,
 // scripts/*.sh) and with what arguments, the options a --help prints, and the blocks marked
 // <!-- readme-test: run --> as scripts to run.
 #include <set>
@@ -8,6 +8,21 @@
 #include <vector>
 
 namespace hitcost::readme {
+
+// The programs this repository builds whose every option README.md documents. One table for
+// all of them: the checker has no per-program special case but run.sh's and test.sh's.
+enum class Subcommands {
+  none,      // hitcost-server: `hitcost-server [OPTIONS]`
+  optional,  // hitcost-load: `hitcost-load --url URL ...` is a plain run, `hitcost-load sweep ...` one of its subcommands
+  required,  // hitcost-corpus: always `hitcost-corpus SUB ...`; its top level has nothing but --help
+};
+struct OurBinary {
+  std::string name;        // as the README runs it: "hitcost-corpus"
+  std::string build_path;  // under the build directory: "corpus/hitcost-corpus"
+  Subcommands subcommands = Subcommands::none;
+};
+const std::vector<OurBinary>& our_binaries();
+const OurBinary* find_binary(const std::string& name);  // nullptr for scripts and anything else
 
 std::string trim(const std::string& s);
 bool starts_with(const std::string& s, const std::string& prefix);
@@ -47,7 +62,7 @@ struct ShellCommand {
 // A command whose program is one of ours, with what follows the program name.
 struct OurCommand {
   int line = 0;
-  std::string program;  // "hitcost-load", "hitcost-server", "run.sh", "test.sh", "scripts/x.sh"
+  std::string program;  // a name of our_binaries(), "run.sh", "test.sh", "scripts/x.sh"
   std::vector<std::string> args;
   bool in_code_block = false;
 };
@@ -57,7 +72,7 @@ std::vector<CodeBlock> code_blocks(const std::vector<SourceLine>& lines);
 // Languages whose blocks hold shell commands: "", sh, bash, shell, console.
 bool holds_commands(const CodeBlock& block);
 std::vector<ShellCommand> shell_commands(const CodeBlock& block);
-// "hitcost-load" for "build/release/client/hitcost-load", "scripts/x.sh" for "./scripts/x.sh",
+// "hitcost-load" for "build/release/client/hitcost-load" (any name of our_binaries()), "scripts/x.sh" for "./scripts/x.sh",
 // "run.sh" for "./run.sh"; "" for a program that is not ours.
 std::string our_program(const std::string& word);
 // Env assignments (A=b) and wrappers (sudo, exec, nohup, setsid, timeout 60, bash ...) skipped.

@@ -1,11 +1,12 @@
 // README.md against the programs it documents (issue 16): the commands and --flags it shows
-// exist in the --help of what they run, every option the two programs' --help prints is
-// documented, and its exit-code table is client/exit_code.h's. The checker's rules are
+// exist in the --help of what they run, every option our programs' --help prints (each
+// subcommand's included) is documented, and its exit-code table is client/exit_code.h's. The checker's rules are
 // first shown to fail on small made-up READMEs (ReadmeChecker.*), then applied to the real
 // one (Readme.*); each failure prints README.md:LINE and what to fix.
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -21,7 +22,7 @@
 namespace hitcost::readme {
 namespace {
 
-// Options of hitcost-load and hitcost-server deliberately left out of README.md, each with
+// Options of our binaries (our_binaries()) deliberately left out of README.md, each with
 // the reason. Empty: every option is documented (--help/-h need no entry).
 const std::set<std::string> kUndocumentedOnPurpose = {};
 
@@ -48,7 +49,8 @@ bool contains(const std::vector<std::string>& problems, const std::string& needl
 
 HelpSource fake_source(std::map<std::string, std::set<std::string>> flags_by_target) {
   HelpSource s;
-  s.load_subcommands = {"sweep", "report", "merge", "compare"};
+  s.subcommands = {{"hitcost-load", {"sweep", "report", "merge", "compare"}},
+                   {"hitcost-corpus", {"sample", "compare", "redact", "show"}}};
   s.help = [flags_by_target](const Target& t) {
     Help h;
     const auto it = flags_by_target.find(t.name());
@@ -123,6 +125,94 @@ TEST(ReadmeChecker, AnUnknownSubcommandIsNamed) {
   EXPECT_NE(f.problems[0].find("no subcommand 'run'"), std::string::npos);
 }
 
+TEST(ReadmeChecker, ARequiredSubcommandMustBeGivenAndKnown) {
+  const std::string readme =
+      "```sh\n"
+      "build/release/corpus/hitcost-corpus sample --from memcached:h:1 -o f\n"  // 2: fine
+      "hitcost-corpus sampel --from memcached:h:1 -o f\n"                       // 3: unknown
+      "hitcost-corpus --from memcached:h:1\n"                                   // 4: none given
+      "hitcost-corpus\n"                                                        // 5: none given
+      "hitcost-corpus --help\n"                                                 // 6: fine
+      "```\n"
+      "`hitcost-corpus` reads a sample; `hitcost-corpus show FILE` prints it.\n";  // 8: fine
+  const auto f = check_commands(readme, fake_source({{"hitcost-corpus", {}},
+                                                     {"hitcost-corpus sample", {"--from", "-o"}},
+                                                     {"hitcost-corpus show", {}}}));
+  EXPECT_EQ(f.problems.size(), 3u) << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems,
+                       "README.md:3: `hitcost-corpus sampel --from memcached:h:1 -o f`: hitcost-corpus has no "
+                       "subcommand 'sampel' (it has: sample, compare, redact, show)"))
+      << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems,
+                       "README.md:4: `hitcost-corpus --from memcached:h:1`: hitcost-corpus needs a subcommand first "
+                       "(one of: sample, compare, redact, show)"))
+      << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems, "README.md:5: `hitcost-corpus`: hitcost-corpus needs a subcommand first"))
+      << listing(f.problems);
+  // 7 commands; flags: 2 of line 2, --help of line 6 (those of lines 3 and 4 reach no subcommand).
+  EXPECT_EQ(f.checked, 7 + 3);
+}
+
+TEST(ReadmeChecker, ASubcommandsFlagIsCheckedAgainstThatSubcommandAlone) {
+  const std::string readme =
+      "```sh\n"
+      "hitcost-corpus compare f.hcorpus --cpu 1 --from x\n"  // 2: --from is sample's
+      "```\n"
+      "Or `hitcost-corpus redact f -o g --seed 2`.\n";  // 4: --seed is sample's
+  const auto f = check_commands(readme, fake_source({{"hitcost-corpus compare", {"--cpu"}},
+                                                     {"hitcost-corpus redact", {"-o"}},
+                                                     {"hitcost-corpus sample", {"--from", "--seed"}}}));
+  EXPECT_EQ(f.checked, 2 + 4);  // 2 commands, 4 flags
+  ASSERT_EQ(f.problems.size(), 2u) << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems,
+                       "README.md:2: `hitcost-corpus compare f.hcorpus --cpu 1 --from x`: --from is not an option of "
+                       "`hitcost-corpus compare`: not in `hitcost-corpus compare --help`"))
+      << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems, "README.md:4: `hitcost-corpus redact f -o g --seed 2`: --seed is not an option of "
+                                   "`hitcost-corpus redact`"))
+      << listing(f.problems);
+}
+
+TEST(ReadmeChecker, FlagsUnderAHeadingNamingASubcommandBinaryAreCheckedAgainstItsSubcommands) {
+  const std::string readme =
+      "## hitcost-corpus\n"                                              // 1
+      "| `--from` | required | nodes |\n"                               // 2: sample's
+      "| `--cpu` | none | pin |\n"                                      // 3: compare's
+      "| `--url` | | hitcost-load's, not here |\n"                       // 4
+      "What `compare f --cpu 1 --from x` printed.\n"                    // 5: --from is not compare's
+      "(as `redact` below), then `--cpu`.\n"                            // 6: the section's
+      "### 5. Your own values (`hitcost-corpus`)\n"                     // 7
+      "`--rounds 6` and `--repeat 3`\n"                                 // 8: --repeat is nobody's here
+      "## Other\n"                                                      // 9
+      "`compare f --bogus` is someone else's command here, and `--bogus2` its.\n";  // 10: not checked
+  const auto s = check_inline_flags(readme, fake_source({{"hitcost-corpus sample", {"--from", "--seed"}},
+                                                         {"hitcost-corpus compare", {"--cpu", "--rounds"}},
+                                                         {"hitcost-corpus redact", {"-o"}},
+                                                         {"hitcost-corpus show", {}},
+                                                         {"hitcost-load", {"--url"}},
+                                                         {"hitcost-load sweep", {"--repeat"}},
+                                                         {"hitcost-load report", {}},
+                                                         {"hitcost-load merge", {}},
+                                                         {"hitcost-load compare", {}},
+                                                         {"hitcost-server", {}}}));
+  const auto& p = s.findings.problems;
+  EXPECT_EQ(p.size(), 3u) << listing(p);
+  EXPECT_TRUE(contains(p, "README.md:4: `--url`: --url is not an option of the program(s) this section's heading "
+                          "names (hitcost-corpus): not in `hitcost-corpus sample --help`, "
+                          "`hitcost-corpus compare --help`, `hitcost-corpus redact --help`, "
+                          "`hitcost-corpus show --help`"))
+      << listing(p);
+  EXPECT_TRUE(contains(p, "README.md:5: `compare f --cpu 1 --from x`: --from is not an option of "
+                          "`hitcost-corpus compare` (the inline code starts with that subcommand)"))
+      << listing(p);
+  EXPECT_TRUE(contains(p, "README.md:8: `--repeat 3`: --repeat is not an option of the program(s) this section's "
+                          "heading names (hitcost-corpus)"))
+      << listing(p);
+  // 1-6: --from --cpu --url, --cpu --from, --cpu; 8: --rounds --repeat.
+  EXPECT_EQ(s.checked_by_program.at("hitcost-corpus"), 3 + 2 + 1 + 2);
+  EXPECT_EQ(s.findings.checked, 8);  // outside the section, `compare ...` is no subcommand: line 10's are not checked
+}
+
 TEST(ReadmeChecker, ScriptsShownRunMustAnswerHelpAndScriptsMentionedMustExist) {
   const std::string readme =
       "```sh\nscripts/nohelp.sh\n```\n"
@@ -192,6 +282,32 @@ TEST(ReadmeChecker, FlagsUnderAProgramWhoseHelpCannotBeReadAreReportedOnce) {
   EXPECT_EQ(s.findings.problems[0],
             "README.md:2: this flag and 2 more below it could not be checked: "
             "`scripts/broken.sh --help`: no such program");
+}
+
+TEST(ReadmeChecker, EveryHelpOfEveryBinaryIsLookedUpForUndocumentedOptions) {
+  auto source = fake_source({{"hitcost-server", {"--port"}},
+                             {"hitcost-load", {"--url"}},
+                             {"hitcost-load sweep", {"--repeat"}},
+                             {"hitcost-load report", {}},
+                             {"hitcost-load merge", {}},
+                             {"hitcost-load compare", {}},
+                             {"hitcost-corpus sample", {"--from", "-o", "--out", "--seed"}},
+                             {"hitcost-corpus compare", {"--cpu"}},
+                             {"hitcost-corpus redact", {"-o", "--out"}},
+                             {"hitcost-corpus show", {}}});
+  const auto targets = binary_targets(source);
+  // hitcost-corpus's own help (only --help: a subcommand is required) is not among them.
+  EXPECT_EQ(targets.size(), 1u + 5u + 4u);
+  EXPECT_EQ(std::count(targets.begin(), targets.end(), Target{"hitcost-corpus", ""}), 0);
+  const std::string readme = "`--port`, `--url`, `--repeat`; `hitcost-corpus sample --from X -o F`; `--cpu 1`\n";
+  const auto f = check_help_flags_documented(readme, source, targets, {});
+  EXPECT_EQ(f.checked, 1 + 1 + 1 + 4 + 1 + 2);
+  ASSERT_EQ(f.problems.size(), 2u) << listing(f.problems);
+  EXPECT_NE(f.problems[0].find("--out (in `hitcost-corpus sample --help`, `hitcost-corpus redact --help`)"),
+            std::string::npos)
+      << listing(f.problems);
+  EXPECT_NE(f.problems[1].find("--seed (in `hitcost-corpus sample --help`) appears nowhere"), std::string::npos)
+      << listing(f.problems);
 }
 
 TEST(ReadmeChecker, AHelpFlagNotInTheReadmeIsReported) {
@@ -364,19 +480,20 @@ Help script_help(const std::string& script) {
   return h;
 }
 
+std::string binary_path(const OurBinary& binary) { return std::string(HITCOST_BINARY_DIR) + "/" + binary.build_path; }
+
 HelpSource real_source() {
   HelpSource s;
-  const std::string load = hitcost::testing::load_binary();
-  const std::string server = hitcost::testing::server_binary();
-  s.load_subcommands = cli11_subcommands(hitcost::testing::run_command({load, "--help"}).out);
-  s.help = [load, server](const Target& t) {
-    if (t.program == "hitcost-load") {
-      std::vector<std::string> argv{load};
+  for (const auto& binary : our_binaries())
+    if (binary.subcommands != Subcommands::none)
+      s.subcommands[binary.name] = cli11_subcommands(hitcost::testing::run_command({binary_path(binary), "--help"}).out);
+  s.help = [](const Target& t) {
+    if (const OurBinary* binary = find_binary(t.program)) {
+      std::vector<std::string> argv{binary_path(*binary)};
       if (!t.subcommand.empty()) argv.push_back(t.subcommand);
       argv.push_back("--help");
       return program_help(argv, true);
     }
-    if (t.program == "hitcost-server") return program_help({server, "--help"}, true);
     if (t.program == "ctest") return program_help({HITCOST_CTEST, "--help"}, false);
     return script_help(t.program);
   };
@@ -389,10 +506,25 @@ const std::string& readme_text() {
   return text;
 }
 
-TEST(Readme, HitcostLoadHasTheSubcommandsTheCheckerKnows) {
-  const auto subs = real_source().load_subcommands;
-  EXPECT_GE(subs.size(), 4u) << "parsed from `hitcost-load --help`: the checker would take every "
-                                "word after hitcost-load for an unknown subcommand";
+// The table our_binaries() against the binaries: each is where it says, and has subcommands
+// exactly when it says so (else every word after it would be taken for an unknown one, or a
+// subcommand's options go unchecked).
+TEST(Readme, OurBinariesAreBuiltWhereTheTableSaysAndHaveTheSubcommandsItSays) {
+  const auto source = real_source();
+  ASSERT_EQ(our_binaries().size(), 3u);
+  for (const auto& binary : our_binaries()) {
+    const auto r = hitcost::testing::run_command({binary_path(binary), "--help"}, {.timeout_ms = 30'000});
+    ASSERT_EQ(r.exit_code, 0) << binary_path(binary) << " --help: " << r.err;
+    const auto subs = cli11_subcommands(r.out);
+    if (binary.subcommands == Subcommands::none) {
+      EXPECT_TRUE(subs.empty()) << binary.name << " now has subcommands (" << join(subs) << "): say so in our_binaries()";
+    } else {
+      EXPECT_GE(subs.size(), 2u) << "parsed from `" << binary.name << " --help`'s \"Subcommands:\" list";
+      EXPECT_EQ(source.subcommands.at(binary.name), subs);
+    }
+  }
+  EXPECT_GE(source.subcommands.at("hitcost-load").size(), 4u);
+  EXPECT_EQ(source.subcommands.at("hitcost-corpus"), (std::vector<std::string>{"sample", "compare", "redact", "show"}));
 }
 
 // run.sh and test.sh have no --help of their own: their arguments go on (run.sh to
@@ -426,17 +558,22 @@ TEST(Readme, EveryFlagInItsSectionsAndProseExistsInTheProgramsHelp) {
       << "flags checked under a heading naming hitcost-server: its option table was not found";
   EXPECT_GE(count("hitcost-load"), 25)
       << "flags checked under a heading naming hitcost-load: its option tables were not found";
+  EXPECT_GE(count("hitcost-corpus"), 20)
+      << "flags checked under a heading naming hitcost-corpus: its option tables were not found";
   EXPECT_TRUE(s.findings.problems.empty()) << listing(s.findings.problems);
-  std::printf("README: inline flags checked: %d under hitcost-server, %d under hitcost-load, %zu problems\n",
-              count("hitcost-server"), count("hitcost-load"), s.findings.problems.size());
+  std::printf("README: inline flags checked: %d under hitcost-server, %d under hitcost-load, %d under hitcost-corpus, "
+              "%zu problems\n",
+              count("hitcost-server"), count("hitcost-load"), count("hitcost-corpus"), s.findings.problems.size());
 }
 
-TEST(Readme, EveryOptionOfBothProgramsIsDocumented) {
+TEST(Readme, EveryOptionOfEverySubcommandOfOurBinariesIsDocumented) {
   const auto source = real_source();
-  std::vector<Target> targets{{"hitcost-server", ""}, {"hitcost-load", ""}};
-  for (const auto& sub : source.load_subcommands) targets.push_back({"hitcost-load", sub});
+  const auto targets = binary_targets(source);
+  for (const auto& binary : our_binaries())
+    EXPECT_TRUE(std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return t.program == binary.name; }))
+        << binary.name << ": none of its helps is looked at";
   const auto f = check_help_flags_documented(readme_text(), source, targets, kUndocumentedOnPurpose);
-  EXPECT_GE(f.checked, 80) << "options read from the programs' --help: too few";
+  EXPECT_GE(f.checked, 100) << "options read from the programs' --help: too few";
   EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
   std::printf("README: %d options of the programs' --help looked up in it, %zu undocumented\n", f.checked,
               f.problems.size());
