@@ -14,7 +14,7 @@
 namespace hitcost::corpus::detail {
 
 // Index of the first field whose key repeats an earlier one, or fields.size() when none.
-inline size_t find_duplicate_key(const std::vector<std::pair<MapKey, Value>>& fields) {
+inline size_t find_duplicate_key(const Fields& fields) {
   const size_t n = fields.size();
   // The common shape, a list (keys 0..n-1 in order), cannot repeat: skip the hashing.
   bool is_list = true;

@@ -223,7 +223,7 @@ class IgbReader {
     const size_t id = next_array_++;
     if (!replay_) t_.arrays.push_back(ArrayEntry{at, next_string_, id, false, 0});
     bytes = kNodeBytes;
-    std::vector<std::pair<MapKey, Value>> fields;
+    Fields fields;
     fields.reserve(count);
     for (uint64_t k = 0; k < count; ++k) {
       const size_t key_at = pos_;

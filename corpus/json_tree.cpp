@@ -186,7 +186,7 @@ class JsonParser {
     if (depth > kMaxDepth) return fail("nesting deeper than 512");
     const char* const start = p_;
     ++p_;  // '{'
-    std::vector<std::pair<MapKey, Value>> fields;
+    Fields fields;
     skip_ws();
     if (p_ != end_ && *p_ == '}') {
       ++p_;

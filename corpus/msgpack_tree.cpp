@@ -207,7 +207,7 @@ class MsgpackParser {
   bool parse_map(uint64_t count, Value& out, size_t depth, const unsigned char* at) {
     if (depth > kMaxDepth) return fail_at("nesting deeper than 512", at);
     if (count > left() / 2) return fail_at("map count beyond the input", at);  // >= 2 bytes each
-    std::vector<std::pair<MapKey, Value>> fields(static_cast<size_t>(count));
+    Fields fields(static_cast<size_t>(count));
     for (auto& [key, value] : fields) {
       if (!parse_key(key)) return false;
       if (!parse_value(value, depth)) return false;

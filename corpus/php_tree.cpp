@@ -139,7 +139,7 @@ class PhpReader {
     if (count > left() / 6)
       return fail_at(start, "array count " + std::to_string(count) + " exceeds what the " + std::to_string(left()) +
                                 " bytes left can hold");
-    std::vector<std::pair<MapKey, Value>> fields;
+    Fields fields;
     fields.reserve(count);
     for (uint64_t k = 0; k < count; ++k) {
       MapKey key;

@@ -315,7 +315,7 @@ Value redact(const Value& v, const HashKey& key) {
       return make_list(std::move(items));
     }
     case Value::Kind::map: {
-      std::vector<std::pair<MapKey, Value>> fields;
+      Fields fields;
       fields.reserve(v.fields.size());
       std::unordered_set<std::string> used;  // replacement string keys of this map so far
       for (const auto& [k, item] : v.fields) {

@@ -63,7 +63,7 @@ Value make_list(std::vector<Value> items) {
   v.items = std::move(items);
   return v;
 }
-Value make_map(std::vector<std::pair<MapKey, Value>> fields) {
+Value make_map(Fields fields) {
   bool is_list = true;
   for (size_t k = 0; k < fields.size() && is_list; ++k)
     is_list = fields[k].first.is_int && fields[k].first.i == int64_t(k);

@@ -21,6 +21,10 @@
 namespace hitcost::corpus {
 
 struct Value;
+struct Field;
+// A map's entries in order. A struct of our own, not std::pair: libstdc++'s pair of an
+// incomplete Value does not compile under clang (the fuzz build), a plain struct does.
+using Fields = std::vector<Field>;
 
 struct MapKey {
   bool is_int = true;
@@ -37,9 +41,17 @@ struct Value {
   double d = 0;
   std::string s;                                 // string
   std::vector<Value> items;                      // list
-  std::vector<std::pair<MapKey, Value>> fields;  // map, in order; never a list's shape
+  Fields fields;             // map, in order; never a list's shape
 
   friend bool operator==(const Value& a, const Value& b);  // doubles bit for bit
+};
+
+struct Field {
+  MapKey first;
+  Value second;
+  Field() = default;
+  Field(MapKey key, Value value) : first(std::move(key)), second(std::move(value)) {}
+  friend bool operator==(const Field&, const Field&) = default;
 };
 
 const char* to_string(Value::Kind) noexcept;
@@ -53,7 +65,7 @@ Value make_string(std::string);
 Value make_list(std::vector<Value>);
 // Keys 0..n-1 in order (or none) become a list; otherwise a map in the given order.
 // Duplicate keys are the caller's to refuse (decoders: parse_error), not checked here.
-Value make_map(std::vector<std::pair<MapKey, Value>>);
+Value make_map(Fields);
 MapKey make_int_key(int64_t);
 MapKey make_key(std::string);  // a canonical decimal integer string becomes an int key
 

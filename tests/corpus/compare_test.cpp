@@ -17,7 +17,7 @@
 namespace hitcost::corpus {
 namespace {
 
-Value map_of(std::vector<std::pair<MapKey, Value>> f) { return make_map(std::move(f)); }
+Value map_of(Fields f) { return make_map(std::move(f)); }
 
 // Trees of several shapes; the first is large and repetitive enough that php-default's
 // FastLZ (threshold 2000 B, factor 1.3) keeps it compressed.

@@ -22,8 +22,6 @@ using testing::kPhpCaseCount;
 using testing::php_cases;
 using testing::PhpCase;
 
-using Fields = std::vector<std::pair<MapKey, Value>>;
-
 const PhpCase* find_case(const std::vector<PhpCase>& cases, const std::string& name) {
   for (const PhpCase& c : cases)
     if (c.name == name) return &c;

@@ -180,7 +180,7 @@ TEST(CorpusRedact, DeterministicPerSecretAndRepeatedStringsStayRepeated) {
 }
 
 TEST(CorpusRedact, DistinctKeysStayDistinctAndNeverBecomeIntKeys) {
-  std::vector<std::pair<MapKey, Value>> fields;
+  Fields fields;
   for (int k = 0; k < 1000; ++k) fields.emplace_back(make_key("k" + std::to_string(k)), make_int(k));
   // "0d": the only non-canonical replacements are "00".."09" themselves, all ten taken:
   // 64 random draws often cannot place the last ones, the in-order walk then does.

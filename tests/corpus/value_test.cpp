@@ -42,7 +42,7 @@ TEST(CorpusValue, CanonicalIntegerStringsAreIntKeysLikePhp) {
 }
 
 TEST(CorpusValue, KeysZeroToNMinusOneInOrderMakeAList) {
-  std::vector<std::pair<MapKey, Value>> f;
+  Fields f;
   f.emplace_back(make_key("0"), make_int(10));
   f.emplace_back(make_int_key(1), make_string("b"));
   const Value v = make_map(std::move(f));
@@ -54,7 +54,7 @@ TEST(CorpusValue, KeysZeroToNMinusOneInOrderMakeAList) {
 }
 
 TEST(CorpusValue, KeysOutOfOrderOrWithGapsStayAMapInTheirOrder) {
-  std::vector<std::pair<MapKey, Value>> f;
+  Fields f;
   f.emplace_back(make_int_key(1), make_null());
   f.emplace_back(make_int_key(0), make_null());
   const Value swapped = make_map(f);
@@ -76,7 +76,7 @@ TEST(CorpusValue, EqualityIsExactDoublesBitForBit) {
 }
 
 TEST(CorpusValue, TreeStatsCountNodesDepthAndStringBytes) {
-  std::vector<std::pair<MapKey, Value>> f;
+  Fields f;
   f.emplace_back(make_key("name"), make_string("abc"));
   f.emplace_back(make_key("tags"), make_list({make_string("x"), make_string("yz")}));
   const TreeStats st = tree_stats(make_map(std::move(f)));

@@ -39,7 +39,7 @@ namespace {
 Value str(std::string s) { return make_string(std::move(s)); }
 // A map with string keys (canonical integers among them become int keys, as in PHP).
 Value obj(std::vector<std::pair<std::string, Value>> kv) {
-  std::vector<std::pair<MapKey, Value>> fields;
+  Fields fields;
   for (auto& [k, v] : kv) fields.emplace_back(make_key(k), std::move(v));
   return make_map(std::move(fields));
 }
