@@ -4,7 +4,7 @@
 #                memcached, PHP and hitcost-server processes; faults; a soak of
 #                HITCOST_SOAK_SECONDS, default 120)
 #   then scripts/test-sanitizers.sh (ASan+UBSan suite, TSan concurrency tests) and
-#   scripts/test-fuzz.sh (each fuzz target for HITCOST_FUZZ_SECONDS, default 60).
+#   scripts/test-fuzz.sh (each fuzz target for HITCOST_FUZZ_SECONDS, default 50).
 # Every stage runs even when an earlier one failed; the last line sums them up.
 # Extra ctest arguments pass through to the main suite, e.g. ./test.sh -R Routes
 # HITCOST_TEST_STAGES="main sanitizers fuzz" picks stages (default: all three).

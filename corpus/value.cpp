@@ -1,6 +1,7 @@
 #include "corpus/value.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstring>
 
 namespace hitcost::corpus {
@@ -11,7 +12,11 @@ bool operator==(const Value& a, const Value& b) {
     case Value::Kind::null: return true;
     case Value::Kind::boolean: return a.b == b.b;
     case Value::Kind::integer: return a.i == b.i;
-    case Value::Kind::real: return std::memcmp(&a.d, &b.d, sizeof a.d) == 0;
+    case Value::Kind::real:
+      // Every NaN is one value to PHP (serialize() writes any of them as NAN; only pack() sees a
+      // payload), so NaNs are equal whatever their bits; -0.0 and 0.0 are not (var_dump shows -0).
+      if (std::isnan(a.d) && std::isnan(b.d)) return true;
+      return std::memcmp(&a.d, &b.d, sizeof a.d) == 0;
     case Value::Kind::string: return a.s == b.s;
     case Value::Kind::list: return a.items == b.items;
     case Value::Kind::map: return a.fields == b.fields;

@@ -10,7 +10,8 @@
 //   - a map whose keys are exactly 0, 1, ..., n-1 in that order is a list, and the empty
 //     array is the empty list: make_map() canonicalises, so a tree has one form per value;
 //   - strings are bytes, not text (JSON cannot hold every one: its encoder says so);
-//   - integers are int64 (PHP's int); doubles are IEEE doubles compared bit for bit.
+//   - integers are int64 (PHP's int); doubles are IEEE doubles compared bit for bit, except
+//     that all NaNs are equal (PHP cannot tell them apart; serialize() writes each as NAN).
 // Not thread-safe to mutate; const trees may be read from any thread.
 #include <cstdint>
 #include <string>
@@ -43,7 +44,7 @@ struct Value {
   std::vector<Value> items;                      // list
   Fields fields;             // map, in order; never a list's shape
 
-  friend bool operator==(const Value& a, const Value& b);  // doubles bit for bit
+  friend bool operator==(const Value& a, const Value& b);  // doubles bit for bit, NaNs all equal
 };
 
 struct Field {

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined, build/fuzz)
-# and runs each for HITCOST_FUZZ_SECONDS (default 60) on its seed corpus (fuzz/corpus/).
+# and runs each for HITCOST_FUZZ_SECONDS (default 50) on its seed corpus (fuzz/corpus/).
 # Fails on any crash, leak, timeout or sanitizer report; the input that caused it is
 # left in build/fuzz/artifacts/. Inputs found along the way go to build/fuzz/corpus/
 # (never into the repository's seeds). Prints executions per target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${HITCOST_FUZZ_SECONDS:-60}
+secs=${HITCOST_FUZZ_SECONDS:-50}
 dir=${HITCOST_FUZZ_BUILD:-build/fuzz}
-targets=(fuzz_http fuzz_value fuzz_decoders fuzz_decompress fuzz_store_file)
+targets=(fuzz_http fuzz_value fuzz_decoders fuzz_decompress fuzz_store_file fuzz_tree)
 
 echo "== building $dir (clang, libFuzzer)" >&2
 mkdir -p "$dir"

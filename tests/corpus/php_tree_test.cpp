@@ -178,6 +178,24 @@ TEST(CorpusPhpTree, WritesDoublesAsPhpEightDoes) {
   EXPECT_EQ(checked, 19u);
 }
 
+// fuzz_tree found this: igbinary (like msgpack) carries a NaN's payload, serialize() writes
+// every NaN as NAN. PHP cannot tell NaNs apart, so the round trip through serialize is exact.
+TEST(CorpusPhpTree, ANanPayloadFromIgbinarySurvivesSerializeAsNan) {
+  // igbinary v2, double (0x0c), big-endian bits of a NaN with a payload
+  const std::string igbinary("\x00\x00\x00\x02\x0c\xff\xff\xff\x50\x2c\x28\xf9\x91", 13);
+  Result<Value> tree = decode_tree(SerializerId::igbinary, igbinary);
+  ASSERT_TRUE(tree.ok()) << tree.error().message;
+  ASSERT_EQ(tree->kind, Value::Kind::real);
+  EXPECT_EQ(std::bit_cast<uint64_t>(tree->d), 0xffffff502c28f991ull);
+  std::string php;
+  ASSERT_TRUE(encode_tree(SerializerId::php, *tree, php).ok());
+  EXPECT_EQ(php, "d:NAN;");
+  Result<Value> back = decode_tree(SerializerId::php, php);
+  ASSERT_TRUE(back.ok());
+  EXPECT_NE(std::bit_cast<uint64_t>(back->d), 0xffffff502c28f991ull);
+  EXPECT_EQ(*back, *tree);
+}
+
 // What unserialize() reads but serialize() never writes: read as PHP reads it; the round
 // trip then gives what PHP's serialize(unserialize(x)) gives (checked with php 8.2).
 TEST(CorpusPhpTree, ReadsOtherSpellingsAsUnserializeDoes) {
