@@ -94,6 +94,17 @@ struct ThreadMetrics {
   std::array<SampledCpu, kOutcomes> sampled;
   SamplerGauges sampler;
 
+  // An error moves its total and its kind together, so /stats' by-kind figures add up to the
+  // total. Errc::count_ sizes the by-kind arrays, so every kind there is has its slot.
+  void count_decode_error(Errc kind) noexcept {
+    decode_errors.add();
+    decode_errors_by_kind[static_cast<size_t>(kind)].add();
+  }
+  void count_store_error(Errc kind) noexcept {
+    store_errors.add();
+    store_errors_by_kind[static_cast<size_t>(kind)].add();
+  }
+
   void count_status(int status) noexcept {
     for (size_t i = 0; i < kCountedStatuses.size(); ++i)
       if (kCountedStatuses[i] == status) status_counts[i].add();

@@ -8,26 +8,6 @@
 
 namespace hitcost::server {
 
-namespace {
-// An error is counted in its total and under its kind: the two always move together, so
-// /stats' by-kind figures add up to the total. Errc::count_ sizes the by-kind arrays, so
-// every kind there is has its slot.
-void count_error(OwnedCounter& total, std::array<OwnedCounter, kErrcCount>& by_kind, Errc kind) noexcept {
-  total.add();
-  by_kind[static_cast<size_t>(kind)].add();
-}
-}  // namespace
-
-uint64_t PageService::lap(Phase p, clock::time_point& t0) {
-  if (!timing_) return 0;
-  auto now = clock::now();
-  auto ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - t0).count());
-  m_.phases[static_cast<size_t>(p)].record(ns);
-  sampler_.mark(cpu_part(p), ns);
-  t0 = now;
-  return ns;
-}
-
 std::string PageService::key_for(const RuntimeConfig& cfg, int64_t id, uint32_t rows) {
   std::string k;
   k.reserve(cfg.ns.size() + 32);
@@ -56,16 +36,10 @@ PageOutcome PageService::serve(const RuntimeConfig& cfg, const PageRequest& req,
   out.strategy_name = req.strategy_override ? std::string(req.strategy_override_text) : cfg.strategy_text;
   m_.pages.add();
   body.clear();
-  sampler_.mark(CpuPart::other);  // routing, up to here
+  steps_.begin();
   out.hit = try_hit(cfg, strategy, out.key, body);
-  if (out.hit) {
-    m_.hits.add();
-    sampler_.set_outcome(Outcome::hit);
-  } else {
-    m_.misses.add();
-    sampler_.set_outcome(Outcome::miss);
-    miss(cfg, strategy, req, out.key, body);
-  }
+  steps_.finish(out.hit);
+  if (!out.hit) miss(cfg, strategy, req, out.key, body);
   return out;
 }
 
@@ -76,39 +50,27 @@ bool PageService::try_hit(const RuntimeConfig& cfg, const Strategy& strategy, co
   if (ObjectCache* objects = store.objects()) {
     // memory:objects: no bytes at all, the APCu-style floor.
     auto page = objects->get_page(key);
-    lap(Phase::fetch, t0);
+    steps_.lap(Phase::fetch, t0);
     if (!page) return false;
     render_page(*page, body);
-    lap(Phase::render, t0);
+    steps_.lap(Phase::render, t0);
     return true;
   }
-  uint32_t flags = 0;
-  Status got = store.get(key, value_, flags);
-  lap(Phase::fetch, t0);
-  if (!got) {
-    if (got.error().code != Errc::not_found) count_error(m_.store_errors, m_.store_errors_by_kind, got.error().code);
-    return false;
-  }
-  m_.cache_bytes_read.add(value_.size());
-  auto un = unwrap_value(value_, flags, cfg.scheme, scratch_);
-  lap(Phase::unwrap, t0);
-  if (!un) {
-    count_error(m_.decode_errors, m_.decode_errors_by_kind, un.error().code);
-    return false;
-  }
+  std::optional<Unwrapped> un = steps_.fetch(store, key, cfg.scheme, t0);
+  if (!un) return false;
   if (un->rep == Representation::html) {
     body.assign(un->payload);  // the pre-rendered page: one copy
-    lap(Phase::render, t0);
+    steps_.lap(Phase::render, t0);
     return true;
   }
   auto page = decode_page(decoder_for(un->serializer, strategy), un->payload);
-  lap(Phase::decode, t0);
+  steps_.lap(Phase::decode, t0);
   if (!page) {
-    count_error(m_.decode_errors, m_.decode_errors_by_kind, page.error().code);
+    m_.count_decode_error(page.error().code);
     return false;
   }
   render_page(*page, body);
-  lap(Phase::render, t0);
+  steps_.lap(Phase::render, t0);
   return true;
 }
 
@@ -117,12 +79,12 @@ void PageService::miss(const RuntimeConfig& cfg, const Strategy& strategy, const
   auto t0 = clock::now();
   if (origin_delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(origin_delay_us_));
   Page page = origin_page(cfg, req.id, req.rows);
-  lap(Phase::origin, t0);
+  steps_.lap(Phase::origin, t0);
   body.clear();
   render_page(page, body);
-  lap(Phase::render, t0);
+  steps_.lap(Phase::render, t0);
   store_page(cfg, strategy, key, std::move(page), body);
-  lap(Phase::store_set, t0);
+  steps_.lap(Phase::store_set, t0);
 }
 
 bool PageService::store_page(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key, Page&& page,
@@ -139,7 +101,7 @@ bool PageService::store_page(const RuntimeConfig& cfg, const Strategy& strategy,
     return true;
   }
   m_.store_set_errors.add();  // a failed set is a store error too, counted by kind with the others
-  count_error(m_.store_errors, m_.store_errors_by_kind, st.error().code);
+  m_.count_store_error(st.error().code);
   return false;
 }
 

@@ -14,6 +14,7 @@
 
 #include "codecs/page.h"
 #include "server/cpu_sampler.h"
+#include "server/hit_steps.h"
 #include "server/metrics.h"
 #include "server/runtime_config.h"
 
@@ -36,7 +37,7 @@ struct PageOutcome {
 class PageService {
  public:
   PageService(ThreadMetrics& metrics, CpuSampler& sampler, bool timing, uint32_t origin_delay_us)
-      : m_(metrics), sampler_(sampler), timing_(timing), origin_delay_us_(origin_delay_us) {}
+      : m_(metrics), steps_(metrics, sampler, timing), origin_delay_us_(origin_delay_us) {}
 
   // Writes the HTML into `body` (cleared first).
   PageOutcome serve(const RuntimeConfig& cfg, const PageRequest& req, std::string& body);
@@ -50,8 +51,7 @@ class PageService {
   bool warm(const RuntimeConfig& cfg, int64_t id, uint32_t rows);
 
  private:
-  using clock = std::chrono::steady_clock;
-  uint64_t lap(Phase p, clock::time_point& t0);  // records now - t0 into phase p, then t0 = now
+  using clock = HitSteps::clock;
   bool try_hit(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key, std::string& body);
   void miss(const RuntimeConfig& cfg, const Strategy& strategy, const PageRequest& req, const std::string& key,
             std::string& body);
@@ -60,10 +60,8 @@ class PageService {
                   std::string_view html);
 
   ThreadMetrics& m_;
-  CpuSampler& sampler_;
-  bool timing_;
+  HitSteps steps_;  // begin/finish, phase laps, fetch + unwrap: shared with the other service
   uint32_t origin_delay_us_;
-  std::string value_, scratch_;  // reused store and inflate buffers
 };
 
 }  // namespace hitcost::server

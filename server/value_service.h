@@ -24,6 +24,7 @@
 
 #include "codecs/strategy.h"
 #include "server/cpu_sampler.h"
+#include "server/hit_steps.h"
 #include "server/metrics.h"
 #include "server/runtime_config.h"
 #include "server/value_origin.h"
@@ -48,7 +49,7 @@ enum class WarmResult { stored, store_error, unstorable };
 class ValueService {
  public:
   ValueService(ThreadMetrics& metrics, CpuSampler& sampler, bool timing, uint32_t origin_delay_us)
-      : m_(metrics), sampler_(sampler), timing_(timing), origin_delay_us_(origin_delay_us) {}
+      : m_(metrics), steps_(metrics, sampler, timing), origin_delay_us_(origin_delay_us) {}
 
   // Writes the body into `body` (cleared first). Counts the request in pages and values, and
   // its outcome in hits / misses (the figures a sweep's hit ratio and CPU per hit read).
@@ -62,8 +63,7 @@ class ValueService {
   WarmResult warm(const RuntimeConfig& cfg, const ValueOrigin& origin, size_t n);
 
  private:
-  using clock = std::chrono::steady_clock;
-  void lap(Phase p, clock::time_point& t0);  // records now - t0 into phase p, then t0 = now
+  using clock = HitSteps::clock;
   bool try_hit(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key, std::string& body);
   void miss(const RuntimeConfig& cfg, const Strategy& strategy, const corpus::Value& tree, const std::string& key,
             std::string& body);
@@ -72,10 +72,8 @@ class ValueService {
                          const corpus::Value& tree, std::string_view html);
 
   ThreadMetrics& m_;
-  CpuSampler& sampler_;
-  bool timing_;
+  HitSteps steps_;  // begin/finish, phase laps, fetch + unwrap: shared with the other service
   uint32_t origin_delay_us_;
-  std::string value_, scratch_;  // reused store and inflate buffers
 };
 
 }  // namespace hitcost::server
