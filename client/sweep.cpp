@@ -107,21 +107,28 @@ struct Sweep {
     return true;
   }
 
+  // POST target to the admin; the server's answer (an object, or discarded when it is not one),
+  // printed as "<strategy>: warmed <what>: <answer>"; nullopt (the cell skipped) when it failed.
+  std::optional<nlohmann::json> post_warm(const Cell& c, const std::string& target, const std::string& what) {
+    HttpReply w = http_request(admin, "POST", target, "", 600'000);
+    if (!w.ok()) {
+      std::fprintf(stderr, "skip %s: POST %s: %s\n", c.strategy.c_str(), target.c_str(), w.error.c_str());
+      return std::nullopt;
+    }
+    while (!w.body.empty() && std::isspace(static_cast<unsigned char>(w.body.back()))) w.body.pop_back();
+    if (!o.quiet)
+      std::printf("%s%s%s: warmed %s: %s\n", c.strategy.c_str(), c.store.empty() ? "" : " on ", c.store.c_str(),
+                  what.c_str(), w.body.c_str());
+    return nlohmann::json::parse(w.body, nullptr, false);
+  }
+
   // A user's values (GET /value/{n}, hitcost-server --corpus) have no page size: one call warms
   // values 0..keys-1 (the server clamps to its corpus). Values the strategy cannot write are
   // answered as misses for the whole run, so they are told like failed sets.
   bool warm_values(const Cell& c) {
-    const std::string target = "/admin/warm?values=1&from=0&to=" + std::to_string(o.keys);
-    HttpReply w = http_request(admin, "POST", target, "", 600'000);
-    if (!w.ok()) {
-      std::fprintf(stderr, "skip %s: POST %s: %s\n", c.strategy.c_str(), target.c_str(), w.error.c_str());
-      return false;
-    }
-    while (!w.body.empty() && std::isspace(static_cast<unsigned char>(w.body.back()))) w.body.pop_back();
-    if (!o.quiet)
-      std::printf("%s%s%s: warmed values: %s\n", c.strategy.c_str(), c.store.empty() ? "" : " on ", c.store.c_str(),
-                  w.body.c_str());
-    const auto j = nlohmann::json::parse(w.body, nullptr, false);
+    const auto answer = post_warm(c, "/admin/warm?values=1&from=0&to=" + std::to_string(o.keys), "values");
+    if (!answer) return false;
+    const nlohmann::json& j = *answer;
     if (!j.is_object()) return true;
     if (j.value("errors", 0) > 0)
       std::fprintf(stderr, "warning: %d values of %s could not be stored: expect a lower hit ratio\n",
@@ -131,13 +138,14 @@ struct Sweep {
                    j.value("unstorable", 0), c.strategy.c_str());
     const uint64_t in_corpus = j.value("warmed", uint64_t{0}) + j.value("errors", uint64_t{0}) +
                                j.value("unstorable", uint64_t{0});
+    // The server serves an id past its corpus as value id mod N under a key of its own (forced
+    // misses rely on it), but warms only the corpus: ids N..keys-1 start cold.
     if (in_corpus < o.keys)
-      std::fprintf(stderr, "warning: the corpus holds %llu values, --keys %llu: ids past it answer 404\n",
-                   static_cast<unsigned long long>(in_corpus), static_cast<unsigned long long>(o.keys));
-    // Forced misses ask never-seen ids, and a value id past the corpus is a 404, not a miss.
-    if (o.hit_ratio < 1)
-      std::fprintf(stderr, "warning: --hit-ratio %.3g asks never-seen ids, which /value answers 404: use 1\n",
-                   o.hit_ratio);
+      std::fprintf(stderr,
+                   "warning: the corpus holds %llu values, --keys %llu: ids past it are not warmed, so their "
+                   "first requests are misses (use --keys %llu)\n",
+                   static_cast<unsigned long long>(in_corpus), static_cast<unsigned long long>(o.keys),
+                   static_cast<unsigned long long>(in_corpus));
     return true;
   }
 
@@ -148,20 +156,12 @@ struct Sweep {
     for (const RowsShare& share : plan.rows_mix) sizes.push_back(share.rows);
     if (sizes.empty()) sizes.push_back(o.rows);
     for (int rows : sizes) {
-      const std::string target = "/admin/warm?from=0&to=" + std::to_string(o.keys) + "&rows=" + std::to_string(rows);
-      HttpReply w = http_request(admin, "POST", target, "", 600'000);
-      if (!w.ok()) {
-        std::fprintf(stderr, "skip %s: POST %s: %s\n", c.strategy.c_str(), target.c_str(), w.error.c_str());
-        return false;
-      }
-      while (!w.body.empty() && std::isspace(static_cast<unsigned char>(w.body.back()))) w.body.pop_back();
-      if (!o.quiet)
-        std::printf("%s%s%s: warmed %d rows: %s\n", c.strategy.c_str(), c.store.empty() ? "" : " on ", c.store.c_str(),
-                    rows, w.body.c_str());
-      const auto j = nlohmann::json::parse(w.body, nullptr, false);
-      if (j.is_object() && j.value("errors", 0) > 0)
+      const auto j = post_warm(c, "/admin/warm?from=0&to=" + std::to_string(o.keys) + "&rows=" + std::to_string(rows),
+                               std::to_string(rows) + " rows");
+      if (!j) return false;
+      if (j->is_object() && j->value("errors", 0) > 0)
         std::fprintf(stderr, "warning: %d pages of %s could not be stored: expect a lower hit ratio\n",
-                     j.value("errors", 0), c.strategy.c_str());
+                     j->value("errors", 0), c.strategy.c_str());
     }
     return true;
   }
