@@ -7,40 +7,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "codecs/igbinary_format.h"
 #include "codecs/page_fields.h"
 
 namespace hitcost {
 namespace {
 
-// Type bytes (igbinary format version 2).
-enum Type : uint8_t {
-  kNull = 0x00,
-  kArrayRef8 = 0x01,
-  kArrayRef16 = 0x02,
-  kArrayRef32 = 0x03,
-  kFalse = 0x04,
-  kTrue = 0x05,
-  kPos8 = 0x06,
-  kNeg8 = 0x07,
-  kPos16 = 0x08,
-  kNeg16 = 0x09,
-  kPos32 = 0x0a,
-  kNeg32 = 0x0b,
-  kDouble = 0x0c,
-  kEmptyString = 0x0d,
-  kStringRef8 = 0x0e,
-  kStringRef16 = 0x0f,
-  kStringRef32 = 0x10,
-  kString8 = 0x11,
-  kString16 = 0x12,
-  kString32 = 0x13,
-  kArray8 = 0x14,
-  kArray16 = 0x15,
-  kArray32 = 0x16,
-  kPos64 = 0x20,
-  kNeg64 = 0x21,
-};
-constexpr char kHeader[4] = {0, 0, 0, 2};
+using namespace igbinary;  // the type bytes and the header: codecs/igbinary_format.h
 
 // ---- encoder ----
 
@@ -91,7 +64,7 @@ class Writer {
     }
     auto [it, fresh] = ids_.try_emplace(s, static_cast<uint32_t>(ids_.size()));
     if (!fresh) {
-      sized(kStringRef8, it->second);
+      sized(kStringId8, it->second);
       return;
     }
     sized(kString8, s.size());
@@ -200,7 +173,7 @@ class Reader {
       strings_.push_back(out);
       return true;
     }
-    if (int w = width_of(t, kStringRef8)) {
+    if (int w = width_of(t, kStringId8)) {
       if (!be(v, w)) return false;
       if (v >= strings_.size()) return fail("string back-reference to an id not yet seen");
       out = strings_[v];

@@ -20,34 +20,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "codecs/igbinary_format.h"
 #include "corpus/duplicate_key.h"
 #include "corpus/tree_codec.h"
 
 namespace hitcost::corpus {
 namespace {
 
-enum Type : uint8_t {
-  kNull = 0x00,
-  kArrayRef8 = 0x01,  // 02, 03: 16 and 32-bit ids
-  kFalse = 0x04,
-  kTrue = 0x05,
-  kPos8 = 0x06,
-  kNeg8 = 0x07,
-  kPos16 = 0x08,
-  kNeg16 = 0x09,
-  kPos32 = 0x0a,
-  kNeg32 = 0x0b,
-  kDouble = 0x0c,
-  kEmptyString = 0x0d,
-  kStringId8 = 0x0e,  // 0f, 10
-  kString8 = 0x11,    // 12, 13
-  kArray8 = 0x14,     // 15, 16
-  kPos64 = 0x20,
-  kNeg64 = 0x21,
-  kReference = 0x25,
-  kEnum = 0x27,
-};
-constexpr char kHeader[4] = {0, 0, 0, 2};
+using namespace igbinary;  // the type bytes and the header: codecs/igbinary_format.h
 
 // Array references copy what they point at; what copies may add to the tree is bounded, so
 // that a few bytes of references to references cannot expand into gigabytes.
