@@ -17,7 +17,10 @@ which=("$@")
 [ ${#which[@]} -gt 0 ] || which=(asan tsan)
 
 # No benchmarks: they measure speed, which sanitizers distort.
-common=(-DHITCOST_BUILD_BENCH=OFF)
+# -O1 -g1: the optimisation the sanitizers' authors advise (stacks stay honest) and line tables,
+# all a report needs. It halves the compile, most of this stage's time (measured here:
+# server/router.cpp 18.5 -> 10.0 s, tests/server/value_route_test.cpp 41.9 -> 19.3 s under ASan).
+common=(-DHITCOST_BUILD_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
