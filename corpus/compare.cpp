@@ -324,29 +324,20 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
   for (size_t i = 0; i < in.size(); ++i) {
     stored.row.stored_bytes += in[i].value.size();
     std::string scratch;
-    auto u = unwrap_value(in[i].value, in[i].flags, scheme, scratch);
-    if (!u) {
-      count_failure(stored.row.failures, to_string(u.error().code), in[i], u.error().message, o.max_listed_per_kind);
+    Unwrapped u;
+    auto tree = decode_stored(in[i].value, in[i].flags, scheme, scratch, &u);
+    if (!tree) {
+      count_failure(stored.row.failures, to_string(tree.error().code), in[i], tree.error().message,
+                    o.max_listed_per_kind);
       continue;
     }
-    Good g{i, {}, u->rep == Representation::structured, 1};
-    if (g.structured) {
-      auto tree = decode_tree(u->serializer, u->payload);
-      if (!tree) {
-        count_failure(stored.row.failures, to_string(tree.error().code), in[i],
-                      std::string(to_string(u->serializer)) + ": " + tree.error().message, o.max_listed_per_kind);
-        continue;
-      }
-      g.tree = std::move(*tree);
-    } else {
-      g.tree = make_string(std::string(u->payload));
-    }
+    Good g{i, std::move(*tree), u.rep == Representation::structured, 1};
     Cell c;
     c.ok = true;
     c.pays_render = g.structured;
     c.flags = in[i].flags;
     c.stored_bytes = in[i].value.size();
-    c.compressed = u->compressor != CompressorId::none;
+    c.compressed = u.compressor != CompressorId::none;
     stored.cells.push_back(std::move(c));
     good.push_back(std::move(g));
   }

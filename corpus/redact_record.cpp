@@ -16,24 +16,23 @@ Result<CorpusRecord> redact_record(const CorpusRecord& record, FlagScheme scheme
   auto info = read_flags(scheme, record.flags);
   if (!info) return info.error();
   std::string scratch;
-  auto unwrapped = unwrap_value(record.value, record.flags, scheme, scratch);
-  if (!unwrapped) return unwrapped.error();
+  Unwrapped unwrapped;
+  auto tree = decode_stored(record.value, record.flags, scheme, scratch, &unwrapped);
+  if (!tree) return tree.error();
 
   std::string plain;
-  if (unwrapped->rep == Representation::html) {
-    plain = redact_value(make_string(std::string(unwrapped->payload)), secret).s;
+  if (unwrapped.rep == Representation::html) {
+    plain = redact_value(*tree, secret).s;
   } else {
-    auto tree = decode_tree(unwrapped->serializer, unwrapped->payload);
-    if (!tree) return tree.error();
-    Status st = encode_tree(unwrapped->serializer, redact_value(*tree, secret), plain);
+    Status st = encode_tree(unwrapped.serializer, redact_value(*tree, secret), plain);
     if (!st) return st.error();
   }
 
   // The same layout: compressed exactly when the original was (the rule forced either way).
   Strategy layout;
-  layout.rep = unwrapped->rep;
-  layout.serializer = unwrapped->rep == Representation::html ? SerializerId::none : unwrapped->serializer;
-  layout.compressor = unwrapped->compressor;
+  layout.rep = unwrapped.rep;
+  layout.serializer = unwrapped.rep == Representation::html ? SerializerId::none : unwrapped.serializer;
+  layout.compressor = unwrapped.compressor;
   layout.scheme = scheme;
   layout.rule.threshold_bytes = 0;
   layout.rule.min_savings = 0;

@@ -36,4 +36,15 @@ Status encode_tree(SerializerId id, const Value& v, std::string& out) {
   return c->encode(v, out);
 }
 
+Result<Value> decode_stored(std::string_view stored, uint32_t flags, FlagScheme scheme, std::string& scratch,
+                            Unwrapped* unwrapped) {
+  auto u = unwrap_value(stored, flags, scheme, scratch);
+  if (!u) return u.error();
+  if (unwrapped) *unwrapped = *u;
+  if (u->rep == Representation::html) return make_string(std::string(u->payload));
+  auto tree = decode_tree(u->serializer, u->payload);
+  if (!tree) return Error{tree.error().code, std::string(to_string(u->serializer)) + ": " + tree.error().message};
+  return tree;
+}
+
 }  // namespace hitcost::corpus

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "codecs/codec_table.h"
+#include "codecs/value_codec.h"
 #include "core/result.h"
 #include "corpus/value.h"
 
@@ -38,5 +39,14 @@ Status encode_msgpack_tree(const Value& v, std::string& out);
 // By serializer id; none and unknown ids are invalid_argument.
 Result<Value> decode_tree(SerializerId id, std::string_view bytes);
 Status encode_tree(SerializerId id, const Value& v, std::string& out);
+
+// A stored value as its application reads it, by its flags alone: unwrap_value (flags,
+// inflate into `scratch`), then decode_tree by the unwrapped serializer; a value stored with
+// no serializer (a string, or pre-rendered HTML) is the one-string tree. Errors: unwrap's, or
+// the decoder's with the serializer's name in front. `unwrapped`, when given, gets how it was
+// stored (its payload points into `stored` or `scratch`). hitcost-corpus compare and redact
+// and hitcost-server's /value origin all read values this way.
+Result<Value> decode_stored(std::string_view stored, uint32_t flags, FlagScheme scheme, std::string& scratch,
+                            Unwrapped* unwrapped = nullptr);
 
 }  // namespace hitcost::corpus

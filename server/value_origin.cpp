@@ -1,21 +1,10 @@
 #include "server/value_origin.h"
 
 #include "codecs/strategy.h"
-#include "codecs/value_codec.h"
 #include "corpus/corpus_file.h"
 #include "corpus/tree_codec.h"
 
 namespace hitcost::server {
-
-namespace {
-// One stored value as a tree, read as the user's application reads it: by its flags alone.
-Result<corpus::Value> decode_record(const corpus::CorpusRecord& rec, FlagScheme scheme, std::string& scratch) {
-  auto un = unwrap_value(rec.value, rec.flags, scheme, scratch);
-  if (!un) return un.error();
-  if (un->rep == Representation::html) return corpus::make_string(std::string(un->payload));
-  return corpus::decode_tree(un->serializer, un->payload);
-}
-}  // namespace
 
 Result<std::shared_ptr<const ValueOrigin>> ValueOrigin::load(const std::string& path) {
   auto file = corpus::read_corpus(path);
@@ -33,7 +22,7 @@ Result<std::shared_ptr<const ValueOrigin>> ValueOrigin::load(const std::string& 
   origin->values_.reserve(file->records.size());
   std::string scratch;  // inflate buffer, reused across records
   for (corpus::CorpusRecord& rec : file->records) {
-    auto tree = decode_record(rec, *scheme, scratch);
+    auto tree = corpus::decode_stored(rec.value, rec.flags, *scheme, scratch);
     if (tree) {
       origin->values_.push_back(std::move(*tree));
     } else {
