@@ -9,7 +9,6 @@
 namespace hitcost {
 namespace {
 
-constexpr uint32_t kPoisonFlags = 0xFFFFFFFFu;  // rejected by every scheme's reader
 constexpr size_t kPrefixBytes = 4;
 
 void put_le32(std::string& out, uint32_t v) {
@@ -71,7 +70,7 @@ EncodedValue wrap_payload(const Strategy& st, std::string plain) {
   auto flags = make_flags(st.scheme, st.rep, ser, used);
   if (!flags) {
     ev.bytes.clear();
-    ev.flags = kPoisonFlags;
+    ev.flags = kUnexpressibleFlags;
     return ev;
   }
   ev.flags = *flags;

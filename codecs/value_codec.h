@@ -26,7 +26,10 @@ struct EncodedValue {
 // compressed size without the 4-byte length prefix); otherwise the value is stored plain
 // with no compression flag. Precondition: `strategy` came from parse_strategy (or is
 // equally valid); an impossible one (struct without serializer, a compressor the scheme
-// cannot express) yields flags 0xFFFFFFFF, which every scheme's reader rejects.
+// cannot express) yields flags kUnexpressibleFlags, which every scheme's reader rejects.
+// The flags of a value no scheme can say (see encode_value): callers that must not store it
+// compare against this.
+inline constexpr uint32_t kUnexpressibleFlags = 0xFFFFFFFFu;
 EncodedValue encode_value(const Strategy& strategy, const Page& page, std::string_view html);
 
 // The wrapping step of encode_value alone: `plain` is the serialized bytes (struct) or the

@@ -64,8 +64,6 @@ using detail::Cell;
 using detail::Good;
 using detail::RowState;
 
-constexpr uint32_t kPoisonFlags = 0xFFFFFFFFu;  // wrap_payload: the scheme cannot say it
-
 uint64_t thread_cpu_ns() noexcept {
   timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -147,7 +145,7 @@ void prepare_row(RowState& rs, const std::vector<Good>& good, const std::vector<
       continue;
     }
     EncodedValue ev = wrap_payload(c.used, plain);
-    if (ev.flags == kPoisonFlags) {
+    if (ev.flags == kUnexpressibleFlags) {
       count_failure(rs.row.failures, "cannot_encode", in[g.input], "the flag scheme cannot express this strategy",
                     max_listed);
       continue;
