@@ -20,6 +20,13 @@
 
 namespace hitcost::server {
 
+// What serving one request came to, for the response's headers and the access log.
+struct ServeOutcome {
+  bool hit = false;
+  std::string key;            // exact store key
+  std::string strategy_name;  // the strategy that answered (X-Strategy)
+};
+
 class HitSteps {
  public:
   using clock = std::chrono::steady_clock;

@@ -27,11 +27,7 @@ struct PageRequest {
   std::string_view strategy_override_text;
 };
 
-struct PageOutcome {
-  bool hit = false;
-  std::string key;            // exact store key
-  std::string strategy_name;  // the strategy that answered (X-Strategy)
-};
+using PageOutcome = ServeOutcome;  // server/hit_steps.h
 
 // One per io thread: owns reusable buffers (no allocation per hit in steady state).
 class PageService {

@@ -58,6 +58,16 @@ void json_body(Response& res, std::string& body, const nlohmann::json& j, int st
   body += '\n';
 }
 
+// What a cached rendering's response says of how it was served (/page and /value alike): the
+// X-Cache headers and what the access log writes.
+void tell_outcome(ServeOutcome out, Response& res) {
+  res.header("X-Cache", out.hit ? "hit" : "miss");
+  res.header("X-Cache-Key", out.key);
+  res.header("X-Strategy", out.strategy_name);
+  res.cache = out.hit ? "hit" : "miss";
+  res.strategy = std::move(out.strategy_name);
+}
+
 // The reasons /value and warming values give when they cannot serve.
 constexpr std::string_view kNoCorpus = "no corpus loaded (start hitcost-server with --corpus PATH)";
 constexpr std::string_view kObjectsHoldPages =
@@ -218,12 +228,7 @@ void Router::page(std::string_view id_text, std::string_view query, Response& re
     name_storage = pr.strategy_override->name();
     pr.strategy_override_text = name_storage;
   }
-  PageOutcome out = pages_.serve(view_.get(), pr, body);
-  res.header("X-Cache", out.hit ? "hit" : "miss");
-  res.header("X-Cache-Key", out.key);
-  res.header("X-Strategy", out.strategy_name);
-  res.cache = out.hit ? "hit" : "miss";
-  res.strategy = std::move(out.strategy_name);
+  tell_outcome(pages_.serve(view_.get(), pr, body), res);
 }
 
 void Router::value(std::string_view n_text, std::string_view query, Response& res, std::string& body) {
@@ -243,12 +248,7 @@ void Router::value(std::string_view n_text, std::string_view query, Response& re
     name_storage = vr.strategy_override->name();
     vr.strategy_override_text = name_storage;
   }
-  ValueOutcome out = values_.serve(cfg, *origin, vr, body);
-  res.header("X-Cache", out.hit ? "hit" : "miss");
-  res.header("X-Cache-Key", out.key);
-  res.header("X-Strategy", out.strategy_name);
-  res.cache = out.hit ? "hit" : "miss";
-  res.strategy = std::move(out.strategy_name);
+  tell_outcome(values_.serve(cfg, *origin, vr, body), res);
 }
 
 void Router::data(std::string_view id_text, std::string_view query, Response& res, std::string& body) {

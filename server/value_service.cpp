@@ -8,12 +8,6 @@
 
 namespace hitcost::server {
 
-namespace {
-// wrap_payload's answer for a strategy the flag scheme cannot express (codecs/value_codec.h):
-// every reader rejects it, so storing it would only turn a miss into a decode error later.
-constexpr uint32_t kUnexpressibleFlags = 0xFFFFFFFFu;
-}  // namespace
-
 std::string ValueService::key_for(const RuntimeConfig& cfg, size_t n) {
   std::string k;
   k.reserve(cfg.ns.size() + 24);
@@ -85,6 +79,8 @@ WarmResult ValueService::store_value(const RuntimeConfig& cfg, const Strategy& s
     return WarmResult::unstorable;
   }
   EncodedValue v = wrap_payload(strategy, std::move(plain));
+  // A layout the scheme cannot say: every reader would reject it, so storing it would only turn
+  // a miss into a decode error.
   if (v.flags == kUnexpressibleFlags) {
     m_.value_encode_errors.add();
     return WarmResult::unstorable;

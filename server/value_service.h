@@ -37,11 +37,7 @@ struct ValueRequest {
   std::string_view strategy_override_text;
 };
 
-struct ValueOutcome {
-  bool hit = false;
-  std::string key;            // exact store key
-  std::string strategy_name;  // the strategy that answered (X-Strategy)
-};
+using ValueOutcome = ServeOutcome;  // server/hit_steps.h
 
 // What filling the store with one value came to.
 enum class WarmResult { stored, store_error, unstorable };
