@@ -4,10 +4,12 @@
 #                memcached, PHP and hitcost-server processes; faults; a soak of
 #                HITCOST_SOAK_SECONDS, default 120)
 #   then scripts/test-sanitizers.sh (ASan+UBSan suite, TSan concurrency tests) and
-#   scripts/test-fuzz.sh (each fuzz target for HITCOST_FUZZ_SECONDS, default 50).
+#   scripts/test-fuzz.sh (each fuzz target for HITCOST_FUZZ_SECONDS, default 50), and
+#   scripts/test-containers.sh (the image built on a Docker engine, started here when none
+#   answers; the compose stack's sweep on the bridge and host networks and scaled).
 # Every stage runs even when an earlier one failed; the last line sums them up.
 # Extra ctest arguments pass through to the main suite, e.g. ./test.sh -R Routes
-# HITCOST_TEST_STAGES="main sanitizers fuzz" picks stages (default: all three).
+# HITCOST_TEST_STAGES="main sanitizers fuzz containers" picks stages (default: all four).
 # Exit codes: 0 every stage passed, 1 a stage failed, 2 usage error (an unknown stage).
 # ./test.sh --help prints this and does nothing else.
 set -uo pipefail
@@ -18,7 +20,7 @@ if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
 fi
 start=$(date +%s)
 
-HITCOST_DEPS=${HITCOST_DEPS:-"build test fuzz"} ./scripts/install-deps.sh || exit 1
+HITCOST_DEPS=${HITCOST_DEPS:-"build test fuzz containers"} ./scripts/install-deps.sh || exit 1
 
 results=()
 failed=0
@@ -35,11 +37,12 @@ main_suite() {
   ctest --test-dir build/test --output-on-failure --timeout 600 -j2 "$@"
 }
 
-for s in ${HITCOST_TEST_STAGES:-main sanitizers fuzz}; do
+for s in ${HITCOST_TEST_STAGES:-main sanitizers fuzz containers}; do
   case $s in
     main) stage main main_suite "$@" ;;
     sanitizers) stage sanitizers ./scripts/test-sanitizers.sh ;;
     fuzz) stage fuzz ./scripts/test-fuzz.sh ;;
+    containers) stage containers ./scripts/test-containers.sh ;;
     *) echo "test.sh: unknown stage '$s'" >&2; exit 2 ;;
   esac
 done

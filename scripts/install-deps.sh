@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package hitcost needs, and nothing when all are present.
 # Idempotent: both ./run.sh and ./test.sh call it first. Needs root (or sudo) only
-# when something is missing. Groups: HITCOST_DEPS="build test php bench fuzz" (default "build test";
-# ./test.sh asks for fuzz too; test includes php).
+# when something is missing. Groups: HITCOST_DEPS="build test php bench fuzz containers" (default "build test";
+# ./test.sh asks for fuzz and containers too; test includes php).
 set -euo pipefail
 
 build_pkgs=(
@@ -35,6 +35,13 @@ fuzz_pkgs=(
   clang libclang-rt-14-dev libfuzzer-14-dev llvm-14
 )
 
+# The compose journey on a real engine (scripts/test-containers.sh): Debian's Docker engine
+# (dockerd 20.10, with tini as docker-init), Compose v1, and mmdebstrap for the base image
+# when no registry answers.
+containers_pkgs=(
+  docker.io docker-compose mmdebstrap
+)
+
 # The anchors the benchmarks compare against (bench/*.sh): wrk and nginx.
 bench_pkgs=(
   wrk nginx
@@ -49,6 +56,7 @@ for g in $groups; do
     php)   want+=("${php_pkgs[@]}") ;;
     bench) want+=("${bench_pkgs[@]}") ;;
     fuzz)  want+=("${fuzz_pkgs[@]}") ;;
+    containers) want+=("${containers_pkgs[@]}") ;;
     *) echo "install-deps: unknown group '$g'" >&2; exit 2 ;;
   esac
 done

@@ -46,6 +46,10 @@
 #   wait_listening LOG PID [TIMEOUT_S]       waits for hitcost-server's "listening on IP:PORT"
 #                             in LOG, sets LISTENING_ADDR=IP:PORT; returns EXIT_FAILED with a
 #                             message (and LOG) as soon as PID exits, or after TIMEOUT_S (10)
+#   memcached_stat HOST:PORT NAME            one figure of a node's `stats` (bash /dev/tcp)
+#   memcached_nodes_table HOST:PORT...       a table of how the keys spread over the nodes:
+#                             curr_items, get_hits, get_misses, bytes, CPU seconds (topology.sh,
+#                             the compose load service)
 
 # The exit-code contract, the same in hitcost-server, hitcost-load and every script.
 readonly EXIT_OK=0           # a measurement that is a measurement; a server stopped cleanly
@@ -460,4 +464,29 @@ wait_listening() {
     sleep 0.05
   done
   LISTENING_ADDR=$(sed -n 's/^listening on //p' "$log" | head -1)
+}
+
+# memcached_stat HOST:PORT NAME -> one figure from `stats` (bash /dev/tcp, no extra tools)
+memcached_stat() {
+  local node=$1 name=$2 line
+  exec 5<>"/dev/tcp/${node%:*}/${node##*:}"
+  printf 'stats\r\n' >&5
+  while IFS= read -r -t 2 line <&5; do
+    line=${line%$'\r'}
+    [ "$line" = END ] && break
+    [[ $line == "STAT $name "* ]] && echo "${line#STAT "$name" }"
+  done
+  exec 5<&-
+}
+
+memcached_nodes_table() {
+  local node cpu
+  printf '%-22s %10s %12s %12s %14s %12s\n' node curr_items get_hits get_misses bytes cpu_s
+  for node in "$@"; do
+    cpu=$(awk -v u="$(memcached_stat "$node" rusage_user)" -v s="$(memcached_stat "$node" rusage_system)" \
+      'BEGIN {printf "%.2f", u + s}')
+    printf '%-22s %10s %12s %12s %14s %12s\n' "$node" "$(memcached_stat "$node" curr_items)" \
+      "$(memcached_stat "$node" get_hits)" "$(memcached_stat "$node" get_misses)" \
+      "$(memcached_stat "$node" bytes)" "$cpu"
+  done
 }

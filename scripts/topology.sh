@@ -12,6 +12,10 @@
 #                       [--duration 5s] [--warmup 1s] [--repeat 1] [--rows 50] [--hit-ratio 0.99]
 #                       [--keys 1000] [--connections 8] [--server-threads 2] [--out out/topology]
 #                       [--time-limit 900]
+#   scripts/topology.sh --server URL --memcached HOST:PORT,... [--clients 2] ...
+#                       against a server and nodes started elsewhere (the compose stack's
+#                       load service, HITCOST_LOAD_CLIENTS): nothing is built, started or
+#                       stopped but the clients; hitcost-load is $HITCOST_LOAD_BIN if set
 #
 # Why the script, not each client, switches strategies: `hitcost-load sweep` configures the
 # server itself (POST /admin/config, /admin/warm); K sweeps at once would switch it under
@@ -34,6 +38,7 @@ lib_init topology
 nodes=3; clients=2; strategies="html,html+zlib,struct:json,struct:json+zlib"
 duration=5s; warmup=1s; repeat=1; rows=50; hit_ratio=0.99; keys=1000; connections=8
 server_threads=2; out=out/topology; time_limit=900
+server_url=""; node_list=""
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -50,6 +55,8 @@ while [ $# -gt 0 ]; do
     --server-threads) server_threads=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --time-limit) time_limit=$2; shift 2 ;;
+    --server) server_url=$2; shift 2 ;;
+    --memcached) node_list=$2; shift 2 ;;
     -h|--help) usage; exit "$EXIT_OK" ;;
     *) echo "topology: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
   esac
@@ -64,9 +71,18 @@ steps=$(( ${#strategy_list[@]} * repeat ))
 # for every client); all ranges stay below hitcost-server's default --max-id (1e12).
 [ $(( clients * steps )) -lt 900 ] || { echo "topology: too many clients x steps (max 899)" >&2; exit "$EXIT_USAGE"; }
 
-ensure_built build/release Release "build test" || exit
-load_bin=$BUILD_DIR/client/hitcost-load
-for tool in memcached curl jq; do
+if [ -n "$server_url" ]; then
+  [ -n "$node_list" ] || { echo "topology: --server needs --memcached HOST:PORT,... (its nodes)" >&2; exit "$EXIT_USAGE"; }
+  load_bin=${HITCOST_LOAD_BIN:-}
+  if [ -z "$load_bin" ]; then ensure_built build/release Release "build test" || exit; load_bin=$BUILD_DIR/client/hitcost-load; fi
+  tools=(curl jq)
+else
+  [ -z "$node_list" ] || { echo "topology: --memcached goes with --server (otherwise it starts its own nodes)" >&2; exit "$EXIT_USAGE"; }
+  ensure_built build/release Release "build test" || exit
+  load_bin=$BUILD_DIR/client/hitcost-load
+  tools=(memcached curl jq)
+fi
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "topology: needs $tool (apt-get install $tool)" >&2; exit "$EXIT_FAILED"; }
 done
 if ! "$load_bin" merge --help >/dev/null 2>&1; then
@@ -89,36 +105,31 @@ align() {
                for (i = 1; i <= nf; i++) line = line sprintf(" %-" w[i] "s", c[r, i]); sub(/ +$/, "", line); print line } }'
 }
 
-# memcached_stat PORT NAME -> one figure from `stats` (bash /dev/tcp, no extra tools)
-memcached_stat() {
-  local port=$1 name=$2 line
-  exec 5<>"/dev/tcp/127.0.0.1/$port"
-  printf 'stats\r\n' >&5
-  while IFS= read -r -t 2 line <&5; do
-    line=${line%$'\r'}
-    [ "$line" = END ] && break
-    [[ $line == "STAT $name "* ]] && echo "${line#STAT "$name" }"
+if [ -n "$server_url" ]; then
+  # 1-2. A server and nodes started elsewhere: only checked.
+  IFS=, read -r -a mc_nodes <<<"$node_list"
+  nodes=${#mc_nodes[@]}
+  url=$server_url
+  http_get "$url/healthz" 5 || exit "$EXIT_FAILED"
+  echo "== hitcost-server at $url (started elsewhere), memcached nodes ${mc_nodes[*]}" >&2
+else
+  # 1. N memcached nodes on free loopback ports, not pinned (scripts/lib.sh retries when
+  # another process wins the port).
+  mc_nodes=()
+  for i in $(seq 1 "$nodes"); do
+    start_memcached "" 256 "$out/memcached-$i.log" || { echo "topology: could not start memcached $i" >&2; exit "$EXIT_FAILED"; }
+    mc_nodes+=("127.0.0.1:$MC_PORT")
+    echo "== memcached $i on 127.0.0.1:$MC_PORT (pid $MC_PID)" >&2
   done
-  exec 5<&-
-}
+  store="memcached:$(IFS=,; echo "${mc_nodes[*]}")"
 
-# 1. N memcached nodes on free loopback ports, not pinned (scripts/lib.sh retries when
-# another process wins the port).
-mc_ports=()
-for i in $(seq 1 "$nodes"); do
-  start_memcached "" 256 "$out/memcached-$i.log" || { echo "topology: could not start memcached $i" >&2; exit "$EXIT_FAILED"; }
-  mc_ports+=("$MC_PORT")
-  echo "== memcached $i on 127.0.0.1:$MC_PORT (pid $MC_PID)" >&2
-done
-store="memcached:$(printf '127.0.0.1:%s,' "${mc_ports[@]}")"
-store=${store%,}
-
-# 2. hitcost-server on a free port, pointed at every node, not pinned.
-start_server "$BUILD_DIR" "" "$out/server.log" --threads "$server_threads" --store "$store" --strategy html ||
-  exit "$EXIT_FAILED"
-url=$SERVER_URL server_pid=$SERVER_PID
-http_get "$url/healthz" 5 || exit "$EXIT_FAILED"
-echo "== hitcost-server at $url (pid $server_pid, $server_threads threads), store $store" >&2
+  # 2. hitcost-server on a free port, pointed at every node, not pinned.
+  start_server "$BUILD_DIR" "" "$out/server.log" --threads "$server_threads" --store "$store" --strategy html ||
+    exit "$EXIT_FAILED"
+  url=$SERVER_URL server_pid=$SERVER_PID
+  http_get "$url/healthz" 5 || exit "$EXIT_FAILED"
+  echo "== hitcost-server at $url (pid $server_pid, $server_threads threads), store $store" >&2
+fi
 echo "== $clients clients x $connections connections, ${duration} per run after ${warmup} warm-up, $steps steps" >&2
 
 # 3. Each step: configure + warm once, then K clients at once, then wait for all of them.
@@ -180,19 +191,10 @@ run_bg "$load_bin" merge "${inputs[@]}" --json "$out/merged.json" --html "$out/m
 check_child "$code" "hitcost-load merge" "$out/merge.log"
 
 # 5. How the keys spread over the nodes (libmemcached ketama), then the report.
-{
-  printf '%-22s %10s %12s %12s %14s %12s\n' node curr_items get_hits get_misses bytes cpu_s
-  for port in "${mc_ports[@]}"; do
-    cpu=$(awk -v u="$(memcached_stat "$port" rusage_user)" -v s="$(memcached_stat "$port" rusage_system)" \
-      'BEGIN {printf "%.2f", u + s}')
-    printf '%-22s %10s %12s %12s %14s %12s\n' "127.0.0.1:$port" "$(memcached_stat "$port" curr_items)" \
-      "$(memcached_stat "$port" get_hits)" "$(memcached_stat "$port" get_misses)" \
-      "$(memcached_stat "$port" bytes)" "$cpu"
-  done
-} >"$out/nodes.txt"
+memcached_nodes_table "${mc_nodes[@]}" >"$out/nodes.txt"
 
 echo
-echo "hitcost topology: $nodes memcached nodes, 1 hitcost-server ($server_threads threads), $clients clients x $connections connections"
+echo "hitcost topology: $nodes memcached nodes, 1 hitcost-server ($([ -n "$server_url" ] && echo "at $url" || echo "$server_threads threads")), $clients clients x $connections connections"
 echo
 echo "memcached nodes (keys spread by libmemcached's consistent hashing):"
 cat "$out/nodes.txt"

@@ -29,9 +29,9 @@ Page PageService::origin_page(const RuntimeConfig& cfg, int64_t id, uint32_t row
   return generate_page(spec);
 }
 
-PageOutcome PageService::serve(const RuntimeConfig& cfg, const PageRequest& req, std::string& body) {
+ServeOutcome PageService::serve(const RuntimeConfig& cfg, const PageRequest& req, std::string& body) {
   const Strategy& strategy = req.strategy_override ? *req.strategy_override : cfg.strategy;
-  PageOutcome out;
+  ServeOutcome out;
   out.key = key_for(cfg, req.id, req.rows);
   out.strategy_name = req.strategy_override ? std::string(req.strategy_override_text) : cfg.strategy_text;
   m_.pages.add();

@@ -27,8 +27,6 @@ struct PageRequest {
   std::string_view strategy_override_text;
 };
 
-using PageOutcome = ServeOutcome;  // server/hit_steps.h
-
 // One per io thread: owns reusable buffers (no allocation per hit in steady state).
 class PageService {
  public:
@@ -36,7 +34,7 @@ class PageService {
       : m_(metrics), steps_(metrics, sampler, timing), origin_delay_us_(origin_delay_us) {}
 
   // Writes the HTML into `body` (cleared first).
-  PageOutcome serve(const RuntimeConfig& cfg, const PageRequest& req, std::string& body);
+  ServeOutcome serve(const RuntimeConfig& cfg, const PageRequest& req, std::string& body);
 
   // The origin alone: the page data for (id, rows) under cfg's seed and compressibility.
   static Page origin_page(const RuntimeConfig& cfg, int64_t id, uint32_t rows);

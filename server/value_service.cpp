@@ -18,10 +18,10 @@ std::string ValueService::key_for(const RuntimeConfig& cfg, size_t n) {
   return k;
 }
 
-ValueOutcome ValueService::serve(const RuntimeConfig& cfg, const ValueOrigin& origin, const ValueRequest& req,
+ServeOutcome ValueService::serve(const RuntimeConfig& cfg, const ValueOrigin& origin, const ValueRequest& req,
                                  std::string& body) {
   const Strategy& strategy = req.strategy_override ? *req.strategy_override : cfg.strategy;
-  ValueOutcome out;
+  ServeOutcome out;
   out.key = key_for(cfg, req.n);
   out.strategy_name = req.strategy_override ? std::string(req.strategy_override_text) : cfg.strategy_text;
   m_.pages.add();  // a cached rendering served, like a page: the sweep's figures count both

@@ -37,8 +37,6 @@ struct ValueRequest {
   std::string_view strategy_override_text;
 };
 
-using ValueOutcome = ServeOutcome;  // server/hit_steps.h
-
 // What filling the store with one value came to.
 enum class WarmResult { stored, store_error, unstorable };
 
@@ -49,7 +47,7 @@ class ValueService {
 
   // Writes the body into `body` (cleared first). Counts the request in pages and values, and
   // its outcome in hits / misses (the figures a sweep's hit ratio and CPU per hit read).
-  ValueOutcome serve(const RuntimeConfig& cfg, const ValueOrigin& origin, const ValueRequest& req, std::string& body);
+  ServeOutcome serve(const RuntimeConfig& cfg, const ValueOrigin& origin, const ValueRequest& req, std::string& body);
 
   // "hc:{ns}:v{n}": values have their own keys, apart from pages' "hc:{ns}:p{id}:r{rows}".
   static std::string key_for(const RuntimeConfig& cfg, size_t n);

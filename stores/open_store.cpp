@@ -1,4 +1,9 @@
 // open_store: the command-line grammar of store.h, with errors that name the bad part.
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <string>
@@ -99,6 +104,33 @@ Result<std::unique_ptr<Store>> open_memory(std::string_view spec, std::string_vi
   return std::unique_ptr<Store>(std::make_unique<MemoryStore>(o));
 }
 
+// Every address HOST has, as numeric text, sorted and without repeats: the nodes of
+// resolve=all. A name with several A/AAAA records is several memcached servers, as a
+// scaled compose service is (`--scale mc=5`: Docker's DNS answers `mc` with every replica).
+// Sorted, so that the same set of replicas gives the same ring in every process.
+Result<std::vector<std::string>> resolve_all(std::string_view spec, const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0)
+    return bad(spec, "resolve=all: cannot resolve '" + host + "': " + ::gai_strerror(rc));
+  std::vector<std::string> out;
+  for (addrinfo* a = found; a; a = a->ai_next) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* addr = a->ai_family == AF_INET6
+                           ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr)
+                           : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr);
+    if ((a->ai_family == AF_INET || a->ai_family == AF_INET6) && ::inet_ntop(a->ai_family, addr, text, sizeof text))
+      out.emplace_back(text);
+  }
+  ::freeaddrinfo(found);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (out.empty()) return bad(spec, "resolve=all: '" + host + "' has no IPv4 or IPv6 address");
+  return out;
+}
+
 Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string_view nodes, std::string_view query) {
   MemcachedOptions o;
   while (!nodes.empty()) {
@@ -127,9 +159,22 @@ Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string
   if (o.nodes.empty()) return bad(spec, "no memcached nodes (want memcached:HOST:PORT[,...])");
   auto params = parse_query(
       spec, query,
-      {"timeout_ms", "connect_timeout_ms", "retry_timeout_s", "retry_timeout_ms", "failure_limit", "binary", "eject"});
+      {"timeout_ms", "connect_timeout_ms", "retry_timeout_s", "retry_timeout_ms", "failure_limit", "binary", "eject",
+       "resolve"});
   if (!params) return params.error();
   for (auto& [k, v] : *params) {
+    if (k == "resolve") {
+      if (v != "all" && v != "first") return bad(spec, "resolve must be 'first' (libmemcached's) or 'all'");
+      if (v == "first") continue;
+      std::vector<std::pair<std::string, int>> expanded;
+      for (const auto& [host, port] : o.nodes) {
+        auto addrs = resolve_all(spec, host);
+        if (!addrs) return addrs.error();
+        for (auto& a : *addrs) expanded.emplace_back(std::move(a), port);
+      }
+      o.nodes = std::move(expanded);
+      continue;
+    }
     if (k == "binary" || k == "eject") {
       auto b = parse_bool(spec, k, v);
       if (!b) return b.error();

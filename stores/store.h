@@ -72,6 +72,8 @@ class Store {
 //   memory[:bytes|:objects][?size=64M]            bound with CLOCK eviction (default unbounded)
 //   memcached:...?retry_timeout_s=1&failure_limit=1&binary=0&eject=0
 //                 retry_timeout_ms=N   the retry window in ms (overrides retry_timeout_s)
+//                 resolve=all          every address a host name has is a node (a scaled
+//                                      compose service); default first: libmemcached's own
 // Sizes take K/M/G (binary multiples); mmap/pread default to size=64M. Booleans are 0/1.
 Result<std::unique_ptr<Store>> open_store(std::string_view spec);
 

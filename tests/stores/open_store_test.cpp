@@ -34,6 +34,24 @@ TEST(OpenStore, OpensEveryKind) {
   EXPECT_NE((*mc)->describe().find("127.0.0.1:1,localhost:2"), std::string::npos);
 }
 
+// resolve=all turns a name into its addresses (numeric, sorted, once each), keeping the port;
+// numeric hosts stay as they are. /etc/hosts maps localhost to 127.0.0.1 (and maybe ::1).
+TEST(OpenStore, ResolveAllMakesEveryAddressOfANameANode) {
+  auto mc = open_store("memcached:localhost:7,127.0.0.2:8?resolve=all&timeout_ms=50");
+  ASSERT_TRUE(mc.ok()) << mc.error().message;
+  const std::string d = (*mc)->describe();
+  EXPECT_EQ(d.find("localhost"), std::string::npos) << d;
+  EXPECT_NE(d.find("127.0.0.1:7"), std::string::npos) << d;
+  EXPECT_NE(d.find("127.0.0.2:8"), std::string::npos) << d;
+  auto first = open_store("memcached:localhost:7?resolve=first");
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ((*first)->describe().rfind("memcached:localhost:7?", 0), 0u) << (*first)->describe();
+  auto nowhere = open_store("memcached:no-such-host.invalid:7?resolve=all");
+  ASSERT_FALSE(nowhere.ok());
+  EXPECT_NE(nowhere.error().message.find("cannot resolve 'no-such-host.invalid'"), std::string::npos)
+      << nowhere.error().message;
+}
+
 TEST(OpenStore, BadSpecsAreInvalidArgumentsThatNameTheProblem) {
   struct Case {
     const char* spec;
@@ -51,6 +69,7 @@ TEST(OpenStore, BadSpecsAreInvalidArgumentsThatNameTheProblem) {
       {"memcached:h:1?timeout_ms=-5", "timeout_ms"},
       {"memcached:h:1?timeout_ms=0", "at least 1 ms"},
       {"memcached:h:1?binary=maybe", "0/1"},
+      {"memcached:h:1?resolve=some", "resolve must be"},
       {"mmap:", "missing file path"},
       {"mmap:/tmp/x?size=12Q", "bad size unit"},
       {"mmap:/tmp/x?size=1K", "at least 64K"},

@@ -106,13 +106,14 @@ TEST(Compose, ConfigValidatesWithThreeNodesAndTheServerOnAllOfThem) {
   const Output config = run("docker-compose -f '" + file + "' config");
   ASSERT_EQ(config.status, 0) << config.text;
   const std::string& c = config.text;
-  std::smatch m;
+  // One scaled memcached service; the server takes every address the name `mc` has.
   int memcached_services = 0;
-  static const std::regex service(R"(\n  (mc\d+):\n)");
+  static const std::regex service(R"(\n  (mc\d*):\n)");
   for (auto it = std::sregex_iterator(c.begin(), c.end(), service); it != std::sregex_iterator(); ++it)
     ++memcached_services;
-  EXPECT_EQ(memcached_services, 3) << c;
-  EXPECT_NE(c.find("memcached:mc1:11211,mc2:11211,mc3:11211"), std::string::npos) << c;
+  EXPECT_EQ(memcached_services, 1) << c;
+  EXPECT_NE(c.find("scale: 3\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("memcached:mc:11211?resolve=all"), std::string::npos) << c;
   // The server waits for healthy nodes; the load waits for a healthy server, in its netns.
   EXPECT_NE(c.find("condition: service_healthy"), std::string::npos);
   EXPECT_NE(c.find("/healthz"), std::string::npos);
@@ -120,17 +121,49 @@ TEST(Compose, ConfigValidatesWithThreeNodesAndTheServerOnAllOfThem) {
   EXPECT_NE(c.find("- load"), std::string::npos) << "the load service is behind the 'load' profile";
   EXPECT_NE(c.find(":/out"), std::string::npos) << "the load writes into a mounted folder";
   EXPECT_NE(c.find("--host"), std::string::npos) << "the server must listen beyond loopback";
+  EXPECT_EQ(c.find("ports:"), std::string::npos) << "the port is in docker-compose.override.yml\n" << c;
+
+  // Without -f compose adds docker-compose.override.yml: the server on the host's loopback only.
+  const Output defaults = run("cd '" + kSource + "' && HITCOST_PORT=9139 docker-compose config");
+  ASSERT_EQ(defaults.status, 0) << defaults.text;
+  EXPECT_NE(defaults.text.find("127.0.0.1:9139:8080"), std::string::npos) << defaults.text;
+}
+
+TEST(Compose, HostOverridePutsEveryServiceOnTheHostNetworkWithDistinctNodePorts) {
+  ASSERT_TRUE(have("docker-compose")) << "docker-compose is not installed"
+                                      << " (scripts/install-deps.sh installs it)";
+  const Output config = run("HITCOST_PORT=9138 HITCOST_HOST_NODES=127.0.0.1:31001,127.0.0.1:31002 docker-compose -f '" +
+                            kSource + "/docker-compose.yml' -f '" + kSource + "/docker-compose.host.yml' config");
+  ASSERT_EQ(config.status, 0) << config.text;
+  const std::string& c = config.text;
+  int host_mode = 0;
+  for (std::size_t at = c.find("network_mode: host"); at != std::string::npos; at = c.find("network_mode: host", at + 1))
+    ++host_mode;
+  EXPECT_EQ(host_mode, 2) << "mc and server on the host network (load joins the server's)\n" << c;
+  EXPECT_NE(c.find("memcached:127.0.0.1:31001,127.0.0.1:31002"), std::string::npos) << c;
+  EXPECT_NE(c.find("HITCOST_URL: http://127.0.0.1:9138"), std::string::npos) << c;
+  EXPECT_NE(c.find("scale: 1\n"), std::string::npos) << "one container holds every host-mode node\n" << c;
+  EXPECT_EQ(c.find("ports:"), std::string::npos) << "the host network cannot publish ports\n" << c;
+}
+
+TEST(Compose, NodeAndClientCountsComeFromTheEnvironment) {
+  ASSERT_TRUE(have("docker-compose")) << "docker-compose is not installed";
+  const Output config = run("HITCOST_NODES=5 HITCOST_LOAD_CLIENTS=2 docker-compose -f '" + kSource +
+                            "/docker-compose.yml' config");
+  ASSERT_EQ(config.status, 0) << config.text;
+  EXPECT_NE(config.text.find("scale: 5\n"), std::string::npos) << config.text;
+  EXPECT_NE(config.text.find("HITCOST_LOAD_CLIENTS: '2'"), std::string::npos) << config.text;
 }
 
 TEST(Compose, EnvironmentVariablesOverrideTheDefaults) {
   ASSERT_TRUE(have("docker-compose")) << "docker-compose is not installed"
                                       << " (scripts/install-deps.sh installs it)";
   const Output config =
-      run("HITCOST_PORT=9137 HITCOST_STRATEGY=struct:msgpack+zlib HITCOST_SERVER_THREADS=3 "
+      run("MEMCACHED_MEMORY_MB=9137 HITCOST_STRATEGY=struct:msgpack+zlib HITCOST_SERVER_THREADS=3 "
           "HITCOST_SWEEP_ARGS='--repeat 5' docker-compose -f '" +
           kSource + "/docker-compose.yml' config");
   ASSERT_EQ(config.status, 0) << config.text;
-  EXPECT_NE(config.text.find("9137"), std::string::npos) << config.text;
+  EXPECT_NE(config.text.find("'9137'"), std::string::npos) << config.text;
   EXPECT_NE(config.text.find("struct:msgpack+zlib"), std::string::npos);
   EXPECT_NE(config.text.find("--repeat 5"), std::string::npos);
 }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The `mc` service under docker-compose.host.yml: one memcached per HOST:PORT of
+# HITCOST_HOST_NODES (comma-separated), all in this one container on the host's network, since
+# a scaled service cannot give its replicas distinct ports. Ends when any of them ends (the
+# restart policy starts the set again).
+#   hitcost-memcached-nodes           start them (memcached options from MEMCACHED_MEMORY_MB,
+#                                     MEMCACHED_THREADS)
+#   hitcost-memcached-nodes --check   the health check: every node answers "version"
+set -euo pipefail
+IFS=, read -r -a nodes <<<"${HITCOST_HOST_NODES:?HITCOST_HOST_NODES is not set (HOST:PORT,...)}"
+[ ${#nodes[@]} -gt 0 ] || { echo "hitcost-memcached-nodes: HITCOST_HOST_NODES is empty" >&2; exit 2; }
+if [ "${1:-}" = --check ]; then
+  for n in "${nodes[@]}"; do
+    exec 3<>"/dev/tcp/${n%:*}/${n##*:}"
+    printf 'version\r\n' >&3
+    read -r -t 2 line <&3
+    [[ $line == VERSION* ]] || { echo "node $n: no answer to version" >&2; exit 1; }
+    exec 3<&-
+  done
+  exit 0
+fi
+for n in "${nodes[@]}"; do
+  memcached -l "${n%:*}" -p "${n##*:}" -U 0 -m "${MEMCACHED_MEMORY_MB:-256}" -t "${MEMCACHED_THREADS:-1}" -c 4096 &
+done
+wait -n
+echo "hitcost-memcached-nodes: a memcached ended; stopping the others" >&2
+exit 1
