@@ -19,7 +19,7 @@
 ENGINE_STARTED=0 ENGINE_PID="" ENGINE_DIR="" ENGINE_RUN="" ENGINE_LOG=""
 
 engine_start() {
-  local dir=$1 driver=() i
+  local dir=$1 driver=()
   if docker info >/dev/null 2>&1; then
     echo "== docker: using the engine that answers ($(docker info -f '{{.ServerVersion}}, {{.Driver}}' 2>/dev/null))" >&2
     return 0
@@ -37,7 +37,7 @@ engine_start() {
   ENGINE_PID=$!
   ENGINE_STARTED=1
   export DOCKER_HOST="unix://$ENGINE_RUN/docker.sock"
-  for i in $(seq 1 120); do
+  for _ in $(seq 1 120); do
     docker info >/dev/null 2>&1 && break
     kill -0 "$ENGINE_PID" 2>/dev/null || break
     sleep 0.5
@@ -52,9 +52,8 @@ engine_start() {
 
 engine_stop() {
   [ "$ENGINE_STARTED" = 1 ] || return 0
-  local i
   kill -TERM "$ENGINE_PID" 2>/dev/null
-  for i in $(seq 1 60); do kill -0 "$ENGINE_PID" 2>/dev/null || break; sleep 0.5; done
+  for _ in $(seq 1 60); do kill -0 "$ENGINE_PID" 2>/dev/null || break; sleep 0.5; done
   kill -KILL "$ENGINE_PID" 2>/dev/null
   wait "$ENGINE_PID" 2>/dev/null
   # What dockerd may leave mounted below its roots (a KILL skips its own unmounting).

@@ -24,8 +24,7 @@
 #   HITCOST_DOCKER_STORAGE  force a storage driver (vfs) on the engine started here
 # Exit codes: 0 every check passed, 1 a check failed or a piece is missing.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
+cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=docker-engine.sh
 source scripts/docker-engine.sh
 
@@ -136,10 +135,10 @@ check_down() {
 # check_published NAME PROJECT: `up -d` (the default files: docker-compose.override.yml
 # publishes the server on 127.0.0.1:HITCOST_PORT), a page through that port from this host, down
 check_published() {
-  local name=$1 project=$2 port t0=$SECONDS status="" i
+  local name=$1 project=$2 port t0=$SECONDS status=""
   port=$(env "${RUN_ENV[@]}" bash -c 'echo "$HITCOST_PORT"')
   run_compose -p "$project" up -d >"$work/$project.up-d.log" 2>&1 || cat "$work/$project.up-d.log" >&2
-  for i in $(seq 1 120); do
+  for _ in $(seq 1 120); do
     status=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/page/7" 2>/dev/null)
     [ "$status" = 200 ] && break
     sleep 0.5
