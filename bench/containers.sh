@@ -38,7 +38,8 @@ done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "containers: --repeat must be a positive integer" >&2; exit "$EXIT_USAGE"; }
 HITCOST_DEPS="build test containers" ./scripts/install-deps.sh
 ensure_built build/release Release "" || exit
-if docker compose version >/dev/null 2>&1; then compose=(docker compose); else compose=(docker-compose); fi
+compose_command || exit "$EXIT_FAILED"
+compose=("${COMPOSE[@]}")
 rm -rf "$out"; mkdir -p "$out"
 out=$(cd "$out" && pwd)  # compose takes a relative HITCOST_OUT without ./ for a volume name
 at_cleanup engine_stop

@@ -1,6 +1,7 @@
-# shellcheck shell=bash
-# scripts/docker-engine.sh — sourced by scripts/test-containers.sh: a Docker engine to build and
-# run the compose stack on, and the base image the Dockerfile starts from.
+# shellcheck shell=bash disable=SC2034  # (COMPOSE and ENGINE_* are for the scripts that source it)
+# scripts/docker-engine.sh — sourced by scripts/test-containers.sh and bench/containers.sh: a
+# Docker engine to build and run the compose stack on, the base image the Dockerfile starts
+# from, and the compose command.
 #
 #   engine_start DIR   uses the engine that answers (DOCKER_HOST or the default socket) if one
 #                      does; otherwise starts Debian's dockerd (package docker.io) with its own
@@ -14,6 +15,8 @@
 #   ensure_base_image  debian:bookworm-slim, or, when it is missing and cannot be pulled (no
 #                      registry here), a minimal Debian 12 root made by mmdebstrap
 #                      (--variant=minbase) and `docker import`ed under that name
+#   compose_command    sets COMPOSE to `docker compose` (v2) when it answers, else
+#                      `docker-compose` (v1, Debian 12's package); returns 1 when neither is there
 # ENGINE_STARTED=1 when this file started the engine; ENGINE_LOG its log.
 
 ENGINE_STARTED=0 ENGINE_PID="" ENGINE_DIR="" ENGINE_RUN="" ENGINE_LOG=""
@@ -81,4 +84,10 @@ ensure_base_image() {
   docker import --change 'CMD ["bash"]' "$tar" "$image" >/dev/null || { rm -f "$tar"; return 1; }
   rm -f "$tar"
   echo "== docker: imported $image ($(docker image inspect -f '{{.Size}}' "$image" | awk '{printf "%.0f MB", $1 / 1e6}'))" >&2
+}
+
+compose_command() {
+  if docker compose version >/dev/null 2>&1; then COMPOSE=(docker compose)
+  elif command -v docker-compose >/dev/null; then COMPOSE=(docker-compose)
+  else COMPOSE=(); echo "docker-engine: neither 'docker compose' nor docker-compose is installed (apt-get install docker-compose)" >&2; return 1; fi
 }

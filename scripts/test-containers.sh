@@ -37,9 +37,8 @@ fail() { checked=$((checked + 1)); failures=$((failures + 1)); echo "  FAIL  $*"
 expect() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
 timed() { timings+=("$(printf '%-34s %5ss' "$1" "$2")"); }
 
-if docker compose version >/dev/null 2>&1; then compose=(docker compose)
-elif command -v docker-compose >/dev/null; then compose=(docker-compose)
-else compose=(); fi
+compose_command
+compose=(${COMPOSE[@]+"${COMPOSE[@]}"})
 
 cleanup() {
   local p
@@ -55,7 +54,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 missing() { echo "test-containers: FAIL: $*" >&2; exit 1; }
-[ ${#compose[@]} -gt 0 ] || missing "neither 'docker compose' nor docker-compose is installed (apt-get install docker-compose)"
+[ ${#compose[@]} -gt 0 ] || missing "no compose command (see above)"
 command -v jq >/dev/null || missing "jq is missing (apt-get install jq)"
 
 # 1-2. The engine and the base image.
