@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The `mc` service under docker-compose.host.yml: one memcached per HOST:PORT of
-# HITCOST_HOST_NODES (comma-separated), all in this one container on the host's network, since
-# a scaled service cannot give its replicas distinct ports. Ends when any of them ends (the
-# restart policy starts the set again).
+# The `mc` service's memcached: one per HOST:PORT of HITCOST_HOST_NODES (comma-separated).
+# docker-compose.yml runs one per replica (0.0.0.0:11211); docker-compose.host.yml runs
+# several in one container on the host's network, since a scaled service cannot give its
+# replicas distinct ports. Ends when any of them ends (the restart policy starts the set again).
 #   hitcost-memcached-nodes           start them (memcached options from MEMCACHED_MEMORY_MB,
 #                                     MEMCACHED_THREADS)
 #   hitcost-memcached-nodes --check   the health check: every node answers "version"
@@ -11,7 +11,9 @@ IFS=, read -r -a nodes <<<"${HITCOST_HOST_NODES:?HITCOST_HOST_NODES is not set (
 [ ${#nodes[@]} -gt 0 ] || { echo "hitcost-memcached-nodes: HITCOST_HOST_NODES is empty" >&2; exit 2; }
 if [ "${1:-}" = --check ]; then
   for n in "${nodes[@]}"; do
-    exec 3<>"/dev/tcp/${n%:*}/${n##*:}"
+    host=${n%:*}
+    [ "$host" = 0.0.0.0 ] && host=127.0.0.1  # listening everywhere: asked here
+    exec 3<>"/dev/tcp/$host/${n##*:}"
     printf 'version\r\n' >&3
     read -r -t 2 line <&3
     [[ $line == VERSION* ]] || { echo "node $n: no answer to version" >&2; exit 1; }
