@@ -30,8 +30,9 @@ for _ in $(seq 1 60); do
 done
 curl -fsS --max-time 2 "$url/healthz" >/dev/null || { echo "hitcost-load-sweep: $url/healthz does not answer" >&2; exit 1; }
 read -r -a extra <<<"${HITCOST_SWEEP_ARGS:-}"
-# The nodes as numeric HOST:PORT: a name stands for every address it has (Docker's DNS answers
-# a scaled service's name with each replica), as the server's resolve=all reads it.
+# The nodes as numeric HOST:PORT: a name stands for every IPv4 address it has (Docker's DNS
+# answers a scaled service's name with each replica), as the server's resolve=all reads it on a
+# compose network (IPv4 unless the network enables IPv6; resolve=all would take those too).
 nodes=()
 IFS=, read -r -a listed <<<"${HITCOST_MEMCACHED:?HITCOST_MEMCACHED is not set (HOST:PORT,...)}"
 for n in "${listed[@]}"; do

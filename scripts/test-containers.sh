@@ -131,11 +131,11 @@ check_down() {
     [ -z "$(docker network ls -q --filter "label=com.docker.compose.project=$project")" ]
 }
 
-# check_published NAME PROJECT: `up -d` (the default files: docker-compose.override.yml
-# publishes the server on 127.0.0.1:HITCOST_PORT), a page through that port from this host, down
+# check_published NAME PORT: `up -d` with the default files (docker-compose.override.yml
+# publishes the server on 127.0.0.1:HITCOST_PORT = PORT), a page through that port, down
 check_published() {
-  local name=$1 project=$2 port t0=$SECONDS status=""
-  port=$(env "${RUN_ENV[@]}" bash -c 'echo "$HITCOST_PORT"')
+  local name=$1 port=$2 project=hitcost-$1-up-$$ t0=$SECONDS status=""
+  projects+=("$project")
   run_compose -p "$project" up -d >"$work/$project.up-d.log" 2>&1 || cat "$work/$project.up-d.log" >&2
   for _ in $(seq 1 120); do
     status=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/page/7" 2>/dev/null)
@@ -157,7 +157,6 @@ stack() {
   for f in "$@"; do files+=(-f "$f"); done
   mkdir -p "$out"
   projects+=("$project")
-  [ ${#files[@]} -gt 0 ] || check_published "$name" "$project"
   echo "== $name: ${compose[*]} ${files[*]} --profile load up --exit-code-from load (${RUN_ENV[*]})" >&2
   # Bounded: a stack that never gets healthy ends the step, not the CI run.
   timeout 420 env HITCOST_OUT="$out" "${RUN_ENV[@]}" HITCOST_IMAGE="$image" HITCOST_USER="$(id -u):$(id -g)" \
@@ -169,9 +168,11 @@ stack() {
 }
 
 sweep_args="--strategies html,struct:json+zlib --duration 1s --warmup 300ms --keys 300 --connections 4"
-# 4. Bridge network, 3 nodes, one load process.
-RUN_ENV=(HITCOST_PORT="$(scripts/free-port.sh)" HITCOST_SWEEP_ARGS="$sweep_args --repeat 1 --latency-rate 0 --retry-contaminated 0")
-stack bridge 3 1   # the default files, as the README runs them
+# 4. Bridge network, 3 nodes, one load process; the default files, as the README runs them.
+bridge_port=$(scripts/free-port.sh)
+RUN_ENV=(HITCOST_PORT="$bridge_port" HITCOST_SWEEP_ARGS="$sweep_args --repeat 1 --latency-rate 0 --retry-contaminated 0")
+check_published bridge "$bridge_port"
+stack bridge 3 1
 # 5. Host network: the nodes and the server on free loopback ports of this machine.
 node_ports=()
 for _ in 1 2 3; do node_ports+=("127.0.0.1:$(scripts/free-port.sh)"); done
