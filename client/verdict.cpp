@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
+
+#include "client/distributions.h"
 
 namespace hitcost::client {
 
@@ -17,51 +21,10 @@ std::optional<Range> Range::of(std::vector<double> v) {
 const char* to_string(Verdict::Kind k) noexcept {
   switch (k) {
     case Verdict::Kind::costs: return "costs";
-    case Verdict::Kind::equivalent: return "equivalent";
-    case Verdict::Kind::inconclusive: break;
+    case Verdict::Kind::same: return "same";
+    case Verdict::Kind::undecided: break;
   }
-  return "inconclusive";
-}
-
-namespace {
-// P(U = u) for u = 0..n·m: the exact null distribution of the Mann–Whitney U statistic of
-// samples of n and m without ties. counts(i, j, u) arrangements of i x's among j y's: the
-// largest element is an x (above all j y's: +j) or a y (+0), so
-// f(i, j, u) = f(i−1, j, u−j) + f(i, j−1, u). Doubles: C(60, 30) > 2^64.
-std::vector<double> mann_whitney_pmf(size_t n, size_t m) {
-  const size_t umax = n * m;
-  std::vector<std::vector<double>> f(m + 1, std::vector<double>(umax + 1, 0.0));
-  for (size_t j = 0; j <= m; ++j) f[j][0] = 1.0;  // no x's: U = 0
-  for (size_t i = 1; i <= n; ++i) {
-    std::vector<std::vector<double>> g(m + 1, std::vector<double>(umax + 1, 0.0));
-    g[0][0] = 1.0;  // no y's: U = 0
-    for (size_t j = 1; j <= m; ++j)
-      for (size_t x = 0; x <= i * j; ++x) g[j][x] = (x >= j ? f[j][x - j] : 0.0) + g[j - 1][x];
-    f = std::move(g);
-  }
-  double total = 0;
-  for (double c : f[m]) total += c;
-  for (double& c : f[m]) c /= total;
-  return f[m];
-}
-}  // namespace
-
-double mann_whitney_cdf(size_t n, size_t m, size_t u) {
-  if (n == 0 || m == 0 || u >= n * m) return 1.0;
-  const std::vector<double> p = mann_whitney_pmf(n, m);
-  double below = 0;
-  for (size_t x = 0; x <= u; ++x) below += p[x];
-  return below;
-}
-
-size_t min_runs_for(double level) {
-  // The most extreme arrangement has probability 2 / C(2k, k) two-sided.
-  for (size_t k = 2; k < 200; ++k) {
-    double c = 1;  // C(2k, k)
-    for (size_t i = 1; i <= k; ++i) c = c * double(k + i) / double(i);
-    if (2.0 / c <= level) return k;
-  }
-  return 200;
+  return "undecided";
 }
 
 namespace {
@@ -71,60 +34,153 @@ std::string fmt(const char* f, auto... args) {
   std::snprintf(buf, sizeof buf, f, args...);
   return buf;
 }
-std::string ratio_text(double r) { return fmt(r < 10 ? "%.2f" : "%.1f", r); }
+// A ratio to the digits its interval resolves: 3 significant digits, 2 decimals near 1.
+std::string ratio_text(double r) { return fmt(r < 10 ? "%.2f" : r < 100 ? "%.1f" : "%.0f", r); }
+std::string rounds_text(size_t n) { return std::to_string(n) + (n == 1 ? " round" : " rounds"); }
 
-// Hodges–Lehmann estimate and the exact interval for subject vs baseline at two-sided `level`.
-void estimate(const std::vector<double>& s, const std::vector<double>& b, double level, Verdict& v) {
-  const size_t n = s.size(), m = b.size();
-  std::vector<double> d;
-  d.reserve(n * m);
-  for (double x : s)
-    for (double y : b) d.push_back(std::log(x) - std::log(y));
-  std::sort(d.begin(), d.end());
-  const size_t nm = d.size();
-  const double mid = nm % 2 ? d[nm / 2] : 0.5 * (d[nm / 2 - 1] + d[nm / 2]);
-  v.ratio = std::exp(mid);
-  // Largest k with P(U ≤ k−1) ≤ level/2: the interval [d_(k), d_(nm+1−k)] (1-based) covers the
-  // true shift with probability ≥ 1 − level. No such k ≥ 1: the sample is too small.
-  const std::vector<double> p = mann_whitney_pmf(n, m);
-  size_t k = 0;
-  double tail = 0;  // P(U ≤ k−1) for the k being tried
-  while (k + 1 <= nm / 2 && tail + p[k] <= level / 2) tail += p[k++];
-  if (k == 0) return;
-  v.low = std::exp(d[k - 1]);
-  v.high = std::exp(d[nm - k]);
-  v.confidence = 1.0 - 2.0 * tail;
+// The first look: a sequential design's, or (fixed) the last pair; never below 2 (a variance).
+size_t first_look(const VerdictOptions& o, size_t pairs) {
+  return std::max<size_t>(2, o.sequential ? size_t(std::max(2, o.design.min_rounds)) : pairs);
+}
+// Looks beyond the design's maximum would spend error it no longer has: the maximum is the last.
+size_t last_look(const VerdictOptions& o, size_t pairs) {
+  return o.sequential ? std::min(pairs, size_t(std::max(o.design.min_rounds, o.design.max_rounds))) : pairs;
+}
+// The two-sided nominal error of the look at n pairs for one comparison at `alpha`.
+double look_level(const VerdictOptions& o, double alpha, size_t n) {
+  if (!o.sequential) return alpha;
+  const std::vector<double>& levels = nominal_levels(alpha, o.design);
+  const size_t first = size_t(std::max(1, o.design.min_rounds));
+  if (levels.empty() || n < first) return 0;
+  return levels[std::min(n - first, levels.size() - 1)];
 }
 
-void decide(Verdict& v, const VerdictOptions& o) {
-  const std::string base = v.subject + " vs " + v.baseline + " in " + v.metric + ": ";
-  if (!v.low || !v.high) {
-    v.kind = Verdict::Kind::inconclusive;
-    v.text =
-        base + fmt("inconclusive: need >= %zu runs of each (have %zu and %zu)", v.need_runs, v.n_subject, v.n_baseline);
+// Student's t critical value for a two-sided `level` with n − 1 degrees of freedom. The same few
+// (level, n) come back at every look of every comparison (and thousands of times in the
+// simulation tests): kept once computed.
+double t_critical(double level, size_t n) {
+  if (level <= 0) return std::numeric_limits<double>::infinity();
+  thread_local std::map<std::pair<double, size_t>, double> known;
+  const auto key = std::make_pair(level, n);
+  auto it = known.find(key);
+  if (it == known.end()) it = known.emplace(key, student_t_quantile(1 - level / 2, double(n - 1))).first;
+  return it->second;
+}
+
+struct Look {
+  size_t n = 0;
+  double mean = 0, sd = 0, t = 0, level = 0;
+  double low() const { return mean - t * sd / std::sqrt(double(n)); }
+  double high() const { return mean + t * sd / std::sqrt(double(n)); }
+};
+Look look_at(const std::vector<double>& d, size_t n, double level) {
+  Look k;
+  k.n = n;
+  k.level = level;
+  for (size_t i = 0; i < n; ++i) k.mean += d[i];
+  k.mean /= double(n);
+  double ss = 0;
+  for (size_t i = 0; i < n; ++i) ss += (d[i] - k.mean) * (d[i] - k.mean);
+  k.sd = std::sqrt(ss / double(n - 1));
+  k.t = t_critical(level, n);
+  return k;
+}
+
+// How many more pairs the spread `sd` needs before an interval can decide around `mean`: to
+// exclude 0 when the estimate is beyond the band, to fit inside the band when it is within.
+std::optional<size_t> more_needed(const Look& k, double band, double t_last) {
+  const double room = std::abs(k.mean) >= band ? std::abs(k.mean) : band - std::abs(k.mean);
+  if (room <= 0 || !std::isfinite(t_last)) return std::nullopt;
+  const double needed = std::ceil(std::pow(t_last * k.sd / room, 2));
+  if (!std::isfinite(needed) || needed > 1e6) return std::nullopt;
+  return needed > double(k.n) ? size_t(needed) - k.n : 1;
+}
+
+void describe(Verdict& v, const VerdictOptions& o, const std::optional<Look>& last, double t_last) {
+  const int pct = int(std::lround(o.min_effect * 100));
+  const std::string head = v.subject + " vs " + v.baseline + " in " + v.metric + ": ";
+  if (!last) {
+    v.text = head + "undecided: " + fmt("%zu paired round%s", v.pairs, v.pairs == 1 ? "" : "s") +
+             (o.sequential ? fmt(", the first look is at %d", std::max(2, o.design.min_rounds)) : ", need >= 2");
     return;
   }
-  const double up = 1 + o.min_effect, down = 1 / (1 + o.min_effect);
-  const std::string interval = "[" + ratio_text(*v.low) + ".." + ratio_text(*v.high) + "]";
-  const int pct = int(std::lround(o.min_effect * 100));
-  if (*v.low > up || *v.high < down) {
-    v.kind = Verdict::Kind::costs;
-    v.text = v.subject + " costs " + ratio_text(*v.ratio) + "\u00d7 " + v.baseline + " " + interval + " in " + v.metric;
-  } else if (*v.low >= down && *v.high <= up) {
-    v.kind = Verdict::Kind::equivalent;
-    const bool excludes_one = *v.low > 1 || *v.high < 1;
-    v.text = base + (excludes_one ? fmt("differs by less than %d %% (", pct) : fmt("the same within %d %% (", pct)) +
-             ratio_text(*v.ratio) + "\u00d7 " + interval + ")";
-  } else {
-    v.kind = Verdict::Kind::inconclusive;
-    const bool excludes_one = *v.low > 1 || *v.high < 1;
-    v.text = base + "inconclusive: " + ratio_text(*v.ratio) + "\u00d7 " + interval +
-             (excludes_one ? fmt(" differs, but by possibly less than %d %%", pct)
-                           : fmt(" includes no difference; more runs narrow it", pct));
+  const std::string interval =
+      ratio_text(*v.ratio) + "\u00d7 [" + ratio_text(*v.low) + ".." + ratio_text(*v.high) + "]";
+  switch (v.kind) {
+    case Verdict::Kind::costs:
+      v.text = v.subject + " costs " + ratio_text(*v.ratio) + "\u00d7 " + v.baseline + " [" + ratio_text(*v.low) +
+               ".." + ratio_text(*v.high) + "] in " + v.metric + " (" + rounds_text(v.decided_at) + ")";
+      return;
+    case Verdict::Kind::same:
+      v.text = head + fmt("the same within %d %% (", pct) + interval + ", " + rounds_text(v.decided_at) + ")";
+      return;
+    case Verdict::Kind::undecided: break;
   }
+  v.text = head + "undecided after " + rounds_text(v.pairs) + ": " + interval;
+  v.more_rounds = more_needed(*last, std::log1p(o.min_effect), t_last);
+  if (v.more_rounds)
+    v.text += fmt("; about %zu more round%s at this spread", *v.more_rounds, *v.more_rounds == 1 ? "" : "s");
+  else
+    v.text += "; the estimate sits on the band's edge: more rounds narrow it, a decision is not in sight";
+}
+
+// `v` comes with its names (subject, baseline, metric): the text is built from them.
+Verdict decide(const std::vector<double>& d, const VerdictOptions& o, size_t comparisons, Verdict v) {
+  v.pairs = d.size();
+  const double alpha = o.alpha / double(std::max<size_t>(1, comparisons));
+  const double band = std::log1p(o.min_effect);
+  const size_t first = first_look(o, d.size()), last = last_look(o, d.size());
+  std::optional<Look> seen;
+  for (size_t n = first; n <= last; ++n) {
+    const Look k = look_at(d, n, look_level(o, alpha, n));
+    seen = k;
+    const double lo = k.low(), hi = k.high();
+    if (lo > -band && hi < band)
+      v.kind = Verdict::Kind::same;
+    else if ((lo > 0 || hi < 0) && std::abs(k.mean) >= band)
+      v.kind = Verdict::Kind::costs;
+    else
+      continue;
+    v.decided_at = n;
+    break;
+  }
+  if (seen) {
+    v.ratio = std::exp(seen->mean);
+    v.low = std::exp(seen->low());
+    v.high = std::exp(seen->high());
+    v.confidence = 1 - seen->level;
+  }
+  // The critical value the last planned look would use: what "more rounds" must beat.
+  const size_t final_n = o.sequential ? size_t(std::max(o.design.min_rounds, o.design.max_rounds)) : d.size();
+  const double final_level = look_level(o, alpha, std::max<size_t>(2, final_n));
+  const double t_last = t_critical(final_level, std::max<size_t>(2, final_n));
+  describe(v, o, seen, t_last);
+  return v;
 }
 
 }  // namespace
+
+Verdict decide_pairs(const std::vector<double>& d, const VerdictOptions& o, size_t comparisons) {
+  return decide(d, o, comparisons, Verdict{});
+}
+
+std::vector<double> paired_log_ratios(const Sample& s, const Sample& b) {
+  auto by_round = [](const Sample& x) {
+    std::map<int, double> m;  // round → log figure; a round's first usable figure
+    for (size_t i = 0; i < x.values.size(); ++i) {
+      const double v = x.values[i];
+      if (!(v > 0) || !std::isfinite(v)) continue;
+      const int round = x.rounds.empty() ? int(i) : x.rounds[i];
+      m.emplace(round, std::log(v));
+    }
+    return m;
+  };
+  const std::map<int, double> sm = by_round(s), bm = by_round(b);
+  std::vector<double> d;
+  for (const auto& [round, log_s] : sm)
+    if (auto it = bm.find(round); it != bm.end()) d.push_back(log_s - it->second);
+  return d;
+}
 
 std::vector<Verdict> compare_to_baseline(const std::vector<Sample>& samples, const std::string& baseline,
                                          const std::string& metric, const VerdictOptions& o, size_t comparisons) {
@@ -133,27 +189,13 @@ std::vector<Verdict> compare_to_baseline(const std::vector<Sample>& samples, con
       std::find_if(samples.begin(), samples.end(), [&](const Sample& s) { return s.name == baseline; });
   if (base_it == samples.end() || samples.size() < 2) return out;
   const size_t m = comparisons ? comparisons : samples.size() - 1;
-  const double level = o.alpha / double(m);  // Bonferroni: simultaneous intervals
-  auto positive = [](const std::vector<double>& v) {
-    std::vector<double> p;
-    for (double x : v)
-      if (x > 0 && std::isfinite(x)) p.push_back(x);
-    return p;
-  };
-  const std::vector<double> b = positive(base_it->values);
   for (const Sample& s : samples) {
     if (s.name == baseline) continue;
     Verdict v;
     v.subject = s.name;
     v.baseline = baseline;
     v.metric = metric;
-    const std::vector<double> x = positive(s.values);
-    v.n_subject = x.size();
-    v.n_baseline = b.size();
-    v.need_runs = min_runs_for(level);
-    if (!x.empty() && !b.empty()) estimate(x, b, level, v);
-    decide(v, o);
-    out.push_back(std::move(v));
+    out.push_back(decide(paired_log_ratios(s, *base_it), o, m, std::move(v)));
   }
   return out;
 }

@@ -1,29 +1,42 @@
 #pragma once
-// Verdicts a skeptic accepts: is strategy A's cost really X times strategy B's?
+// Verdicts a skeptic accepts and a user can act on: does strategy A cost X times strategy B,
+// are they the same within ±5 %, or is it not decided yet — and how much more data would say?
 //
-// The figure of each run is one number (e.g. server CPU per hit); a strategy has n runs,
-// interleaved with the other strategies' runs so that drift hits all of them alike. For a
-// subject against the baseline (named in advance, not the cheapest found afterwards):
+// The data are rounds: in each round every strategy ran once, in a shuffled order, so the
+// runs of one round share whatever the machine was doing then (drift, a warm or cold cache,
+// a neighbour). A comparison of subject S with the baseline B (named before the run, not the
+// cheapest found afterwards) therefore uses the PAIRS of one round: d_r = log(S_r) − log(B_r).
+// Drift shared by a round cancels in d_r instead of widening the interval, and S and B may
+// have spreads of their own (d_r is whatever it is: no equal-shape assumption).
 //
-// - estimate: the Hodges–Lehmann shift of the logs, i.e. the median of all n·m pairwise
-//   log-ratios log(s_i / b_j), reported as a ratio exp(shift);
-// - interval: the distribution-free confidence interval of that shift from the exact
-//   Mann–Whitney distribution (order statistics of the pairwise log-ratios). It assumes only
-//   that runs are independent and the two samples differ by a shift in log scale;
-// - correction: the intervals of all m comparisons of a sweep hold together at 1 − α
-//   (Bonferroni: each at 1 − α/m), so the chance that any verdict is wrong is at most α;
-// - minimum effect: a difference is called only when the whole interval lies beyond
-//   ±min_effect (default 5 %); an interval inside the band says "same within 5 %";
-// - minimum sample: with too few runs even the widest interval (the smallest and largest
-//   pairwise ratio) has less than the asked confidence; then "inconclusive: need ≥ N runs".
+// - estimate: the mean of the d_r, reported as the ratio exp(mean) (a geometric mean ratio);
+// - interval: mean ± t · sd/√n, Student's t with n − 1 degrees of freedom;
+// - looks: in a sequential sweep (--until-decided) the comparison is looked at after every
+//   round from design.min_rounds on, and the first look whose interval decides gives the
+//   verdict. The levels of the looks come from an alpha-spending design
+//   (client/sequential.h): the intervals of all looks hold together, so stopping when the
+//   data allow does not inflate the error. A fixed sweep (--repeat N) has one look, at the end;
+// - family: the intervals of all m comparisons of a sweep hold together at 1 − alpha
+//   (Bonferroni: each at alpha/m), so the chance that ANY verdict of the sweep is wrong is at
+//   most alpha;
+// - three answers, from where the interval lies against the band ±min_effect (5 %):
+//     costs      the interval excludes 1 and the estimate lies beyond the band: "costs 1.31×";
+//     same       the interval lies inside the band: "the same within 5 %" (an equivalence
+//                decision, TOST-style: both one-sided tests against the band's edges);
+//     undecided  neither yet; with the spread seen, about M more paired rounds would decide.
+//   A difference smaller than the band but real (an interval like [1.01..1.04]) is "the same
+//   within 5 %": the practical question is answered. A wrong answer needs an interval that
+//   missed the true ratio, which happens with probability ≤ alpha over the whole sweep.
 //
-// Min..max ranges that do not overlap are not a test (with 4 identical strategies and 3
-// repeats they call a difference in about a quarter of sweeps, and they get stricter as
-// repeats grow); verdict_test.cpp simulates both properties this design promises.
+// tests/client/verdict_test.cpp simulates these promises: identical strategies under drift,
+// unequal spreads, random exclusions and optional stopping; power for 1.10× and 1.30×; and that
+// dropping the pairing, the family correction or the spending breaks them.
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "client/sequential.h"
 
 namespace hitcost::client {
 
@@ -34,42 +47,48 @@ struct Range {
 };
 
 struct VerdictOptions {
-  double alpha = 0.05;       // family-wise: P(any interval of the sweep misses) ≤ alpha
-  double min_effect = 0.05;  // differences below this fraction are not called
+  double alpha = 0.05;       // family-wise: P(any verdict of the sweep is wrong) ≤ alpha
+  double min_effect = 0.05;  // the band ±5 %: differences inside it are "the same"
+  // Looks after every round from design.min_rounds (true), or one look at the last round.
+  bool sequential = true;
+  SequentialDesign design;
 };
 
 struct Verdict {
   enum class Kind {
-    costs,         // the interval lies wholly beyond the minimum effect: a difference
-    equivalent,    // the interval lies wholly inside ±min_effect: the same, practically
-    inconclusive,  // anything else, or too few runs
+    costs,      // the interval excludes 1 and the estimate lies beyond the band
+    same,       // the interval lies inside the band
+    undecided,  // neither yet (or too few paired rounds to look)
   };
   std::string subject, baseline, metric;
-  Kind kind = Kind::inconclusive;
-  size_t n_subject = 0, n_baseline = 0;  // runs used
-  std::optional<double> ratio;           // Hodges–Lehmann estimate of subject / baseline
-  std::optional<double> low, high;       // its simultaneous interval
-  double confidence = 0;                 // per comparison (1 − alpha/m), as achieved
-  size_t need_runs = 0;                  // runs each side needs for an interval at all
-  std::string text;                      // one line for people
-  bool conclusive() const noexcept { return kind == Kind::costs; }
+  Kind kind = Kind::undecided;
+  size_t pairs = 0;                   // rounds where both had a usable figure
+  size_t decided_at = 0;              // pairs at the look that decided; 0 while undecided
+  std::optional<double> ratio;        // exp(mean log ratio) at that look (or the last one)
+  std::optional<double> low, high;    // its interval
+  double confidence = 0;              // the look's own level (1 − its nominal two-sided error)
+  std::optional<size_t> more_rounds;  // undecided: about this many more paired rounds, at the spread seen
+  std::string text;                   // one line for people
+  bool decided() const noexcept { return kind != Kind::undecided; }
 };
 const char* to_string(Verdict::Kind) noexcept;
 
+// One strategy's figures with the round each came from (excluded runs already left out).
 struct Sample {
   std::string name;
-  std::vector<double> values;  // the runs' figures (> 0); excluded runs already left out
+  std::vector<double> values;  // > 0; others are ignored (a ratio needs > 0)
+  std::vector<int> rounds;     // rounds[i] is the round of values[i]; empty = values are rounds 0, 1, ...
 };
 
-// Each subject against `baseline` (an entry of `samples`); `comparisons` is the family size m
-// for the correction (0: samples.size() − 1). Values ≤ 0 are ignored (a ratio needs > 0).
+// Each subject against `baseline` (an entry of `samples`), paired by round; `comparisons` is
+// the family size m for the correction (0: samples.size() − 1).
 std::vector<Verdict> compare_to_baseline(const std::vector<Sample>& samples, const std::string& baseline,
                                          const std::string& metric, const VerdictOptions& o, size_t comparisons = 0);
 
-// Building blocks, exposed for tests.
-// P(U ≤ u) for the Mann–Whitney U statistic of samples of n and m without ties (exact).
-double mann_whitney_cdf(size_t n, size_t m, size_t u);
-// The smallest k such that every n = m = k sample pair can reach two-sided level `level`.
-size_t min_runs_for(double level);
+// The per-round log ratios of subject against baseline, in round order: what a verdict reads.
+std::vector<double> paired_log_ratios(const Sample& subject, const Sample& baseline);
+
+// One comparison's verdict from its paired log ratios (exposed for the simulation tests).
+Verdict decide_pairs(const std::vector<double>& log_ratios, const VerdictOptions& o, size_t comparisons);
 
 }  // namespace hitcost::client
