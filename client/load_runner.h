@@ -41,12 +41,15 @@
 //   (detection time − intended send time) and in `service` as (detection time − actual send),
 //   both ≥ timeout_ns (detection runs every 2 ms); counted in `errors.timeout`. The connection
 //   is closed, so a late answer cannot arrive and be counted a second time.
-// - open loop, end of the window: due inside the window but never sent (every connection was
-//   busy: the server fell behind), or sent but not answered by the window's end (an answer
-//   read in the loop's last pass, just after the end, included): recorded in `latency` as
-//   (window end − intended send time), a lower bound of what it would have waited; counted
-//   in `unsent` and `unfinished`. Closed loop always ends with C requests cut off in flight:
-//   an artefact of stopping, not counted.
+// - open loop, end of the window: a request due a few µs before the window ends is still in
+//   flight (or not yet sent) when it ends; that is the edge of the window, not overload. So
+//   the requests due inside the window are followed for up to kDrainNs after it: sent late if
+//   they must be (their latency counts from the intended time), their answers read and counted
+//   like any (not in the per-second series). What is still due but never sent (every
+//   connection busy: the server fell behind) or sent but not answered when the drain ends is
+//   overload: recorded in `latency` as (drain end − intended send time), a lower bound of what
+//   it would have waited; counted in `unsent` and `unfinished`. Closed loop always ends with C
+//   requests cut off in flight: an artefact of stopping, not counted.
 // So, duration mode: latency.count() == requests + errors.timeout + unsent + unfinished
 // (closed loop: the last two are 0). A measured request lost to a read, write or parse error
 // is counted as that error only. Open loop without such errors, every measured request sent

@@ -210,15 +210,10 @@ bool LoadThread::consume(Conn& c, const char* data, size_t n, uint64_t t) {
 
 void LoadThread::on_response(Conn& c, uint64_t t) {
   if (!c.measured) return;
-  if (duration_mode() && t > measure_end_) {
-    // Seen in the loop's last pass, after the window closed: open loop, that request was
-    // unfinished at the window's end (see the header); closed loop, it was merely cut off.
-    if (rate_ > 0) {
-      ++r_.unfinished;
-      r_.latency.record(measure_end_ - c.intended_ns);
-    }
-    return;
-  }
+  // After the window: closed loop, merely cut off; open loop, a request due in the window
+  // answered in the drain (see the header), counted like any but outside the per-second series.
+  const bool drained = duration_mode() && t > measure_end_;
+  if (drained && rate_ <= 0) return;
   const ResponseInfo& info = c.parser.info();
   const uint64_t latency = t - c.intended_ns;
   ++r_.requests;
@@ -227,8 +222,9 @@ void LoadThread::on_response(Conn& c, uint64_t t) {
   r_.bytes_read += info.header_bytes + info.content_length;
   r_.body_bytes += info.content_length;
   if (!r_.rows_requests.empty()) ++r_.rows_requests[c.tmpl];
-  last_done_ns_ = t;
-  SeriesPoint& second = r_.series.at(measure_start_, t);
+  if (!drained) last_done_ns_ = t;
+  SeriesPoint scratch;  // a drained answer's second: not in the window's series
+  SeriesPoint& second = drained ? scratch : r_.series.at(measure_start_, t);
   ++second.requests;
   second.latency.record(latency);
   if (plan_.live_progress) live_.record(latency);
@@ -267,6 +263,12 @@ void LoadThread::on_response(Conn& c, uint64_t t) {
           r_.error_samples, "validation",
           info.cache == CacheTag::hit ? "a never-seen id answered X-Cache: hit" : "a 2xx response without X-Cache");
   }
+}
+
+bool LoadThread::due_in_window() const noexcept {
+  for (const Conn& c : conns_)
+    if ((c.state == Conn::State::writing || c.state == Conn::State::reading) && c.measured) return true;
+  return intended(next_k_) < measure_end_;
 }
 
 void LoadThread::dispatch_open_loop(uint64_t now) {
@@ -330,7 +332,7 @@ void LoadThread::account_cut_off(uint64_t end) {
   }
   for (uint64_t k = next_k_;; ++k) {
     const uint64_t due = intended(k);
-    if (due >= end) break;
+    if (due >= measure_end_ || due >= end) break;
     if (due < measure_start_) continue;
     ++r_.unsent;
     r_.latency.record(end - due);
@@ -367,7 +369,8 @@ void LoadThread::run() {
       stopped_ns_ = now;  // nothing is read after this: the interrupted window ends here
       break;
     }
-    if (duration_mode() && now >= measure_end_) break;
+    if (duration_mode() && now >= measure_end_ && (rate_ <= 0 || now >= measure_end_ + kDrainNs || !due_in_window()))
+      break;
     if (quota_done() && in_flight_ == 0) break;
     if (now >= next_check) {
       check_timers(now);
@@ -376,7 +379,8 @@ void LoadThread::run() {
     if (rate_ > 0) dispatch_open_loop(now);
     const uint64_t due = rate_ > 0 && !idle_.empty() ? next_due() : UINT64_MAX;
     uint64_t wake = std::min(next_check, due);
-    if (duration_mode()) wake = std::min(wake, measure_end_);
+    if (duration_mode())
+      wake = std::min(wake, now < measure_end_ || rate_ <= 0 ? measure_end_ : measure_end_ + kDrainNs);
     uint64_t wait = wake > now ? wake - now : 0;
     // Open loop: sleep only until spin_ns before the due send, then poll (zero timeout) so
     // that it leaves on time while answers are still read.
@@ -404,7 +408,8 @@ void LoadThread::run() {
       handle(c, events[i].events);
     }
   }
-  account_cut_off(std::min(now_ns(), measure_end_));
+  // Open loop: what the drain did not see through waited at least until now; closed loop: nothing.
+  account_cut_off(rate_ > 0 ? std::max(now_ns(), measure_end_) : measure_end_);
   for (Conn& c : conns_) {
     if (c.fd >= 0) ::close(c.fd);
     c.fd = -1;

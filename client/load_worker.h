@@ -19,6 +19,9 @@ constexpr uint64_t kConnectRetryNs = 10'000'000;  // back off after a failed con
 constexpr uint64_t kErrorRetryNs = 1'000'000;     // reconnect after a dropped connection
 constexpr int kMaxEvents = 256;
 constexpr size_t kReadBuf = 256 * 1024;  // one per thread, shared by its connections
+// Open loop: how long after the window the requests due in it are still followed (load_runner.h).
+// 100 ms is thousands of service times here, and short next to a run.
+constexpr uint64_t kDrainNs = 100'000'000;
 
 struct Conn {
   enum class State : uint8_t { closed, connecting, idle, writing, reading };
@@ -79,6 +82,8 @@ class LoadThread {
  private:
   bool duration_mode() const noexcept { return quota_ == 0; }
   bool quota_done() const noexcept { return quota_ && quota_sent_ >= quota_; }
+  // Open loop after the window: a measured request still in flight, or one due in it not yet sent.
+  bool due_in_window() const noexcept;
   uint64_t intended(uint64_t k) const noexcept { return open_loop_due_ns(t0_, k, interval_ns_, index_, plan_.threads); }
   // Open loop: when the next request may go out (dispatch_open_loop's rules), UINT64_MAX if none will.
   uint64_t next_due() const noexcept {
@@ -103,10 +108,12 @@ class LoadThread {
   void check_timers(uint64_t now);
   // false: outside the window, not counted. The first error of each kind keeps its detail
   // (the OS's or the server's reason) for the report.
+  // Errors in the window count, and in an open loop's drain after it (the requests due in the
+  // window are still followed then), outside the per-second series.
   bool count_error(uint64_t& counter, uint64_t now, std::string_view kind, std::string_view detail) {
-    if (now < measure_start_ || now > measure_end_) return false;
+    if (now < measure_start_ || now > measure_end_ + (rate_ > 0 ? kDrainNs : 0)) return false;
     ++counter;
-    ++r_.series.at(measure_start_, now).errors;
+    if (now <= measure_end_) ++r_.series.at(measure_start_, now).errors;
     if (plan_.live_progress) LiveProgress::bump(live_.errors);
     keep_first_error(r_.error_samples, kind, detail);
     return true;
