@@ -1,6 +1,7 @@
 #include "client/compare.h"
 
 #include <algorithm>
+#include <map>
 
 namespace hitcost::client {
 
@@ -12,11 +13,17 @@ std::optional<std::pair<std::string, std::string>> parse_labelled_input(const st
 
 Result<std::vector<RunRecord>> pool_backend_runs(const std::vector<std::pair<std::string, nlohmann::json>>& docs) {
   std::vector<RunRecord> pooled;
+  std::map<std::string, int> inputs_seen;  // label → its inputs so far: the round of the next one
   for (const auto& [label, doc] : docs) {
     if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array())
       return Error{Errc::invalid_argument, "input labelled '" + label + "' is not a sweep JSON (no \"runs\")"};
-    for (RunRecord& run : records_of(doc)) {
+    const int input_round = inputs_seen[label]++;
+    std::vector<RunRecord> runs = records_of(doc);
+    int rounds_in_input = 1;
+    for (const RunRecord& run : runs) rounds_in_input = std::max(rounds_in_input, run.round.value_or(0) + 1);
+    for (RunRecord& run : runs) {
       if (run.is_latency_run()) continue;
+      run.round = input_round * rounds_in_input + run.round.value_or(0);
       // The backend becomes the row and the sweep's row (strategy, with its log mode) the group.
       run.sweep_store = run.row_label();
       run.strategy = label;

@@ -25,7 +25,9 @@ std::optional<std::pair<std::string, std::string>> parse_labelled_input(const st
 // The pooled runs: each capacity run of `docs[i].second` (a sweep JSON with "runs") with its
 // row label (strategy, with " log=MODE" from a sweep with --log-modes) moved to sweep_store,
 // log_mode cleared and strategy set to the label `docs[i].first`. Latency runs
-// are left out (their rates differ between backends). invalid_argument for a doc without
+// are left out (their rates differ between backends). Rounds: the k-th input of a label is
+// round k (a sweep's own rounds within it follow: round k·R + r for a sweep of R rounds), so
+// that the verdicts pair each backend's run with the baseline's of the same round. invalid_argument for a doc without
 // runs, or when no input has a capacity run.
 Result<std::vector<RunRecord>> pool_backend_runs(const std::vector<std::pair<std::string, nlohmann::json>>& docs);
 

@@ -108,6 +108,9 @@ int run_compare(const hitcost::client::CompareOptions& o) {
   VerdictOptions vo;
   vo.alpha = o.alpha;
   vo.min_effect = o.min_effect;
+  vo.sequential = o.min_rounds > 0;
+  vo.design.min_rounds = std::max(2, o.min_rounds);
+  vo.design.max_rounds = std::max(vo.design.min_rounds, o.max_rounds);
   const Summary summary = summarize(*runs, compare_options(labels, baseline, vo));
   std::printf("%s", format_summary(summary).c_str());
   nlohmann::json doc = summary_json(summary);

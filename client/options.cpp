@@ -226,6 +226,14 @@ void add_compare_options(CLI::App& app, CompareOptions& o) {
   app.add_option("--min-effect", o.min_effect, "differences smaller than this fraction are not called")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 10.0));
+  app.add_option("--min-rounds", o.min_rounds,
+                 "the inputs are rounds looked at after every one from this (as php-compare.sh does until "
+                 "decided); 0 = one look at the end")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--max-rounds", o.max_rounds, "with --min-rounds: the rounds the error is spent by")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
   app.add_option("--json", o.json_out, "write the pooled runs, summary and verdicts as JSON to FILE");
   app.add_option("--csv", o.csv_out, "write the summary table as CSV to FILE");
   app.add_option("--html", o.html_out, "write an HTML report to FILE");
@@ -250,9 +258,19 @@ void add_sweep_options(CLI::App& app, SweepOptions& o) {
   app.add_option("--rows", o.rows, "rows per page")->capture_default_str()->check(CLI::Range(1, 1000000));
   app.add_option("--hit-ratio", o.hit_ratio, "target hit ratio")->capture_default_str()->check(CLI::Range(0.0, 1.0));
   app.add_option("--repeat", o.repeat,
-                 "runs per strategy, interleaved in rounds; figures are median [min..max]; verdicts need >= 4-5")
-      ->capture_default_str()
+                 "exactly N rounds (each strategy once per round, shuffled) and one look at the verdicts; "
+                 "default: until decided (--min-rounds .. --max-rounds, --max-time)")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--min-rounds", o.min_rounds, "until decided: rounds before the first look at the verdicts")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
+  app.add_option("--max-rounds", o.max_rounds,
+                 "until decided: paired rounds a comparison may take; the error is spent by then")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
+  app.add_option("--max-time", o.max_time,
+                 "until decided: no new round once the sweep would pass this (e.g. 150s); 0 = no time budget")
+      ->capture_default_str();
   app.add_option("--baseline", o.baseline,
                  "strategy every other is compared with (default: the first of --strategies); with --log-modes, "
                  "under the first mode");

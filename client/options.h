@@ -89,7 +89,13 @@ struct SweepOptions : LoadOptions {
   std::string stores;  // empty: keep the server's current store
   int rows = 50;
   double hit_ratio = 0.99;
-  int repeat = 5;                      // the fewest runs for which 3 comparisons can reach 95 % together
+  // Rounds: without --repeat the sweep runs until decided — after min_rounds, a round at a time
+  // until every verdict is decided, max_rounds paired rounds are in hand, or max_time is spent
+  // (client/verdict.h: the looks are paid for). --repeat N runs N rounds and looks once.
+  std::optional<int> repeat;
+  int min_rounds = 3;
+  int max_rounds = 20;
+  std::string max_time = "0";          // a duration; "0" = no time budget
   std::string baseline;                // compared with every other strategy; "" = the first of --strategies
                                        // (with log modes: under the first mode)
   double alpha = 0.05;                 // family-wise error of the verdicts
@@ -125,6 +131,10 @@ struct CompareOptions {
   std::string baseline;             // "" = the first input's label
   double alpha = 0.05;
   double min_effect = 0.05;
+  // The inputs are rounds (the i-th sweep of each label is round i): looked at after every
+  // round from min_rounds, as scripts/php-compare.sh does until decided; 0 = one look.
+  int min_rounds = 0;
+  int max_rounds = 20;
   std::string json_out, csv_out, html_out;
 };
 void add_compare_options(CLI::App& app, CompareOptions& o);

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "client/noise.h"
+
 namespace hitcost::client {
 
 namespace {
@@ -38,14 +40,29 @@ std::string range_text(const std::optional<Range>& r, const char* f) {
 }
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-// Why a capacity run is left out, or "" when it is kept.
-std::string exclusion(const RunRecord& r, const SummaryOptions& o, bool per_hit_metric) {
-  if (r.errors_total > 0) return "errors";
-  if (!(per_hit_metric ? per_hit(r) : per_request(r))) return "no_figures";
-  if (r.target_hit_ratio && std::abs(*r.target_hit_ratio - r.hit_ratio) > o.hit_ratio_tolerance) return "hit_ratio";
-  if (r.contaminated.value_or(false)) return "contaminated";
-  return "";
+// Which figures a capacity run is left out of, and why: errors, a missing figure and a hit
+// ratio off target from all of them; other work only from those it moves (client/noise.h).
+struct RunUse {
+  std::string why_not;  // "errors", "no_figures", "hit_ratio": left out of every figure; "" = kept
+  bool cpu = false, capacity = false;
+};
+RunUse run_use(const RunRecord& r, const SummaryOptions& o, bool per_hit_metric) {
+  RunUse u;
+  if (r.errors_total > 0)
+    u.why_not = "errors";
+  else if (!(per_hit_metric ? per_hit(r) : per_request(r)))
+    u.why_not = "no_figures";
+  else if (r.target_hit_ratio && std::abs(*r.target_hit_ratio - r.hit_ratio) > o.hit_ratio_tolerance)
+    u.why_not = "hit_ratio";
+  if (!u.why_not.empty()) return u;
+  const NoiseEffect noise = noise_effect(r);
+  u.cpu = !noise.moves_cpu;
+  u.capacity = !noise.moves_capacity;
+  return u;
 }
+
+// The round a run belongs to: the sweep's, else its repeat index, else its place among its row's runs.
+int round_of(const RunRecord& r, int place) { return r.round.value_or(r.repeat.value_or(place)); }
 
 // The metric: per hit when every capacity run carries it (a run saved by an older client, or a
 // server without sampling, falls back to per request for the whole table).
@@ -140,23 +157,34 @@ SweepRow summarize_row(const RowKey& key, const std::vector<const RunRecord*>& r
   row.strategy = key.second;
   if (!runs.empty()) row.log_mode = runs.front()->log_mode;  // the same in every run: it is in the key
   RowFigures kept;
+  std::vector<double> capacity_rps;
   for (const RunRecord* r : runs) {
     if (r->is_latency_run()) {
       take_latency_run(*r, row);
       continue;
     }
-    ++row.runs;
+    const int place = row.runs++;
     row.errors += r->errors_total;
-    const std::string why = exclusion(*r, o, per_hit_metric);
-    if (why == "errors") ++row.excluded_errors;
-    if (why == "no_figures") ++row.excluded_no_figures;
-    if (why == "hit_ratio") ++row.excluded_hit_ratio;
-    if (why == "contaminated") ++row.excluded_contaminated;
-    if (!why.empty()) continue;
+    const RunUse use = run_use(*r, o, per_hit_metric);
+    if (use.why_not == "errors") ++row.excluded_errors;
+    if (use.why_not == "no_figures") ++row.excluded_no_figures;
+    if (use.why_not == "hit_ratio") ++row.excluded_hit_ratio;
+    if (!use.why_not.empty()) continue;
+    if (use.capacity) {
+      ++row.used_capacity;
+      capacity_rps.push_back(r->throughput_rps);
+    } else {
+      ++row.excluded_noise_capacity;
+    }
+    if (!use.cpu) {
+      ++row.excluded_noise_cpu;
+      continue;
+    }
     ++row.used;
     const std::string attribution = r->attribution();
     row.attribution = row.attribution.empty() || row.attribution == attribution ? attribution : "mixed";
     row.metric_values.push_back(*(per_hit_metric ? per_hit(*r) : per_request(*r)));
+    row.metric_rounds.push_back(round_of(*r, place));
     kept.take(*r, row);
   }
   // Nothing kept: the figures of the runs left out, marked, so that a busy machine still
@@ -167,6 +195,8 @@ SweepRow summarize_row(const RowKey& key, const std::vector<const RunRecord*>& r
       if (!r->is_latency_run()) kept.take(*r, row);
   }
   kept.into(row);
+  // req/s only from the runs other work did not slow down (the CPU figures keep more runs).
+  if (!row.from_left_out) row.rps = Range::of(capacity_rps);
   return row;
 }
 
@@ -178,9 +208,10 @@ void add_verdicts(Summary& out, const SummaryOptions& o) {
   for (const SweepRow& row : out.rows) {
     if (row.runs == 0) continue;
     if (!by_store.count(row.store)) stores.push_back(row.store);
-    by_store[row.store].push_back({row.strategy, row.metric_values});
+    by_store[row.store].push_back({row.strategy, row.metric_values, row.metric_rounds});
   }
   for (const auto& store : stores) out.comparisons += by_store[store].size() - 1;
+  if (o.family) out.comparisons = std::max(out.comparisons, o.family);
   for (const auto& store : stores) {
     const auto& samples = by_store[store];
     if (samples.size() < 2) continue;
@@ -216,7 +247,11 @@ nlohmann::json summary_options_json(const SummaryOptions& o) {
           {"order", o.order},
           {"alpha", o.verdict.alpha},
           {"min_effect", o.verdict.min_effect},
-          {"hit_ratio_tolerance", o.hit_ratio_tolerance}};
+          {"hit_ratio_tolerance", o.hit_ratio_tolerance},
+          {"looks", o.verdict.sequential ? "sequential" : "one"},
+          {"min_rounds", o.verdict.design.min_rounds},
+          {"max_rounds", o.verdict.design.max_rounds},
+          {"spending_gamma", o.verdict.design.gamma}};
 }
 
 SummaryOptions summary_options_of(const json& doc) {
@@ -230,6 +265,11 @@ SummaryOptions summary_options_of(const json& doc) {
   o.verdict.alpha = v.value("alpha", o.verdict.alpha);
   o.verdict.min_effect = v.value("min_effect", o.verdict.min_effect);
   o.hit_ratio_tolerance = v.value("hit_ratio_tolerance", o.hit_ratio_tolerance);
+  // A sweep saved before sequential looks had one look at its last round.
+  o.verdict.sequential = v.value("looks", std::string("one")) == "sequential";
+  o.verdict.design.min_rounds = v.value("min_rounds", o.verdict.design.min_rounds);
+  o.verdict.design.max_rounds = v.value("max_rounds", o.verdict.design.max_rounds);
+  o.verdict.design.gamma = v.value("spending_gamma", o.verdict.design.gamma);
   return o;
 }
 
@@ -255,16 +295,19 @@ json summary_json(const Summary& s) {
                 {"strategy", r.strategy},
                 {"runs", r.runs},
                 {"used", r.used},
+                {"used_capacity", r.used_capacity},
                 {"excluded",
                  {{"errors", r.excluded_errors},
                   {"no_figures", r.excluded_no_figures},
                   {"hit_ratio", r.excluded_hit_ratio},
-                  {"contaminated", r.excluded_contaminated}}},
+                  {"noise_cpu", r.excluded_noise_cpu},
+                  {"noise_capacity", r.excluded_noise_capacity}}},
                 {"errors", r.errors},
                 {"attribution", r.attribution},
                 {"cache_cpu_sender_pays", r.cache_sender_pays},
                 {"figures_from_left_out_runs", r.from_left_out},
                 {"metric_values", r.metric_values},
+                {"metric_rounds", r.metric_rounds},
                 {"latency", r.latency_rate ? json{{"rate_rps", *r.latency_rate},
                                                   {"p50_us", opt(r.p50_us)},
                                                   {"p99_us", opt(r.p99_us)},
@@ -284,13 +327,14 @@ json summary_json(const Summary& s) {
                         {"baseline", v.baseline},
                         {"metric", v.metric},
                         {"kind", to_string(v.kind)},
-                        {"conclusive", v.conclusive()},
+                        {"decided", v.decided()},
                         {"ratio", opt(v.ratio)},
                         {"low", opt(v.low)},
                         {"high", opt(v.high)},
                         {"confidence", v.confidence},
-                        {"runs", {v.n_subject, v.n_baseline}},
-                        {"need_runs", v.need_runs},
+                        {"pairs", v.pairs},
+                        {"decided_after_rounds", v.decided_at ? json(v.decided_at) : json(nullptr)},
+                        {"more_rounds", v.more_rounds ? json(*v.more_rounds) : json(nullptr)},
                         {"text", (store.empty() ? "" : "[" + store + "] ") + v.text}});
   return {{"summary", rows},
           {"verdicts", verdicts},
@@ -302,6 +346,18 @@ json summary_json(const Summary& s) {
 json summarize_runs_json(const json& runs, const SummaryOptions& o) { return summary_json(summarize(runs, o)); }
 json summarize_runs_json(const std::vector<RunRecord>& runs, const SummaryOptions& o) {
   return summary_json(summarize(runs, o));
+}
+
+std::string verdict_header(const Summary& s) {
+  const VerdictOptions& v = s.options.verdict;
+  const std::string looks = v.sequential ? fmt("looked at after every round from %d, the error spent by round %d",
+                                               std::max(2, v.design.min_rounds), v.design.max_rounds)
+                                         : std::string("one look, after the last round");
+  return fmt(
+      "verdicts on %s, each against the baseline, paired by round (%s): \"costs\" ratio [interval], \"the "
+      "same within %.0f %%\", or undecided; every interval of the %zu comparison%s holds together at %.0f %%",
+      s.metric.c_str(), looks.c_str(), v.min_effect * 100, s.comparisons, s.comparisons == 1 ? "" : "s",
+      (1 - v.alpha) * 100);
 }
 
 std::string format_summary(const Summary& s) {
@@ -316,7 +372,7 @@ std::string format_summary(const Summary& s) {
   for (const auto& r : s.rows) {
     if (!r.attribution.empty())
       attribution = attribution.empty() || attribution == r.attribution ? r.attribution : "mixed";
-    excluded += r.runs - r.used;
+    excluded += r.runs - r.used + r.excluded_noise_capacity;
   }
   out += fmt("capacity and CPU: closed loop; CPU net of idle, %s; figures are median [min..max] of the kept runs\n",
              attribution.empty() ? "sender-pays" : attribution.c_str());
@@ -331,8 +387,8 @@ std::string format_summary(const Summary& s) {
     out +=
         fmt("%-*s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", label_width, r.strategy.c_str(), store_width,
             r.store.empty() ? "-" : r.store.c_str(), fmt(r.from_left_out ? "%d/%d!" : "%d/%d", r.used, r.runs).c_str(),
-            range_text(r.rps, "%.0f").c_str(), range_text(r.server_hit, "%.2f").c_str(),
-            range_text(r.server_req, "%.2f").c_str(),
+            (range_text(r.rps, "%.0f") + (r.used_capacity < r.used ? fmt(" (%d)", r.used_capacity) : "")).c_str(),
+            range_text(r.server_hit, "%.2f").c_str(), range_text(r.server_req, "%.2f").c_str(),
             (range_text(r.cache_req, "%.2f") + (r.cache_sender_pays ? " *" : "")).c_str(),
             range_text(r.total_req, "%.2f").c_str(), r.hit_ratio ? fmt("%.3f", r.hit_ratio->median).c_str() : "-",
             ((r.own_mib ? fmt("%.0f", r.own_mib->median) : std::string("-")) +
@@ -348,13 +404,14 @@ std::string format_summary(const Summary& s) {
   if (excluded) {
     out += "left out:";
     for (const auto& r : s.rows) {
-      if (r.runs == r.used) continue;
+      if (r.runs == r.used && r.excluded_noise_capacity == 0) continue;
       out += " " + r.strategy + (r.store.empty() ? "" : " [" + r.store + "]") + " (";
       std::string parts;
       for (auto [n, what] : {std::pair{r.excluded_errors, "with errors"},
                              {r.excluded_no_figures, "without server figures"},
                              {r.excluded_hit_ratio, "off the target hit ratio"},
-                             {r.excluded_contaminated, "contaminated"}})
+                             {r.excluded_noise_cpu, "with other work enough to move CPU per hit"},
+                             {r.excluded_noise_capacity, "from req/s only: other work enough to move it"}})
         if (n) parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + what;
       out += parts + ")";
     }
@@ -380,11 +437,7 @@ std::string format_summary(const Summary& s) {
     }
   }
   if (!s.verdicts.empty()) {
-    out +=
-        fmt("\nverdicts on %s, each against the baseline; ratio [interval]: intervals hold together at %.0f %% "
-            "(%zu comparison%s), differences below %.0f %% are not called\n",
-            s.metric.c_str(), (1 - s.options.verdict.alpha) * 100, s.comparisons, s.comparisons == 1 ? "" : "s",
-            s.options.verdict.min_effect * 100);
+    out += "\n" + verdict_header(s) + "\n";
     for (const auto& [store, v] : s.verdicts) out += "  " + (store.empty() ? "" : "[" + store + "] ") + v.text + "\n";
   }
   return out;

@@ -25,6 +25,9 @@ struct SummaryOptions {
   std::vector<std::string> order;  // row labels in the order rows are listed (others after them)
   VerdictOptions verdict;
   double hit_ratio_tolerance = 0.02;  // |measured − target| above this excludes a run
+  // The family the verdicts' error is shared by; 0 = the comparisons of the runs given. A sweep
+  // that looks at one store's runs at a time sets it to the whole sweep's.
+  size_t family = 0;
   // Column names in the text: a sweep's rows are strategies grouped by store; `compare`
   // (client/compare.h) puts backends in rows grouped by strategy.
   std::string row_label = "strategy", group_label = "store";
@@ -35,9 +38,15 @@ struct SweepRow {
   // log mode (sweep --log-modes; run_record.h sweep_row_label). The order, the baseline and the
   // verdicts name rows by it.
   std::string store, strategy;
-  std::string log_mode;    // the runs' log mode; "" = none asked (no "log_mode" key in the JSON)
-  int runs = 0, used = 0;  // capacity runs measured / kept for figures and verdicts
-  int excluded_errors = 0, excluded_no_figures = 0, excluded_hit_ratio = 0, excluded_contaminated = 0;
+  std::string log_mode;  // the runs' log mode; "" = none asked (no "log_mode" key in the JSON)
+  // Capacity runs measured; kept for the CPU figures and the verdicts (`used`) and for the
+  // capacity figure (req/s) (`used_capacity`). A run is left out only of the figures its
+  // trouble can bias (client/noise.h): errors, a missing figure or a hit ratio off target
+  // from all of them; other work on the machine from those it was measured to move.
+  int runs = 0, used = 0, used_capacity = 0;
+  int excluded_errors = 0, excluded_no_figures = 0, excluded_hit_ratio = 0;
+  int excluded_noise_cpu = 0;       // other work enough to move CPU per hit (left out of CPU and verdicts)
+  int excluded_noise_capacity = 0;  // other work enough to move req/s (left out of req/s only)
   uint64_t errors = 0;
   std::string attribution;         // of the kept runs ("mixed" when they differ)
   bool cache_sender_pays = false;  // the cache column is sender-pays (cache and client shared CPUs)
@@ -45,6 +54,7 @@ struct SweepRow {
   std::optional<Range> rps, server_hit, server_req, cache_req, client_req, total_req, hit_ratio;
   std::optional<Range> own_mib, store_file_mib;  // server memory: its own, the store file's cached pages
   std::vector<double> metric_values;             // the verdict figure of each kept run, in run order
+  std::vector<int> metric_rounds;                // the round of each of them (the verdicts pair by round)
   // The latency run (open loop), if the sweep made one.
   std::optional<double> latency_rate, p50_us, p99_us, p999_us, max_us, lateness_p99_us;
   uint64_t latency_errors = 0, latency_unsent = 0;
@@ -80,6 +90,8 @@ nlohmann::json summarize_runs_json(const nlohmann::json& runs, const SummaryOpti
 SummaryOptions summary_options_of(const nlohmann::json& sweep_doc);
 nlohmann::json summary_options_json(const SummaryOptions& o);
 
+// One line: what the verdicts compare, how the rounds are paired and looked at, the family.
+std::string verdict_header(const Summary& s);
 std::string format_summary(const Summary& s);  // the tables and the verdict lines
 std::string csv_summary(const Summary& s);     // one row per store × strategy
 

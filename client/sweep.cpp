@@ -17,6 +17,14 @@
 
 namespace hitcost::client {
 
+namespace {
+std::string fmt(const char* f, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, f, args...);
+  return buf;
+}
+}  // namespace
+
 nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, const std::string& strategy,
                             const std::string& log_mode) {
   std::string ns = "sw-" + namespace_token(strategy) + "-" + (store.empty() ? "cur" : namespace_token(store)) + "-r" +
@@ -52,6 +60,9 @@ Result<SummaryOptions> sweep_summary_options(const SweepOptions& o, const std::v
   for (const SweepCell& c : sweep_cells(o, "", strategies, log_modes)) s.order.push_back(c.label);
   s.verdict.alpha = o.alpha;
   s.verdict.min_effect = o.min_effect;
+  s.verdict.sequential = !o.repeat.has_value();
+  s.verdict.design.min_rounds = o.min_rounds;
+  s.verdict.design.max_rounds = std::max(o.min_rounds, o.max_rounds);
   return s;
 }
 
@@ -85,6 +96,18 @@ struct Sweep {
   bool refused = false;                     // ... of which one because the server answered 400 (a bad value)
   int over_limit = 0;                       // runs with errors above --max-error-rate / --max-transport-error-rate
   std::vector<std::string> errors_shown{};  // "kind: detail" already printed: each reason once
+  // Until decided: the budget and what the rounds took.
+  uint64_t start_ns = now_ns(), max_time_ns = 0;
+  uint64_t round_ns = 0, runs_timed = 0;  // time of the rounds so far, runs in them
+  int rounds_run = 0;                     // of the store being swept
+  std::vector<Verdict> progress{};        // the verdicts at the last look
+  std::string stop_reason{};              // why the rounds ended (until decided)
+  struct StoreRounds {
+    std::string store;
+    int rounds = 0;
+    std::string stop;  // until decided: why the rounds ended
+  };
+  std::vector<StoreRounds> stops{};  // one per store swept
 
   bool stopped() const { return stop && stop->load(); }
 
@@ -136,8 +159,8 @@ struct Sweep {
     if (j.value("unstorable", 0) > 0)
       std::fprintf(stderr, "warning: %d values cannot be written under %s: they stay misses\n",
                    j.value("unstorable", 0), c.strategy.c_str());
-    const uint64_t in_corpus = j.value("warmed", uint64_t{0}) + j.value("errors", uint64_t{0}) +
-                               j.value("unstorable", uint64_t{0});
+    const uint64_t in_corpus =
+        j.value("warmed", uint64_t{0}) + j.value("errors", uint64_t{0}) + j.value("unstorable", uint64_t{0});
     // The server serves an id past its corpus as value id mod N under a key of its own (forced
     // misses rely on it), but warms only the corpus: ids N..keys-1 start cold.
     if (in_corpus < o.keys)
@@ -240,11 +263,103 @@ struct Sweep {
         if (row.strategy != c.label || !row.rps || row.rps->median <= 0) continue;
         if (slowest == 0 || row.rps->median < slowest) slowest = row.rps->median;
       }
-    return slowest / 2;
+    return slowest * kLatencyRateOfCapacity;
+  }
+
+  // The runs of the store being swept, as the summary reads them.
+  std::vector<RunRecord> runs_of(const std::string& store) const {
+    std::vector<RunRecord> out;
+    for (const RunRecord& r : runs)
+      if (r.sweep_store.value_or("") == store) out.push_back(r);
+    return out;
+  }
+
+  // Until decided: the cells a further round still needs — the baseline and every subject
+  // whose verdict is undecided with fewer than max_rounds paired rounds. Empty: nothing left.
+  std::vector<size_t> cells_needed(const std::vector<Cell>& cells, int rounds_done) {
+    std::vector<size_t> all(cells.size());
+    for (size_t i = 0; i < cells.size(); ++i) all[i] = i;
+    if (rounds_done < o.min_rounds || cells.empty()) return all;
+    const Summary now = summarize(runs_of(cells.front().store), summary_options);
+    std::vector<size_t> need;
+    progress.clear();
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (cells[i].label == summary_options.baseline) continue;
+      const auto it = std::find_if(now.verdicts.begin(), now.verdicts.end(),
+                                   [&](const auto& v) { return v.second.subject == cells[i].label; });
+      // No verdict yet (no kept run): keep measuring it like an undecided one.
+      const bool open = it == now.verdicts.end() || (!it->second.decided() && it->second.pairs < size_t(o.max_rounds));
+      if (open) need.push_back(i);
+      if (it != now.verdicts.end()) progress.push_back(it->second);
+    }
+    if (need.empty()) return need;
+    for (size_t i = 0; i < cells.size(); ++i)
+      if (cells[i].label == summary_options.baseline) need.push_back(i);
+    std::sort(need.begin(), need.end());
+    return need;
+  }
+
+  // One line after each look: what is decided, and after how many rounds.
+  void tell_progress(int round) const {
+    if (o.quiet || progress.empty()) return;
+    size_t decided = 0;
+    for (const Verdict& v : progress) decided += v.decided();
+    std::printf("after round %d: %zu of %zu comparisons decided\n", round, decided, progress.size());
+  }
+
+  // The rounds of one store: --repeat N, or until decided within the budget. A round runs the
+  // cells in a shuffled order; a round that lost a pair (a run left out) is made up by the
+  // next, since the stop rule counts paired rounds, not rounds.
+  void run_rounds(std::vector<Cell>& cells, uint64_t seed) {
+    const bool fixed = o.repeat.has_value();
+    const int hard_cap = fixed ? *o.repeat : 2 * o.max_rounds;  // every run left out must not loop forever
+    for (int round = 0; round < hard_cap && !stopped(); ++round) {
+      std::vector<size_t> need = cells_needed(cells, round);
+      if (fixed) {  // every cell in every round, and one look at the end
+        need.resize(cells.size());
+        for (size_t i = 0; i < cells.size(); ++i) need[i] = i;
+      }
+      if (!fixed && round >= o.min_rounds) tell_progress(round);
+      if (need.empty()) {
+        stop_reason = "every comparison decided";
+        break;
+      }
+      const uint64_t round_start = now_ns();
+      if (!fixed && round >= o.min_rounds && out_of_time(need.size() * run_ns_estimate(), cells.size())) {
+        stop_reason = "the time budget (--max-time " + o.max_time + ") is spent";
+        break;
+      }
+      const std::string label = fixed ? "round " + std::to_string(round + 1) + "/" + std::to_string(*o.repeat)
+                                      : "round " + std::to_string(round + 1);
+      const std::vector<size_t> order = round_order(need.size(), seed, round);
+      for (size_t k : order) {
+        if (stopped()) return;
+        measure(cells[need[k]], "capacity", 0, round, label);
+      }
+      ++rounds_run;
+      round_ns += now_ns() - round_start;
+      runs_timed += need.size();
+    }
+    if (!fixed && stop_reason.empty() && !stopped()) {
+      (void)cells_needed(cells, rounds_run);
+      tell_progress(rounds_run);
+      stop_reason = "the round cap (2 x --max-rounds) is reached";
+    }
+  }
+
+  // How long one run takes here (idle baseline, warmup, window, snapshots), from the rounds so far.
+  uint64_t run_ns_estimate() const { return runs_timed ? round_ns / runs_timed : 0; }
+  // Whether a round of `round_ns` more, and the latency pass after it, would pass --max-time.
+  bool out_of_time(uint64_t next_round_ns, size_t cells) const {
+    if (max_time_ns == 0) return false;
+    const uint64_t latency_pass = o.latency_rate == "0" ? 0 : cells * run_ns_estimate();
+    return now_ns() - start_ns + next_round_ns + latency_pass > max_time_ns;
   }
 
   void sweep_store(const std::string& store, const std::vector<std::string>& strategies,
                    const std::vector<std::string>& log_modes, uint64_t seed) {
+    rounds_run = 0;
+    stop_reason.clear();
     const std::vector<SweepCell> all = sweep_cells(o, store, strategies, log_modes);
     const size_t per_strategy = std::max<size_t>(1, log_modes.size());
     std::vector<Cell> cells;
@@ -259,17 +374,15 @@ struct Sweep {
       }
       for (size_t k = first; k < first + per_strategy; ++k) cells.push_back(Cell{all[k], "", ""});
     }
-    for (int round = 0; round < o.repeat && !stopped(); ++round)
-      for (size_t i : round_order(cells.size(), seed, round)) {
-        if (stopped()) return;
-        measure(cells[i], "capacity", 0, round, "round " + std::to_string(round + 1) + "/" + std::to_string(o.repeat));
-      }
+    run_rounds(cells, seed);
+    if (!o.quiet && !o.repeat && !stopped()) std::printf("rounds: %d (%s)\n", rounds_run, stop_reason.c_str());
+    stops.push_back({store, rounds_run, stop_reason});
     const double rate = latency_rate(cells);
     if (rate <= 0 || stopped()) return;
     if (!o.quiet)
       std::printf("latency: open loop at %.0f req/s for every %s\n", rate,
                   log_modes.empty() ? "strategy" : "strategy and log mode");
-    for (size_t i : round_order(cells.size(), seed, o.repeat)) {
+    for (size_t i : round_order(cells.size(), seed, rounds_run)) {
       if (stopped()) return;
       measure(cells[i], "latency", rate, -1, "latency");
     }
@@ -306,6 +419,7 @@ struct SweepSetup {
   SummaryOptions summary;
   uint64_t seed = 0;
   Endpoint admin;
+  uint64_t max_time_ns = 0;  // until decided: the sweep's time budget; 0 = none
 };
 
 std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
@@ -317,7 +431,7 @@ std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
   if (!plan) return fail(plan.error().message);
   auto measure = measure_options(o);
   if (!measure) return fail(measure.error().message);
-  SweepSetup s{std::move(plan).value(), std::move(measure).value(), {}, {}, {}, {}, 0, {}};
+  SweepSetup s{std::move(plan).value(), std::move(measure).value(), {}, {}, {}, {}, 0, {}, 0};
   if (o.latency_rate != "auto") {
     char* end = nullptr;
     const double r = std::strtod(o.latency_rate.c_str(), &end);
@@ -338,6 +452,16 @@ std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
   auto summary = sweep_summary_options(o, s.strategies, s.log_modes);
   if (!summary) return fail(summary.error().message);
   s.summary = std::move(summary).value();
+  s.summary.family = s.stores.size() * (s.strategies.size() * std::max<size_t>(1, s.log_modes.size()) - 1);
+  if (o.repeat && (o.min_rounds != SweepOptions{}.min_rounds || o.max_rounds != SweepOptions{}.max_rounds ||
+                   o.max_time != SweepOptions{}.max_time))
+    return fail("--repeat N runs exactly N rounds: --min-rounds, --max-rounds and --max-time are for until-decided");
+  if (o.max_rounds < o.min_rounds)
+    return fail("--max-rounds " + std::to_string(o.max_rounds) + " is below --min-rounds " +
+                std::to_string(o.min_rounds));
+  const auto max_time = parse_duration_ns(o.max_time);
+  if (!max_time) return fail("bad --max-time (a duration, e.g. 150s; 0 = none): " + o.max_time);
+  s.max_time_ns = *max_time;
   s.measure.progress = !o.no_progress && ::isatty(2);
   s.seed = o.order_seed.value_or(o.seed);
   s.admin = s.plan.endpoint;
@@ -351,12 +475,20 @@ std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
 
 // Every finished run and their summary go to every output, interrupted or not. Returns
 // whether every output was written.
-bool report_sweep(const SweepOptions& o, const SweepSetup& s, const std::vector<RunRecord>& runs, bool interrupted) {
+bool report_sweep(const SweepOptions& o, const SweepSetup& s, const Sweep& sw, bool interrupted) {
+  const std::vector<RunRecord>& runs = sw.runs;
   const Summary summary = summarize(runs, s.summary);
   std::printf("\n%s", format_summary(summary).c_str());
   nlohmann::json doc = summary_json(summary);
   doc["runs"] = runs;
-  doc["order"] = {{"seed", s.seed}, {"rounds", o.repeat}, {"rule", "strategies shuffled anew in each round"}};
+  int rounds = 0;
+  nlohmann::json stops = nlohmann::json::array();
+  for (const auto& st : sw.stops) {
+    rounds = std::max(rounds, st.rounds);
+    stops.push_back({{"store", st.store}, {"rounds", st.rounds}, {"stopped_because", st.stop}});
+  }
+  doc["order"] = {{"seed", s.seed}, {"rounds", rounds}, {"rule", "strategies shuffled anew in each round"}};
+  if (!o.repeat) doc["order"]["until_decided"] = stops;  // each store's rounds and why they ended
   if (!s.log_modes.empty()) {  // only then: a sweep without the axis writes what it always wrote
     doc["order"]["rule"] = "strategy x log mode cells shuffled anew in each round";
     doc["log_modes"] = s.log_modes;
@@ -415,15 +547,20 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   auto setup = set_up(o);
   if (const int* code = std::get_if<int>(&setup)) return *code;
   const SweepSetup& s = std::get<SweepSetup>(setup);
-  if (!o.quiet && s.log_modes.empty())
-    std::printf("%zu strateg%s x %d runs, interleaved: a shuffled order in each round (order seed %llu)\n",
-                s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies", o.repeat,
-                static_cast<unsigned long long>(s.seed));
-  else if (!o.quiet)
-    std::printf(
-        "%zu strateg%s x %zu log mode%s x %d runs, interleaved: a shuffled order in each round (order seed %llu)\n",
-        s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies", s.log_modes.size(),
-        s.log_modes.size() == 1 ? "" : "s", o.repeat, static_cast<unsigned long long>(s.seed));
+  if (!o.quiet) {
+    const std::string cells =
+        s.log_modes.empty()
+            ? fmt("%zu strateg%s", s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies")
+            : fmt("%zu strateg%s x %zu log mode%s", s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies",
+                  s.log_modes.size(), s.log_modes.size() == 1 ? "" : "s");
+    const std::string rounds =
+        o.repeat
+            ? fmt("%d rounds", *o.repeat)
+            : fmt("rounds until every comparison is decided (first look after %d, at most %d paired%s)", o.min_rounds,
+                  s.summary.verdict.design.max_rounds, s.max_time_ns ? (", within " + o.max_time).c_str() : "");
+    std::printf("%s, %s, interleaved: a shuffled order in each round (order seed %llu)\n", cells.c_str(),
+                rounds.c_str(), static_cast<unsigned long long>(s.seed));
+  }
   // What the server runs now, to put back when the sweep ends (POST {} changes nothing and
   // answers the whole configuration).
   const HttpReply before = http_request(s.admin, "POST", "/admin/config", "{}");
@@ -440,12 +577,13 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   }
   Sweep sw{o, s.plan, s.admin, o.admin_url.empty(), s.measure, stop, s.summary};
   sw.next_miss = s.plan.keys.miss_start;
+  sw.max_time_ns = s.max_time_ns;
   for (size_t k = 0; k < s.stores.size() && !sw.stopped(); ++k)
     sw.sweep_store(s.stores[k], s.strategies, s.log_modes, s.seed + k);
   const bool interrupted = sw.stopped();
   if (interrupted) std::fprintf(stderr, "hitcost-load sweep: interrupted; the runs finished so far follow\n");
   restore_config(s.admin, original);
-  const bool written = report_sweep(o, s, sw.runs, interrupted);
+  const bool written = report_sweep(o, s, sw, interrupted);
   return worse_exit(sweep_exit_code(sw, interrupted), written ? kExitOk : kExitOutput);
 }
 

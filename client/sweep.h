@@ -50,6 +50,11 @@ std::vector<SweepCell> sweep_cells(const SweepOptions& o, const std::string& sto
 Result<SummaryOptions> sweep_summary_options(const SweepOptions& o, const std::vector<std::string>& strategies,
                                              const std::vector<std::string>& log_modes);
 
+// The open-loop rate of the latency runs as a fraction of the slowest cell's median capacity:
+// low enough that queueing stays small and no request is due before the one before it is
+// answered, high enough that the server is busy.
+inline constexpr double kLatencyRateOfCapacity = 0.5;
+
 // The order of `n` cells in round `round`: a permutation drawn from `seed` (the same seed,
 // the same orders). Exposed for tests.
 std::vector<size_t> round_order(size_t n, uint64_t seed, int round);

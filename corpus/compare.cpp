@@ -289,7 +289,9 @@ class ScopedPin {
 
 Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagScheme scheme, uint64_t now_unix_s,
                                   const CompareOptions& o) {
-  if (o.rounds < 1) return Error{Errc::invalid_argument, "rounds must be at least 1"};
+  if (o.rounds && *o.rounds < 1) return Error{Errc::invalid_argument, "rounds must be at least 1"};
+  if (!o.rounds && (o.min_rounds < 2 || o.max_rounds < o.min_rounds))
+    return Error{Errc::invalid_argument, "until decided: want 2 <= min rounds <= max rounds"};
   for (size_t i = 0; i < o.strategies.size(); ++i) {
     const std::string& label = o.strategies[i].label;
     if (label == kAsStoredLabel) return Error{Errc::invalid_argument, "\"as stored\" is the baseline's own row"};
@@ -304,7 +306,6 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
   CompareResult res;
   res.scheme = to_string(scheme);
   res.records = in.size();
-  res.how.rounds = o.rounds;
   res.how.min_time_ns = o.min_time_ns;
   res.how.now_unix_s = now_unix_s;
   res.how.pinned_cpu = o.pin_cpu;
@@ -353,10 +354,19 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
   }
 
   // Interleaved rounds: slots 0..rows-1 are the rows, the last slot the render; the order
-  // rotates by one each round so no row always runs first (cold) or last.
+  // rotates by one each round so no row always runs first (cold) or last. Until decided: after
+  // each round from min_rounds the verdicts are looked at (client/verdict.h pays for the looks)
+  // and the rounds stop once every read+render verdict is decided.
+  client::VerdictOptions verdict = o.verdict;
+  verdict.sequential = !o.rounds;
+  verdict.design.min_rounds = o.min_rounds;
+  verdict.design.max_rounds = o.max_rounds;
   std::vector<std::vector<double>> render(good.size());
   const size_t slots = rows.size() + 1;
-  for (int r = 0; r < o.rounds; ++r) {
+  const int last_round = o.rounds ? *o.rounds : o.max_rounds;
+  uint64_t round_ns = 0;
+  for (int r = 0; r < last_round; ++r) {
+    const uint64_t round_start = now_ns();
     for (size_t k = 0; k < slots; ++k) {
       const size_t slot = (k + static_cast<size_t>(r)) % slots;
       if (slot == rows.size())
@@ -366,10 +376,25 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
       else
         measure_row_round(rows[slot], good, o.min_time_ns);
     }
+    res.how.rounds = r + 1;
+    round_ns = now_ns() - round_start;
+    if (o.rounds || r + 1 < o.min_rounds) continue;
+    detail::summarize_rows(rows, good, render, verdict);
+    const bool all_decided = std::all_of(
+        rows.begin() + 1, rows.end(), [](const RowState& rs) { return !rs.row.verdict || rs.row.verdict->decided(); });
+    if (all_decided) {
+      res.how.stopped_because = "every verdict decided";
+      break;
+    }
+    if (o.max_time_ns && now_ns() - wall_start + round_ns > o.max_time_ns) {
+      res.how.stopped_because = "the time budget is spent";
+      break;
+    }
   }
+  if (!o.rounds && res.how.stopped_because.empty()) res.how.stopped_because = "the maximum of rounds is reached";
   res.how.cpu_at_end = sched_getcpu();
 
-  detail::summarize_rows(rows, good, render, o.verdict);
+  detail::summarize_rows(rows, good, render, verdict);
   for (RowState& rs : rows) res.rows.push_back(std::move(rs.row));
   res.how.wall_seconds = double(now_ns() - wall_start) / 1e9;
   return res;

@@ -23,7 +23,15 @@
 // the row order rotating by one per round, so drift hits all rows alike. A value's figure is its
 // median over rounds; the corpus figures are weighted p50/p99/mean over the values. The samples
 // of the verdicts are the rounds' weighted means, each row against "as stored" (the baseline,
-// named in advance) on the same values, with client/verdict.h's rules, Bonferroni over the rows.
+// named in advance) on the same values, paired by round, with client/verdict.h's rules and
+// looks (the sweep's machinery: "costs X×", "the same within 5 %" or undecided), Bonferroni over
+// the rows. Without a fixed --rounds the rounds go on until every read+render verdict is
+// decided, max_rounds are in hand or max_time is spent.
+//
+// What a row's figure leaves out: the fetch of its bytes and the write of the page. A row that
+// stores more bytes than "as stored" (html: 3-4×) pays more fetch than its figure shows, so its
+// ratio is a lower bound; one that stores fewer, an upper bound (CompareRow::bound). The whole
+// hit on the same values is hitcost-server --corpus with a sweep of GET /value/{n}.
 //
 // HitWeighting: by access when every record carries its last access (w = 1 / (1 + age_s), age
 // from now_unix_s: with one observed access, the rate a Poisson-accessed key is most likely to
@@ -57,7 +65,9 @@ const char* to_string(HitWeighting) noexcept;
 
 struct CompareOptions {
   std::vector<CompareStrategy> strategies;  // rows after "as stored", in this order
-  int rounds = 10;                          // 6 is the least that gives a verdict at alpha 0.05 over 8 strategies
+  std::optional<int> rounds;                // exactly this many rounds, one look; unset: until decided
+  int min_rounds = 3, max_rounds = 20;      // until decided: the first look, the rounds the error is spent by
+  uint64_t max_time_ns = 0;                 // until decided: no new round past this much wall time; 0 = none
   uint64_t min_time_ns = 20'000;            // CPU per timed loop; thread CPU clock reads cost ~0.5 µs
   HitWeighting weighting = HitWeighting::automatic;
   // The corpus was sampled with probability by recency (manifest sampling "recency"): then
@@ -105,11 +115,15 @@ struct CompareRow {
   // Against as stored on the same values: read+render (the like-for-like figure the table
   // shows) and read alone. None for the baseline row.
   std::optional<client::Verdict> verdict, verdict_read;
+  // What the fetch this figure leaves out does to the ratio: "lower bound" when the row stores
+  // more than 5 % more bytes than as stored, "upper bound" when 5 % fewer, "" otherwise.
+  std::string bound;
 };
 
 struct CompareMeasurement {
   std::string clock = "CLOCK_THREAD_CPUTIME_ID";
   int rounds = 0;
+  std::string stopped_because;  // until decided: every verdict decided, max rounds, or the time budget
   uint64_t min_time_ns = 0;
   std::string weighting;  // "access (w = 1/(1+age_s))" or "uniform" (+ why)
   uint64_t now_unix_s = 0;

@@ -42,9 +42,16 @@ std::vector<std::string> method_notes(const CompareResult& r) {
       "bytes: the values' stored bytes (no key, no item overhead); vs today = bytes / as-stored bytes of "
       "the same values");
   n.push_back(
-      fmt("verdict: read+render per hit vs \"as stored\" on the row's values, Hodges-Lehmann ratio of the "
-          "rounds' weighted means with a simultaneous interval (alpha %.3g over %zu rows, min effect %.0f %%)",
-          h.alpha, r.rows.empty() ? size_t{0} : r.rows.size() - 1, h.min_effect * 100));
+      fmt("verdict: read+render per hit vs \"as stored\" on the row's values, paired by round (the rounds' "
+          "weighted means), the sweep's rule: \"costs\" ratio [interval], \"the same within %.0f %%\" or "
+          "undecided; every interval of the %zu rows holds together at %.0f %% over %s",
+          h.min_effect * 100, r.rows.empty() ? size_t{0} : r.rows.size() - 1, (1 - h.alpha) * 100,
+          h.stopped_because.empty() ? "one look after the last round"
+                                    : ("every look (rounds until decided: " + h.stopped_because + ")").c_str()));
+  n.push_back(
+      "a row's figure leaves out the fetch of its stored bytes and the write of the page: a row storing more "
+      "bytes than as stored (html) is a lower bound, one storing fewer an upper bound; the whole hit on these "
+      "values: hitcost-server --corpus and a sweep of GET /value/{n}");
   n.push_back(
       h.pinned_cpu >= 0
           ? fmt("pinned to CPU %d (sched_getcpu: %d at start, %d at end)", h.pinned_cpu, h.cpu_at_start, h.cpu_at_end)
@@ -58,13 +65,9 @@ nlohmann::ordered_json costs_json(const CostFigures& c) { return {{"p50", c.p50}
 
 nlohmann::ordered_json verdict_json(const std::optional<client::Verdict>& v) {
   if (!v) return nullptr;
-  nlohmann::ordered_json j = {{"kind", client::to_string(v->kind)},
-                              {"metric", v->metric},
-                              {"n_subject", v->n_subject},
-                              {"n_baseline", v->n_baseline},
-                              {"need_runs", v->need_runs},
-                              {"confidence", v->confidence},
-                              {"text", v->text}};
+  nlohmann::ordered_json j = {
+      {"kind", client::to_string(v->kind)},    {"metric", v->metric},         {"pairs", v->pairs},
+      {"decided_after_rounds", v->decided_at}, {"confidence", v->confidence}, {"text", v->text}};
   j["ratio"] = v->ratio ? nlohmann::ordered_json(*v->ratio) : nlohmann::ordered_json(nullptr);
   j["low"] = v->low ? nlohmann::ordered_json(*v->low) : nlohmann::ordered_json(nullptr);
   j["high"] = v->high ? nlohmann::ordered_json(*v->high) : nlohmann::ordered_json(nullptr);
@@ -100,18 +103,22 @@ std::string escaped(std::string_view s) {
 
 }  // namespace
 
-std::string verdict_cell(const std::optional<client::Verdict>& v, bool baseline) {
-  if (baseline) return "baseline";
+std::string verdict_cell(const CompareRow& row, double min_effect) {
+  if (row.baseline) return "baseline";
+  const std::optional<client::Verdict>& v = row.verdict;
   if (!v) return "-";
-  if (!v->low || !v->high)
-    return fmt("inconclusive (need >= %zu rounds, have %zu)", v->need_runs, std::min(v->n_subject, v->n_baseline));
+  if (!v->low || !v->high) return fmt("undecided (%zu paired rounds)", v->pairs);
   const std::string estimate = fmt("%.3gx [%.3g..%.3g]", v->ratio.value_or(0), *v->low, *v->high);
+  // Its bytes' fetch is not in the figure: say which way that leans (compare.h).
+  const std::string bound =
+      row.bound.empty() ? ""
+                        : fmt(", a %s: %.2fx the bytes, fetch not counted", row.bound.c_str(), row.bytes_vs_baseline);
   switch (v->kind) {
-    case client::Verdict::Kind::costs: return estimate;
-    case client::Verdict::Kind::equivalent: return "same, " + estimate;
-    case client::Verdict::Kind::inconclusive: break;
+    case client::Verdict::Kind::costs: return estimate + bound;
+    case client::Verdict::Kind::same: return fmt("the same within %.0f %%, ", min_effect * 100) + estimate + bound;
+    case client::Verdict::Kind::undecided: break;
   }
-  return "inconclusive, " + estimate;
+  return fmt("undecided after %zu rounds, ", v->pairs) + estimate + bound;
 }
 
 std::string compare_table(const CompareResult& r) {
@@ -121,7 +128,7 @@ std::string compare_table(const CompareResult& r) {
   for (const CompareRow& row : r.rows) {
     out += fmt("%-24s %13s %10.3f %8.3fx %9.3f %9.3f %9.3f %12.3f  %s\n", row.label.c_str(), ok_failed(row).c_str(),
                mib(row.stored_bytes), row.bytes_vs_baseline, us(row.read_ns.p50), us(row.read_ns.p99),
-               us(row.read_ns.mean), us(row.read_render_ns.mean), verdict_cell(row.verdict, row.baseline).c_str());
+               us(row.read_ns.mean), us(row.read_render_ns.mean), verdict_cell(row, r.how.min_effect).c_str());
   }
   out += fmt("\n%" PRIu64 " records, %" PRIu64 " decoded (%" PRIu64 " structured, %" PRIu64
              " plain strings), "
@@ -167,31 +174,35 @@ std::string compare_json(const CompareResult& r, const Manifest& corpus) {
       {"cpu_at_end", h.cpu_at_end},
       {"alpha", h.alpha},
       {"min_effect", h.min_effect},
+      {"rounds_stopped_because",
+       h.stopped_because.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(h.stopped_because)},
       {"wall_seconds", h.wall_seconds}};
   j["notes"] = method_notes(r);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const CompareRow& row : r.rows) {
-    rows.push_back({{"label", row.label},
-                    {"strategy", row.strategy},
-                    {"scheme", row.scheme},
-                    {"baseline", row.baseline},
-                    {"values_ok", row.values_ok},
-                    {"values_failed", row.values_failed},
-                    {"failures", failures_json(row.failures)},
-                    {"stored_bytes", row.stored_bytes},
-                    {"baseline_bytes", row.baseline_bytes},
-                    {"bytes_vs_as_stored", row.bytes_vs_baseline},
-                    {"compressed_values", row.compressed_values},
-                    {"read_ns", costs_json(row.read_ns)},
-                    {"read_render_ns", costs_json(row.read_render_ns)},
-                    {"decompress_mean_ns", row.decompress_mean_ns},
-                    {"decode_mean_ns", row.decode_mean_ns},
-                    {"render_mean_ns", row.render_mean_ns},
-                    {"encode_mean_ns", row.encode_mean_ns ? nlohmann::ordered_json(*row.encode_mean_ns) : nullptr},
-                    {"round_read_ns", row.round_read_ns},
-                    {"round_read_render_ns", row.round_read_render_ns},
-                    {"verdict", verdict_json(row.verdict)},
-                    {"verdict_read", verdict_json(row.verdict_read)}});
+    rows.push_back(
+        {{"label", row.label},
+         {"strategy", row.strategy},
+         {"scheme", row.scheme},
+         {"baseline", row.baseline},
+         {"values_ok", row.values_ok},
+         {"values_failed", row.values_failed},
+         {"failures", failures_json(row.failures)},
+         {"stored_bytes", row.stored_bytes},
+         {"baseline_bytes", row.baseline_bytes},
+         {"bytes_vs_as_stored", row.bytes_vs_baseline},
+         {"compressed_values", row.compressed_values},
+         {"read_ns", costs_json(row.read_ns)},
+         {"read_render_ns", costs_json(row.read_render_ns)},
+         {"decompress_mean_ns", row.decompress_mean_ns},
+         {"decode_mean_ns", row.decode_mean_ns},
+         {"render_mean_ns", row.render_mean_ns},
+         {"encode_mean_ns", row.encode_mean_ns ? nlohmann::ordered_json(*row.encode_mean_ns) : nullptr},
+         {"round_read_ns", row.round_read_ns},
+         {"round_read_render_ns", row.round_read_render_ns},
+         {"verdict", verdict_json(row.verdict)},
+         {"verdict_bound", row.bound.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(row.bound)},
+         {"verdict_read", verdict_json(row.verdict_read)}});
   }
   j["rows"] = std::move(rows);
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
@@ -244,7 +255,7 @@ std::string compare_html(const CompareResult& r, const Manifest& corpus) {
            fmt("<td><svg width=\"204\" height=\"14\" role=\"img\" aria-label=\"read+render mean\">"
                "<rect x=\"2\" y=\"2\" width=\"%.1f\" height=\"10\" fill=\"%s\"/></svg></td>",
                bar, row.baseline ? "#888" : "#4a7") +
-           "<td>" + escaped(verdict_cell(row.verdict, row.baseline)) + "</td></tr>\n";
+           "<td>" + escaped(verdict_cell(row, r.how.min_effect)) + "</td></tr>\n";
   }
   out += "</table>\n<ul>\n";
   for (const std::string& n : method_notes(r)) out += "<li>" + escaped(n) + "</li>\n";

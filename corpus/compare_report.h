@@ -25,8 +25,9 @@ std::string compare_csv(const CompareResult& r);
 // A whole HTML page: the table, a bar of read+render mean per row, the notes and failures.
 std::string compare_html(const CompareResult& r, const Manifest& corpus);
 
-// The verdict cell of the table: "baseline", "0.62x [0.58..0.66]", "same, 1.01x [0.98..1.03]",
-// "inconclusive ...". `baseline` rows have no verdict.
-std::string verdict_cell(const std::optional<client::Verdict>& v, bool baseline);
+// The verdict cell of the table: "baseline", "0.62x [0.58..0.66]", "the same within 5 %, 1.01x
+// [0.98..1.03]", "undecided after 20 rounds, ...", with ", a lower bound: 3.66x the bytes, fetch
+// not counted" where the row's stored bytes differ from as stored by more than 5 %.
+std::string verdict_cell(const CompareRow& row, double min_effect);
 
 }  // namespace hitcost::corpus

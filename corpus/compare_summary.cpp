@@ -118,6 +118,10 @@ void summarize_rows(std::vector<RowState>& rows, const std::vector<Good>& good,
     };
     rs.row.verdict = against_base(true, "read+render CPU per hit");
     rs.row.verdict_read = against_base(false, "read CPU per hit");
+    // The fetch the figure leaves out grows with the bytes stored (compare.h).
+    rs.row.bound = rs.row.bytes_vs_baseline > 1.05       ? "lower bound"
+                   : rs.row.bytes_vs_baseline < 1 / 1.05 ? "upper bound"
+                                                         : "";
   }
 }
 

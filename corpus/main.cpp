@@ -13,6 +13,7 @@
 
 #include "client/exit_code.h"
 #include "client/files.h"
+#include "client/options.h"  // parse_duration_ns: the one duration grammar of every program
 #include "codecs/flag_scheme.h"
 #include "codecs/value_codec.h"
 #include "corpus/compare.h"
@@ -118,7 +119,9 @@ int run_sample(const SampleArgs& a) {
 // ---- compare -------------------------------------------------------------------------------
 struct CompareArgs {
   std::string corpus, strategies = kDefaultStrategies, weight = "auto", json, csv, html;
-  int rounds = 10, cpu = -1;
+  std::optional<int> rounds;
+  int min_rounds = 3, max_rounds = 20, cpu = -1;
+  std::string max_time = "0";
   double min_time_us = 20, alpha = 0.05, min_effect = 0.05;
 };
 
@@ -134,6 +137,11 @@ int run_compare_verb(const CompareArgs& a) {
     o.strategies.push_back(std::move(*s));
   }
   o.rounds = a.rounds;
+  o.min_rounds = a.min_rounds;
+  o.max_rounds = a.max_rounds;
+  const auto max_time = client::parse_duration_ns(a.max_time);
+  if (!max_time) return fail(kExitUsage, "--max-time: want a duration (150s, 2m; 0 = none): " + a.max_time);
+  o.max_time_ns = *max_time;
   if (a.min_time_us <= 0) return fail(kExitUsage, "--min-time-us: want a positive number");
   o.min_time_ns = uint64_t(a.min_time_us * 1000);
   if (a.weight == "auto")
@@ -247,7 +255,14 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("corpus", c.corpus, "a corpus file (from sample)")->required();
   compare_cmd->add_option("--strategies,-s", c.strategies, "comma-separated; STRATEGY@SCHEME for another scheme")
       ->capture_default_str();
-  compare_cmd->add_option("--rounds", c.rounds, "interleaved rounds (the verdicts' samples)")->capture_default_str();
+  compare_cmd->add_option("--rounds", c.rounds,
+                          "exactly N interleaved rounds and one look at the verdicts (default: until decided)");
+  compare_cmd->add_option("--min-rounds", c.min_rounds, "until decided: rounds before the first look")
+      ->capture_default_str();
+  compare_cmd->add_option("--max-rounds", c.max_rounds, "until decided: rounds the error is spent by")
+      ->capture_default_str();
+  compare_cmd->add_option("--max-time", c.max_time, "until decided: no new round past this (e.g. 60s); 0 = none")
+      ->capture_default_str();
   compare_cmd->add_option("--min-time-us", c.min_time_us, "CPU per timed loop, µs")->capture_default_str();
   compare_cmd->add_option("--weight", c.weight, "auto | uniform | access")->capture_default_str();
   compare_cmd->add_option("--cpu", c.cpu, "pin the measuring thread to this CPU");

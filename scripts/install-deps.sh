@@ -19,6 +19,7 @@ build_pkgs=(
 # php-fpm behind nginx runs the PHP backend (php/, scripts/php-stack.sh).
 php_pkgs=(
   php-cli php-memcache php-memcached php-msgpack php-igbinary php-fpm nginx
+  jq  # php-compare.sh reads each look's verdicts
 )
 # chromium renders the HTML report in a test (headless, no network).
 # jq and docker-compose: the no-container topology script and the compose-file check

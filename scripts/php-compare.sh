@@ -3,9 +3,9 @@
 # same memcached, read and rendered by hitcost-server and by the PHP application (php/ under
 # php-fpm behind nginx), CPU per hit side by side with a verdict for each strategy.
 #
-#   scripts/php-compare.sh [--strategies S,S] [--rounds 6] [--duration 3s] [--rows 50]
-#                          [--keys 500] [--workers 1] [--extension memcached|memcache]
-#                          [-- extra hitcost-load sweep options]
+#   scripts/php-compare.sh [--strategies S,S] [--rounds N | --min-rounds 3 --max-rounds 10]
+#                          [--max-time 900] [--duration 3s] [--rows 50] [--keys 500] [--workers 1]
+#                          [--extension memcached|memcache] [-- extra hitcost-load sweep options]
 # --extension memcache: the PHP side reads with the Memcache class (pecl memcache) and
 # hitcost-server writes php-memcache flags; default strategies then end with
 # php-memcache-default instead of php-default and igbinary (which that extension lacks).
@@ -17,9 +17,12 @@
 # CPU per request is its CPU per hit); the backends alternate which goes first. The C++ side's
 # CPU per hit is hitcost-server's own sample; the PHP side's comes from /proc for the php-fpm
 # and nginx process trees (hitcost-load --server-tree), memcached's from its pid; both net of
-# an idle baseline, sender-pays. `hitcost-load compare` then pools the rounds and gives each
-# strategy's PHP ÷ C++ ratio with its interval (or "inconclusive"): 5 kept runs of each are
-# the fewest for verdicts on 6 strategies, and 6 rounds leave room for one contaminated run.
+# an idle baseline, sender-pays. `hitcost-load compare` pools the rounds and gives each
+# strategy's PHP ÷ C++ ratio, paired by round, with the sweep's three answers ("costs X×
+# [interval]", "the same within 5 %", undecided). Until decided (the default): after
+# --min-rounds rounds, a round at a time until every strategy is decided, --max-rounds are in
+# hand or --max-time seconds have passed (the verdicts pay for the looks: client/verdict.h);
+# --rounds N runs exactly N rounds and looks once.
 # Placement: on 2+ CPUs the server side (hitcost-server, or php-fpm and nginx) on CPU 0,
 # memcached and the load on CPU 1 (HITCOST_SERVER_CPU / HITCOST_OTHER_CPU change it; a CPU
 # not online is a usage error).
@@ -35,12 +38,15 @@ source scripts/php-lib.sh
 lib_init php-compare
 
 strategies=""
-rounds=6 duration=3s rows=50 keys=500 workers=1 extension=memcached
+rounds="" min_rounds=3 max_rounds=10 max_time=900 duration=3s rows=50 keys=500 workers=1 extension=memcached
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --strategies) strategies=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
+    --min-rounds) min_rounds=$2; shift 2 ;;
+    --max-rounds) max_rounds=$2; shift 2 ;;
+    --max-time) max_time=$2; shift 2 ;;
     --duration) duration=$2; shift 2 ;;
     --rows) rows=$2; shift 2 ;;
     --keys) keys=$2; shift 2 ;;
@@ -51,7 +57,14 @@ while [ $# -gt 0 ]; do
     *) echo "php-compare: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
   esac
 done
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "php-compare: --rounds wants a positive number" >&2; exit "$EXIT_USAGE"; }
+for v in ${rounds:+rounds} min_rounds max_rounds max_time; do
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "php-compare: --${v//_/-} wants a positive number" >&2; exit "$EXIT_USAGE"; }
+done
+[ "$min_rounds" -ge 2 ] && [ "$max_rounds" -ge "$min_rounds" ] ||
+  { echo "php-compare: want 2 <= --min-rounds <= --max-rounds" >&2; exit "$EXIT_USAGE"; }
+# The looks: every round from --min-rounds (until decided), or one after the last (--rounds N).
+if [ -n "$rounds" ]; then looks=(--min-rounds 0); last_round=$rounds
+else looks=(--min-rounds "$min_rounds" --max-rounds "$max_rounds"); last_round=$max_rounds; fi
 case $extension in
   memcached) flags=php-memcached
     : "${strategies:=struct:php+zlib,struct:php,html+zlib,html,php-default,struct:igbinary+fastlz}" ;;
@@ -103,18 +116,39 @@ sweep_php() {
     code=$?
   check_child "$code" "the PHP sweep of round $1" "$out/php-$1.log"
 }
+# Whether every strategy's verdict is decided after the rounds in hand (hitcost-load compare's
+# JSON: .verdicts[].decided), and a line saying so.
+decided_so_far() {
+  local code=0
+  run_bg "$load" compare "${inputs[@]}" --baseline c++ "${looks[@]}" --json "$out/look.json" >/dev/null || code=$?
+  check_child "$code" "hitcost-load compare (look after round $1)" || return 1
+  jq -r --arg r "$1" '"== after round \($r): \([.verdicts[] | select(.decided)] | length) of \(.verdicts | length) strategies decided"' \
+    "$out/look.json" >&2
+  jq -e '.verdicts | length > 0 and all(.decided)' "$out/look.json" >/dev/null
+}
 inputs=()
-for r in $(seq 1 "$rounds"); do
-  echo "== round $r of $rounds" >&2
+started=$SECONDS
+stopped="the last round (--rounds $last_round)"
+for r in $(seq 1 "$last_round"); do
+  echo "== round $r${rounds:+ of $rounds}" >&2
   if [ $((r % 2)) = 1 ]; then sweep_cpp "$r"; sweep_php "$r"; else sweep_php "$r"; sweep_cpp "$r"; fi
   inputs+=("c++=$out/cpp-$r.json" "php=$out/php-$r.json")
+  [ -n "$rounds" ] || [ "$r" -lt "$min_rounds" ] && continue
+  if decided_so_far "$r"; then stopped="every strategy decided"; break; fi
+  stopped="--max-rounds $max_rounds"
+  # A round takes about what the rounds so far took on average: no new one past --max-time.
+  if [ $((SECONDS - started + (SECONDS - started) / r)) -gt "$max_time" ]; then
+    stopped="the time budget (--max-time $max_time s)"; break
+  fi
 done
+rm -f "$out/look.json"
 
 echo
 echo "CPU per hit, hitcost-server (C++) and PHP (php-fpm + nginx) on the same values; rows: backends, grouped by strategy"
+echo "rounds: $((${#inputs[@]} / 2)) (stopped at $stopped)"
 code=0
-run_bg "$load" compare "${inputs[@]}" --baseline c++ --json "$out/compare.json" --csv "$out/compare.csv" \
-  --html "$out/compare.html" || code=$?
+run_bg "$load" compare "${inputs[@]}" --baseline c++ "${looks[@]}" --json "$out/compare.json" \
+  --csv "$out/compare.csv" --html "$out/compare.html" || code=$?
 check_child "$code" "hitcost-load compare"
 echo "== results: $out/compare.html, $out/compare.json, $out/compare.csv; each sweep's log and JSON in $out" >&2
 exit "$LIB_EXIT"

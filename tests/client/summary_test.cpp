@@ -56,7 +56,8 @@ TEST(Summary, KeepsCleanRunsInTheAskedOrderAndCountsTheRest) {
   EXPECT_EQ(s.rows[0].strategy, "html");  // not first seen: asked first
   EXPECT_EQ(s.rows[0].runs, 7);
   EXPECT_EQ(s.rows[0].used, 4);
-  EXPECT_EQ(s.rows[0].excluded_contaminated, 1);
+  EXPECT_EQ(s.rows[0].excluded_noise_cpu, 1);  // contaminated with no figures to judge by: left out of all
+  EXPECT_EQ(s.rows[0].excluded_noise_capacity, 1);
   EXPECT_EQ(s.rows[0].excluded_errors, 1);
   EXPECT_EQ(s.rows[0].excluded_hit_ratio, 1);
   EXPECT_EQ(s.rows[0].metric_values.size(), 4u);
@@ -66,13 +67,14 @@ TEST(Summary, KeepsCleanRunsInTheAskedOrderAndCountsTheRest) {
   EXPECT_EQ(s.metric, "server CPU per hit");
   ASSERT_EQ(s.verdicts.size(), 1u);
   EXPECT_EQ(s.verdicts[0].second.subject, "struct:json");
-  EXPECT_EQ(s.verdicts[0].second.n_baseline, 4u);
-  // 4 kept against 5: enough for one comparison (2/C(9,4) = 1.6 % < 5 %).
+  EXPECT_EQ(s.verdicts[0].second.pairs, 4u);  // round 2 has no html run left: 4 pairs
   EXPECT_EQ(s.verdicts[0].second.kind, Verdict::Kind::costs) << s.verdicts[0].second.text;
   EXPECT_NEAR(*s.verdicts[0].second.ratio, 402.0 / 40.15, 0.05);
   const std::string text = format_summary(s);
   EXPECT_NE(text.find("4/7"), std::string::npos) << text;
-  EXPECT_NE(text.find("1 with errors, 1 off the target hit ratio, 1 contaminated"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 with errors, 1 off the target hit ratio, 1 with other work enough to move CPU per hit"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("latency: open loop"), std::string::npos) << text;
 }
 
@@ -93,14 +95,15 @@ TEST(Summary, AStrategyWithNoKeptRunShowsItsFiguresMarkedAndGetsNoVerdict) {
   EXPECT_EQ(s.rows[1].server_hit->median, 122);
   EXPECT_TRUE(s.rows[1].metric_values.empty());
   ASSERT_EQ(s.verdicts.size(), 1u);
-  EXPECT_EQ(s.verdicts[0].second.kind, Verdict::Kind::inconclusive);
+  EXPECT_EQ(s.verdicts[0].second.kind, Verdict::Kind::undecided);
   EXPECT_NE(format_summary(s).find("0/5!"), std::string::npos);
 }
 
 // A real sweep (4 strategies on memcached, 5 rounds and a latency run each) as it was saved
-// before the run record: its runs (histograms, series, the server's sampling and config taken
-// out to keep the file small; the summary reads none of them) summarise again into the very
-// summary, verdicts and CSV it saved.
+// before the run record and before paired, sequential verdicts: its runs (histograms, series,
+// the server's sampling and config taken out to keep the file small; the summary reads none of
+// them) summarise again into the very rows, figures and CSV it saved; its verdicts (one look,
+// the file names no sequential design) are the same three decisions, now paired by round.
 TEST(Summary, ASavedSweepSummarisesAgainIntoWhatItSaved) {
   auto text = [](const char* name) {
     const std::string here = __FILE__;
@@ -112,15 +115,32 @@ TEST(Summary, ASavedSweepSummarisesAgainIntoWhatItSaved) {
   const json doc = json::parse(text("sweep_without_histograms.json"));
   const std::vector<RunRecord> runs = records_of(doc);
   ASSERT_EQ(runs.size(), 24u);
-  const Summary s = summarize(runs, summary_options_of(doc));
+  const SummaryOptions o = summary_options_of(doc);
+  EXPECT_FALSE(o.verdict.sequential);
+  const Summary s = summarize(runs, o);
   ASSERT_EQ(s.rows.size(), 4u);
-  ASSERT_EQ(s.verdicts.size(), 3u);
   const json again = summary_json(s);
   size_t checked = 0;
-  for (const char* key : {"summary", "verdicts", "metric", "comparisons", "verdict_options"}) {
-    EXPECT_EQ(again[key].dump(), doc[key].dump()) << key;
-    ++checked;
+  for (size_t i = 0; i < s.rows.size(); ++i) {
+    const json& saved = doc["summary"][i];
+    for (const char* key : {"strategy", "store", "runs", "used", "errors", "attribution", "latency"}) {
+      EXPECT_EQ(again["summary"][i][key].dump(), saved[key].dump()) << i << " " << key;
+      ++checked;
+    }
+    for (const RangeColumn& c : range_columns()) {
+      EXPECT_EQ(again["summary"][i][c.json].dump(), saved[c.json].dump()) << i << " " << c.json;
+      ++checked;
+    }
   }
-  EXPECT_EQ(checked, 5u);
+  EXPECT_EQ(checked, 4 * (7 + range_columns().size()));
   EXPECT_EQ(csv_summary(s), text("sweep_without_histograms.csv"));
+  ASSERT_EQ(s.verdicts.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const Verdict& v = s.verdicts[i].second;
+    const json& saved = doc["verdicts"][i];
+    EXPECT_EQ(v.subject, saved["subject"].get<std::string>());
+    EXPECT_EQ(v.kind, Verdict::Kind::costs) << v.text;
+    EXPECT_EQ(v.pairs, 5u);
+    EXPECT_NEAR(*v.ratio / saved["ratio"].get<double>(), 1.0, 0.03) << v.text;  // mean log ratio vs Hodges–Lehmann
+  }
 }
