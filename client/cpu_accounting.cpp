@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <string_view>
 
 namespace hitcost::client {
 
@@ -29,11 +30,13 @@ bool disjoint(const std::vector<int>& a, const std::vector<int>& b) {
   return true;
 }
 std::string fmt(const char* f, auto... args) {
-  char buf[256];
+  char buf[640];  // the longest flag's reason with its numbers
   std::snprintf(buf, sizeof buf, f, args...);
   return buf;
 }
 }  // namespace
+
+bool part_has_wall(std::string_view part) noexcept { return part != "receive" && part != "other"; }
 
 const char* to_string(Attribution a) noexcept {
   return a == Attribution::receiver_pays ? "receiver-pays" : "sender-pays";
@@ -132,11 +135,41 @@ void move_receive_work(const CpuReadings& r, CpuFigures& f) {
     moved.client = f.net.client + client_in - (on_peers - cache_out);
   }
   f.receiver_pays = moved;
-  f.receiver_pays_note =
-      fmt("softirq on the server's CPUs %s (%.1f ms) billed to its peers and on theirs %s "
-          "(%.1f ms) to the server; peers %s",
-          proc::format_cpu_list(r.server_cpus).c_str(), on_server * 1e3, proc::format_cpu_list(peers).c_str(),
-          on_peers * 1e3, split.c_str());
+  // No figures in the note (they are softirq_*_cpus_s): one note per placement, the same in
+  // every run of a sweep, so a report can name it once.
+  f.receiver_pays_note = "softirq on the server's CPUs " + proc::format_cpu_list(r.server_cpus) +
+                         " billed to its peers and on theirs " + proc::format_cpu_list(peers) +
+                         " to the server; peers " + split;
+}
+
+// A hit's and a miss's share of a window total (4. Per hit): c_k / Σ_j n_j·c_j, an outcome
+// without samples counted at the sampled mean; 1/n each where nothing was sampled.
+struct Shares {
+  bool by_cost = false;
+  double hit = 0, miss = 0;
+};
+Shares outcome_shares(const CpuReadings& r) {
+  Shares s;
+  const uint64_t n = r.server_requests;
+  if (n == 0) return s;
+  const uint64_t hits = std::min(r.server_hits, n), misses = std::min(r.server_misses, n - hits),
+                 other = n - hits - misses;
+  double known_us = 0, known_n = 0;
+  for (auto [count, cpu] :
+       {std::pair{hits, r.sampled_hit_us}, {misses, r.sampled_miss_us}, {other, r.sampled_other_us}})
+    if (count > 0 && cpu) {
+      known_us += double(count) * *cpu;
+      known_n += double(count);
+    }
+  if (known_n <= 0 || known_us <= 0) {
+    s.hit = s.miss = 1.0 / double(n);
+    return s;
+  }
+  const double mean = known_us / known_n, total = mean * double(n);
+  s.by_cost = true;
+  s.hit = r.sampled_hit_us.value_or(mean) / total;
+  s.miss = r.sampled_miss_us.value_or(mean) / total;
+  return s;
 }
 
 }  // namespace
@@ -195,15 +228,30 @@ CpuFigures account(const CpuReadings& r, Attribution want) {
   const uint64_t n = r.server_requests;
   f.idle_server_us_per_req = f.per_request_us(f.raw.server - f.net.server, n);
   f.server_shift_us_per_req = f.per_request_us(f.attributed.server - f.net.server, n);
+  // The window's totals (µs), shared among the outcomes by what each costs.
+  const Shares share = outcome_shares(r);
+  const double idle_us = (f.raw.server - f.net.server) * 1e6, shift_us = (f.attributed.server - f.net.server) * 1e6;
+  f.shared_by_cost = share.by_cost;
+  f.idle_server_us_per_hit = idle_us * share.hit;
+  f.server_shift_us_per_hit = shift_us * share.hit;
+  f.idle_server_us_per_miss = idle_us * share.miss;
+  f.server_shift_us_per_miss = shift_us * share.miss;
   f.server_hit_sampled_us = r.sampled_hit_us;
   if (r.sampled_hit_us) {
-    const double sender = *r.sampled_hit_us - f.idle_server_us_per_req;
+    const double sender = *r.sampled_hit_us - f.idle_server_us_per_hit;
     f.server_hit_sender_us = sender;
-    if (f.receiver_pays)
-      f.server_hit_receiver_us = sender + f.per_request_us(f.receiver_pays->server - f.net.server, n);
-    f.server_hit_us = sender + f.server_shift_us_per_req;
+    if (f.receiver_pays) f.server_hit_receiver_us = sender + (f.receiver_pays->server - f.net.server) * 1e6 * share.hit;
+    f.server_hit_us = sender + f.server_shift_us_per_hit;
   }
-  if (r.sampled_miss_us) f.server_miss_us = *r.sampled_miss_us - f.idle_server_us_per_req + f.server_shift_us_per_req;
+  if (r.sampled_miss_us) f.server_miss_us = *r.sampled_miss_us - f.idle_server_us_per_miss + f.server_shift_us_per_miss;
+  // The parts, each by its share of their sum: they add up to the headline.
+  double parts_us = 0;
+  for (const SampledPart& p : r.hit_parts) parts_us += p.cpu_us;
+  if (f.server_hit_us && parts_us > 0)
+    for (SampledPart p : r.hit_parts) {
+      p.cpu_us *= *f.server_hit_us / parts_us;
+      f.server_hit_parts.push_back(std::move(p));
+    }
   return f;
 }
 
@@ -222,6 +270,8 @@ nlohmann::json cpu_figures_json(const CpuFigures& f, uint64_t requests) {
     return s ? json(f.per_request_us(*s, requests)) : json(nullptr);
   };
   const Contamination& c = f.contamination;
+  json parts = nullptr;
+  for (const SampledPart& p : f.server_hit_parts) parts[p.name] = p.cpu_us;
   return {{"attribution", to_string(f.attribution)},
           {"attribution_note", f.attribution_note},
           {"requests", requests},
@@ -247,6 +297,12 @@ nlohmann::json cpu_figures_json(const CpuFigures& f, uint64_t requests) {
           {"server_miss_us", opt(f.server_miss_us)},
           {"idle_server_us_per_req", f.idle_server_us_per_req},
           {"server_shift_us_per_req", f.server_shift_us_per_req},
+          {"idle_server_us_per_hit", f.idle_server_us_per_hit},
+          {"server_shift_us_per_hit", f.server_shift_us_per_hit},
+          {"idle_server_us_per_miss", f.idle_server_us_per_miss},
+          {"server_shift_us_per_miss", f.server_shift_us_per_miss},
+          {"corrections_shared", f.shared_by_cost ? "by the sampled CPU of each outcome" : "per request"},
+          {"server_hit_parts_us", parts},
           {"contamination",
            {{"state", to_string(c.state)},
             {"why", c.why},
@@ -255,6 +311,177 @@ nlohmann::json cpu_figures_json(const CpuFigures& f, uint64_t requests) {
             {"other_cores", c.other_cores},
             {"steal_cores", c.steal_cores},
             {"fraction", c.fraction()}}}};
+}
+
+namespace {
+
+// What is wrong with a figure that fails its check, by what it was computed from.
+enum class Rule {
+  net_of_idle,     // below zero: `against` is the raw figure the idle baseline was taken off
+  idle_rate,       // below zero: an idle rate taken off a figure with no raw counterpart here
+  attributed,      // below zero: `against` is the raw figure; idle off, receive work moved
+  moved,           // below zero: `against` is the figure before receive work was moved
+  shared,          // below zero: `against` is the sampled figure the idle and moved shares came off
+  excess,          // below zero: `against` is the figure as sampled, the reads' excess came off
+  clock_cost,      // below zero: a clock read's calibrated cost came off each part
+  above_wall,      // above `against`, the part's wall time
+  own_above_busy,  // below zero: our own CPU (getrusage) above the busy time /proc/stat shows
+  clean_tiles,     // below zero: the clean tiles' estimate of the CPU nobody observes
+};
+
+// THE checks: every figure of a run JSON that can come out impossible, once. `figure` and
+// `against` are JSON pointers in the run; '*' stands for every key at that level, and the
+// same keys fill the '*'s of `against`. Absent or null figures are skipped.
+struct Check {
+  const char* figure;
+  Rule rule;
+  const char* against;  // nullptr: nothing to compare with
+  const char* unit;
+};
+constexpr Check kChecks[] = {
+    {"/server_cpu_us_per_hit", Rule::shared, "/cpu/server_hit_sampled_us", "us"},
+    {"/cpu/server_hit_us", Rule::shared, "/cpu/server_hit_sampled_us", "us"},
+    {"/cpu/server_hit_sender_pays_us", Rule::shared, "/cpu/server_hit_sampled_us", "us"},
+    {"/cpu/server_hit_receiver_pays_us", Rule::shared, "/cpu/server_hit_sampled_us", "us"},
+    {"/cpu/server_miss_us", Rule::shared, "/server_sampling/miss/unobserved_cpu_us", "us"},
+    {"/cpu/server_hit_parts_us/*", Rule::shared, "/server_sampling/hit/parts_cpu_us/*", "us"},
+    {"/cpu/server_hit_sampled_us", Rule::excess, "/server_sampling/hit/cpu_us", "us"},
+    {"/server_sampling/*/unobserved_cpu_us", Rule::excess, "/server_sampling/*/cpu_us", "us"},
+    {"/server_sampling/*/cpu_us", Rule::clock_cost, nullptr, "us"},
+    {"/server_sampling/*/detailed_cpu_us", Rule::clock_cost, nullptr, "us"},
+    {"/server_sampling/unobserved_cpu_us", Rule::clean_tiles, nullptr, "us/req"},
+    {"/server_sampling/*/parts_cpu_us/*", Rule::clock_cost, nullptr, "us"},
+    {"/server_sampling/*/parts_cpu_us/*", Rule::above_wall, "/server_sampling/*/parts_wall_us/*", "us"},
+    {"/cpu/per_request_us/net/*", Rule::net_of_idle, "/cpu/per_request_us/raw/*", "us/req"},
+    {"/cpu/per_request_us/receiver_pays/*", Rule::moved, "/cpu/per_request_us/net/*", "us/req"},
+    {"/cpu/per_request_us/attributed/*", Rule::attributed, "/cpu/per_request_us/raw/*", "us/req"},
+    {"/cpu/machine_busy_us_per_req/net", Rule::net_of_idle, "/cpu/machine_busy_us_per_req/raw", "us/req"},
+    {"/cpu/softirq_us_per_req/*", Rule::idle_rate, nullptr, "us/req"},
+    {"/cpu/cpus_busy_us_per_req/*", Rule::idle_rate, nullptr, "us/req"},
+    {"/cpu/contamination/other_cores", Rule::own_above_busy, nullptr, "cores"},
+    {"/cpu/contamination/fraction", Rule::own_above_busy, nullptr, "of our own"},
+};
+
+std::string pointer_token(const std::string& key) {
+  std::string t;
+  for (char c : key) t += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return t;
+}
+
+// Calls f(pointer, value, stars) for every number at `pattern` under `j`.
+template <class F>
+void each_number(const nlohmann::json& j, std::string_view pattern, const std::string& at,
+                 std::vector<std::string>& stars, F&& f) {
+  if (pattern.empty()) {
+    if (j.is_number()) f(at, j.get<double>(), stars);
+    return;
+  }
+  pattern.remove_prefix(1);  // the '/'
+  const size_t end = pattern.find('/');
+  const std::string_view seg = pattern.substr(0, end), rest = end == std::string_view::npos ? "" : pattern.substr(end);
+  if (!j.is_object()) return;
+  if (seg == "*") {
+    for (const auto& [key, v] : j.items()) {
+      stars.push_back(key);
+      each_number(v, rest, at + "/" + pointer_token(key), stars, f);
+      stars.pop_back();
+    }
+  } else if (const auto it = j.find(std::string(seg)); it != j.end()) {
+    each_number(*it, rest, at + "/" + std::string(seg), stars, f);
+  }
+}
+
+// `pattern` with its '*'s replaced by `stars`, looked up in `run`.
+std::optional<double> number_at(const nlohmann::json& run, const char* pattern, const std::vector<std::string>& stars) {
+  if (!pattern) return std::nullopt;
+  std::string p;
+  size_t star = 0;
+  for (const char* c = pattern; *c; ++c)
+    p += *c == '*' && star < stars.size() ? pointer_token(stars[star++]) : std::string(1, *c);
+  const nlohmann::json::json_pointer ptr(p);
+  if (!run.contains(ptr) || !run.at(ptr).is_number()) return std::nullopt;
+  return run.at(ptr).get<double>();
+}
+
+// Below zero by less than this (in the figure's unit) is rounding of the arithmetic, not a
+// figure: 0.1 + 0.2 − 0.3 is not "other work below zero".
+constexpr double kRounding = 1e-9;
+
+// Three significant digits (or `digits`), never in exponent form: "-4500", "3.62", "0.0123".
+std::string n3(double v, int digits = 3) {
+  if (v == 0 || !std::isfinite(v)) return fmt("%g", v);
+  const int decimals = std::clamp(digits - 1 - int(std::floor(std::log10(std::abs(v)))), 0, 9);
+  return fmt("%.*f", decimals, v);
+}
+
+// Why a figure of `value` fails its check; "" when it passes.
+std::string failure(const Check& c, double value, std::optional<double> against, const std::string& last_key) {
+  const std::string v = n3(value) + " " + c.unit;
+  if (c.rule == Rule::above_wall) {
+    if (!part_has_wall(last_key) || !against || value <= *against) return {};
+    return "CPU " + v + " above its wall time " + n3(*against) + " " + c.unit +
+           ": a part's CPU is counted from the previous clock read (work between phases lands in it, less a "
+           "calibrated read's cost), its wall time over the phase alone";
+  }
+  if (value >= -kRounding) return {};
+  // What was taken off and what it was taken from, to as many digits as tell them apart.
+  std::string was = "?", off = "?";
+  for (int digits = 3; against && digits <= 6 && was == off; ++digits) {
+    was = n3(*against, digits);
+    off = n3(*against - value, digits);
+  }
+  switch (c.rule) {
+    case Rule::net_of_idle:
+      if (against)
+        return v + ", below zero: the idle baseline taken off (" + off + ") is above the run's own raw " + was +
+               " (a noisy baseline, or too few requests in the window)";
+      [[fallthrough]];
+    case Rule::idle_rate:
+      return v +
+             ", below zero: the idle rate of this work, measured before the run, is above the run's own (a noisy "
+             "baseline, or too few requests in the window)";
+    case Rule::attributed:
+      return v + ", below zero: the idle baseline and the receive work moved take " + off + " off the run's own raw " +
+             was;
+    case Rule::moved: return v + ", below zero after moving receive work: " + was + " before the move";
+    case Rule::shared:
+      return v + ", below zero: the shares of the idle baseline and of the receive work moved (" + off +
+             ") are above the sampled " + was;
+    case Rule::excess:
+      return v + ", below zero: the sampling reads' measured excess (" + off + ") is above the figure as sampled (" +
+             was + ")";
+    case Rule::clock_cost:
+      return v + ", below zero: the calibrated cost of the clock reads taken off is above the CPU measured";
+    case Rule::own_above_busy:
+      return v +
+             ", below zero: our processes' own CPU (getrusage) is above the busy time /proc/stat counted on their "
+             "CPUs (it samples at the scheduler tick)";
+    case Rule::clean_tiles:
+      return v +
+             ", below zero: the clean tiles' estimate of the CPU per request nobody observes failed (too few "
+             "tiles, or too much noise between them and the whole samples)";
+    case Rule::above_wall: break;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<CpuFlag> check_cpu_figures(const nlohmann::json& run) {
+  std::vector<CpuFlag> flags;
+  std::vector<std::string> stars;
+  for (const Check& c : kChecks)
+    each_number(run, c.figure, "", stars, [&](const std::string& at, double v, const std::vector<std::string>& keys) {
+      std::string why = failure(c, v, number_at(run, c.against, keys), keys.empty() ? "" : keys.back());
+      if (!why.empty()) flags.push_back({at, std::move(why)});
+    });
+  return flags;
+}
+
+nlohmann::json cpu_flags_json(const std::vector<CpuFlag>& flags) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CpuFlag& f : flags) out.push_back({{"figure", f.figure}, {"why", f.why}});
+  return out;
 }
 
 }  // namespace hitcost::client

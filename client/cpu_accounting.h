@@ -27,12 +27,30 @@
 //    Unknown when the server or the cache is not on this machine (their CPU cannot be told
 //    apart from other work here).
 //
-// 4. Per hit. The server samples its own thread CPU per request and splits it into hits and
-//    misses (server/cpu_sampler.h). CPU per hit is that sample mean, net of idle and moved as
-//    in 2 like any request; CPU per request at the run's hit ratio (getrusage) stays beside it.
+// 4. Per hit. The server samples its own thread CPU per request and splits it into hits,
+//    misses and other requests (server/cpu_sampler.h). The idle of 1 and the receive work moved
+//    in 2 are totals over the window; each outcome takes the share of them its sampled CPU
+//    carries: with n_k requests of outcome k at a sampled c_k µs, a hit's share of a total C is
+//    C · c_hit / Σ_k n_k·c_k (an outcome not sampled counts at the sampled mean). A miss that
+//    costs ten hits takes ten hits' share, so CPU per hit does not move with the hit ratio, and
+//    n_hit·(hit's share) + n_miss·(miss's share) + ... = C exactly. (A share per request, the
+//    same for a hit and a miss, charged hits too much of the idle at 90 % hits.) CPU per
+//    request at the run's hit ratio (getrusage) stays beside it.
+//    The sampled parts of a hit (the detailed samples: receive, fetch, ..., write, other) are
+//    corrected the same way, each by its share of their sum: the detailed reads' own
+//    disturbance, the whole samples' excess, the idle and the receive work are all shared by
+//    cost, so the corrected parts add up to CPU per hit exactly.
+//
+// Figures that cannot be right. A net figure below zero (an idle baseline above the run's own
+// CPU: a noisy baseline, or very few requests), a part's CPU above its wall time, our own CPU
+// above the busy time /proc/stat shows: each is found by one table of checks (kChecks in
+// cpu_accounting.cpp) over the run JSON and listed in `cpu.flags` with its JSON pointer and
+// why. Reporters print a flagged figure marked with its reason, never as a plain number, and
+// the summary leaves it out of medians and verdicts (client/run_record.h flag_of).
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "proc/proc.h"
@@ -41,6 +59,15 @@ namespace hitcost::client {
 
 enum class Attribution { sender_pays, receiver_pays };
 const char* to_string(Attribution) noexcept;
+
+// One part of a sampled request (server/cpu_sampler.h), µs per request of its outcome.
+struct SampledPart {
+  std::string name;               // receive, fetch, unwrap, decode, render, origin, store_set, write, log, other
+  double cpu_us = 0;              // thread CPU, a calibrated clock read's cost subtracted
+  std::optional<double> wall_us;  // the phase's wall time; nullopt where the server times none
+};
+// Parts the server gives no wall time: the event loop and reading the request, routing and headers.
+bool part_has_wall(std::string_view part) noexcept;
 
 // What the run measured, already as differences over its windows.
 struct CpuReadings {
@@ -69,8 +96,13 @@ struct CpuReadings {
   double bytes_client_received = 0;  // responses (server's HTTP bytes out)
   double bytes_cache_received = 0;   // commands and values (memcached bytes_read)
 
-  // The server's sampled CPU per hit / miss (µs), nullopt when it did not sample.
-  std::optional<double> sampled_hit_us, sampled_miss_us;
+  // The server's sampled CPU per hit / miss / other request (µs), nullopt when it did not
+  // sample that outcome; and how many requests of each it answered (other: the rest of
+  // server_requests). The corrections are shared among outcomes by these (4. Per hit).
+  std::optional<double> sampled_hit_us, sampled_miss_us, sampled_other_us;
+  uint64_t server_hits = 0, server_misses = 0;
+  // A hit's detailed samples by part, in the server's order (empty: none).
+  std::vector<SampledPart> hit_parts;
 
   double contamination_threshold = 0.05;  // of the run's own CPU
 };
@@ -117,6 +149,15 @@ struct CpuFigures {
   std::optional<double> server_hit_sender_us, server_hit_receiver_us;  // both splits, net of idle
   double server_shift_us_per_req = 0;                                  // attributed − net, server, per request
   double idle_server_us_per_req = 0;                                   // what the idle rate adds per request
+  // The same two corrections as a hit's and a miss's share (4. Per hit): what server_hit_us
+  // and server_miss_us take off the sampled figure (idle) and add to it (receive work moved).
+  double idle_server_us_per_hit = 0, server_shift_us_per_hit = 0;
+  double idle_server_us_per_miss = 0, server_shift_us_per_miss = 0;
+  // true: shared by the sampled CPU of each outcome; false: per request (no samples to share by).
+  bool shared_by_cost = false;
+  // A hit's sampled parts corrected like the headline (cpu_us; wall_us as sampled): they add up
+  // to server_hit_us. Empty without detailed samples or a headline.
+  std::vector<SampledPart> server_hit_parts;
   Contamination contamination;
 
   double per_request_us(double seconds, uint64_t requests) const noexcept {
@@ -129,5 +170,17 @@ struct CpuFigures {
 CpuFigures account(const CpuReadings& r, Attribution want);
 
 nlohmann::json cpu_figures_json(const CpuFigures& f, uint64_t requests);
+
+// A figure of a run that cannot be right as it stands, and why. `figure` is its JSON pointer
+// in the run JSON (client/report.h): "/cpu/per_request_us/net/server",
+// "/server_sampling/hit/parts_cpu_us/fetch", "/server_cpu_us_per_hit".
+struct CpuFlag {
+  std::string figure, why;
+};
+// Every check of the table on a run JSON (its "cpu", "server_sampling" and
+// "server_cpu_us_per_hit"; the rest is not read): the figures that fail one, in the table's
+// order. Pure, so a saved run written before the checks existed is judged the same way.
+std::vector<CpuFlag> check_cpu_figures(const nlohmann::json& run);
+nlohmann::json cpu_flags_json(const std::vector<CpuFlag>& flags);  // [{"figure", "why"}]
 
 }  // namespace hitcost::client

@@ -2,16 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <functional>
-#include <map>
 #include <set>
 #include <sstream>
 
-#include "client/histogram.h"
-#include "client/log2_histogram.h"
+#include "client/html_charts.h"
 #include "client/run_record.h"
 #include "client/summary.h"
 #include "client/verdict.h"
@@ -20,391 +17,72 @@ namespace hitcost::client {
 
 namespace {
 
+using html::esc;
+using html::FlagIndex;
+using html::Group;
+using html::sig;
 using nlohmann::json;
-
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-// Short human number: 3 significant digits, no exponent for the ranges we draw.
-std::string num3(double v) {
-  if (v >= 100) return fmt("%.0f", v);
-  if (v >= 10) return fmt("%.1f", v);
-  return fmt("%.2f", v);
-}
-
-std::string short_us(uint64_t us) {
-  if (us >= 1'000'000) return fmt("%.0fs", double(us) / 1e6);
-  if (us >= 1000) return fmt("%.0fms", double(us) / 1e3);
-  return std::to_string(us);
-}
-
-std::optional<double> num_at(const json& j, const char* pointer) {
-  const auto p = json::json_pointer(pointer);
-  if (!j.is_object() || !j.contains(p) || !j.at(p).is_number()) return std::nullopt;
-  return j.at(p).get<double>();
-}
-
-double median_of(std::vector<double> v) {
-  auto r = Range::of(std::move(v));
-  return r ? r->median : 0.0;
-}
 
 // A value inside one of a run's JSON sub-documents (cpu, server_sampling...); null if absent.
 json at(const json& doc, const char* pointer) {
   const auto p = json::json_pointer(pointer);
   return doc.is_object() && doc.contains(p) ? doc.at(p) : json(nullptr);
 }
-std::string group_label(const std::string& store, const std::string& strategy) {
-  const std::string s = strategy.empty() ? "(server's strategy)" : strategy;
-  return store.empty() ? s : s + " @ " + store;
+
+std::vector<const RunRecord*> all_of(const std::vector<RunRecord>& runs) {
+  std::vector<const RunRecord*> out;
+  for (const RunRecord& r : runs) out.push_back(&r);
+  return out;
 }
 
-struct Group {
-  std::string store, strategy, label;
-  std::vector<const RunRecord*> runs;
-};
-
-std::vector<Group> group_runs(const std::vector<RunRecord>& runs) {
-  std::vector<Group> groups;
-  for (const RunRecord& r : runs) {
-    const std::string store = r.group_store(), strategy = r.row_label();  // with " log=MODE" in a log sweep
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const Group& g) { return g.store == store && g.strategy == strategy; });
-    if (it == groups.end()) {
-      groups.push_back({store, strategy, group_label(store, strategy), {}});
-      it = groups.end() - 1;
-    }
-    it->runs.push_back(&r);
-  }
-  return groups;
-}
-
-const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
-
-// ---- charts --------------------------------------------------------------------------
-
-// Latency percentiles per strategy: grouped bars on a log10 µs axis, bar = median over the
-// group's runs, whisker = min..max over them.
-std::string latency_chart(const std::vector<Group>& groups, bool open_loop_runs) {
-  static const std::pair<const char*, double LatencyUs::*> pcts[] = {{"p50", &LatencyUs::p50},
-                                                                     {"p90", &LatencyUs::p90},
-                                                                     {"p99", &LatencyUs::p99},
-                                                                     {"p99.9", &LatencyUs::p999},
-                                                                     {"max", &LatencyUs::max}};
-  const int np = 5;
-  struct Cell {
-    double med = 0, lo = 0, hi = 0;
-  };
-  std::vector<std::vector<Cell>> cells(groups.size(), std::vector<Cell>(np));
-  double vmin = 1e300, vmax = 0;
-  for (size_t g = 0; g < groups.size(); ++g)
-    for (int p = 0; p < np; ++p) {
-      std::vector<double> v;
-      for (const RunRecord* r : groups[g].runs)
-        if (open_loop_runs == r->is_latency_run()) v.push_back(std::max(r->latency_us.*pcts[p].second, 0.001));
-      if (auto range = Range::of(v)) {
-        cells[g][size_t(p)] = {range->median, range->min, range->max};
-        vmin = std::min(vmin, range->min);
-        vmax = std::max(vmax, range->max);
-      }
-    }
-  if (vmax <= 0) vmin = 1, vmax = 10;
-  const double lo = std::pow(10.0, std::floor(std::log10(vmin))),
-               hi = std::pow(10.0, std::ceil(std::log10(vmax)) + 1e-9);
-  // 36 px per bar: room for a 4-digit value label; a group at least as wide as its name.
-  size_t longest = 0;
-  for (const Group& g : groups) longest = std::max(longest, g.label.size());
-  const double L = 70, T = 30, H = 300, bar = 36, group_w = std::max(5 * bar + 30, 7.5 * double(longest) + 20),
-               W = std::max(L + group_w * double(groups.size()) + 20, 560.0);
-  auto y = [&](double v) {
-    return T + H - H * (std::log10(std::max(v, lo)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
-  };
-  std::ostringstream s;
-  s << "<svg class=\"chart\" data-chart=\"latency\" width=\"" << W << "\" height=\"" << T + H + 70
-    << "\" role=\"img\" aria-label=\"latency percentiles per strategy\">";
-  for (double t = lo; t <= hi * 1.0001; t *= 10) {
-    s << "<line x1=\"" << L << "\" x2=\"" << W - 10 << "\" y1=\"" << y(t) << "\" y2=\"" << y(t)
-      << "\" class=\"grid\"/><text x=\"" << L - 6 << "\" y=\"" << y(t) + 4 << "\" text-anchor=\"end\">" << num3(t)
-      << "</text>";
-  }
-  s << "<text x=\"14\" y=\"" << T + H / 2 << "\" transform=\"rotate(-90 14 " << T + H / 2
-    << ")\" text-anchor=\"middle\">latency, µs (log scale)</text>";
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const double x0 = L + group_w * double(g) + 15;
-    for (int p = 0; p < np; ++p) {
-      const Cell& c = cells[g][size_t(p)];
-      if (c.med <= 0) continue;
-      const double x = x0 + p * bar, top = y(c.med);
-      s << "<rect class=\"lat-bar\" data-strategy=\"" << esc(groups[g].label) << "\" data-pct=\"" << pcts[p].first
-        << "\" x=\"" << x << "\" y=\"" << top << "\" width=\"" << bar - 4 << "\" height=\"" << T + H - top
-        << "\" fill=\"" << kPalette[p] << "\"><title>" << esc(groups[g].label) << " " << pcts[p].first << ": "
-        << num3(c.med) << " µs [" << num3(c.lo) << ".." << num3(c.hi) << "]</title></rect>";
-      if (c.hi > c.lo)
-        s << "<line class=\"whisker\" x1=\"" << x + bar / 2 - 2 << "\" x2=\"" << x + bar / 2 - 2 << "\" y1=\""
-          << y(c.hi) << "\" y2=\"" << y(c.lo) << "\"/>";
-      s << "<text class=\"small\" x=\"" << x + bar / 2 - 2 << "\" y=\"" << std::min(top, y(c.hi)) - 4
-        << "\" text-anchor=\"middle\">" << num3(c.med) << "</text>";
-    }
-    s << "<text class=\"label\" x=\"" << x0 + 2.5 * bar << "\" y=\"" << T + H + 18 << "\" text-anchor=\"middle\">"
-      << esc(groups[g].label) << "</text>";
-  }
-  for (int p = 0; p < np; ++p)
-    s << "<rect x=\"" << L + 90.0 * p << "\" y=\"" << T + H + 38 << "\" width=\"12\" height=\"12\" fill=\""
-      << kPalette[p] << "\"/><text x=\"" << L + 90.0 * p + 16 << "\" y=\"" << T + H + 49 << "\">" << pcts[p].first
-      << "</text>";
-  s << "</svg>";
-  return s.str();
-}
-
-// The server's CPU per hit by part and its wall time by phase, side by side (medians over the
-// capacity runs of each strategy, from the server's sampled requests). Two bars per strategy:
-// CPU (receive, fetch, ..., write, log, other; they add up to the sampled CPU per hit) and wall
-// (fetch .. log: time inside the handler, waiting included; log is the access log line). A table under the chart gives
-// each phase's CPU, wall and wait = wall − CPU, signed: nothing is clamped.
-const char* kCpuParts[] = {"receive", "fetch", "unwrap", "decode", "render", "write", "log", "other"};
-const char* kWallParts[] = {"fetch", "unwrap", "decode", "render", "write", "log"};
-
-double part_median(const Group& g, const char* kind, const char* part) {
+// One figure over runs (a run JSON pointer), as "median [min..max]" rounded to what its spread
+// resolves; flagged values go into no range and are counted beside it. "-" when no run has it.
+std::string spread_html(const std::vector<const RunRecord*>& runs, const char* pointer, const FlagIndex& flags,
+                        double scale = 1) {
   std::vector<double> v;
-  for (const RunRecord* r : g.runs) {
-    if (r->is_latency_run()) continue;
-    const std::string ptr = std::string("/hit/") + kind + "/" + part;
-    if (auto x = num_at(r->server_sampling, ptr.c_str())) v.push_back(*x);
-  }
-  return median_of(v);
-}
-
-std::string phase_chart(const std::vector<Group>& groups) {
-  const size_t nc = std::size(kCpuParts), nw = std::size(kWallParts);
-  std::vector<std::vector<double>> cpu(groups.size(), std::vector<double>(nc)),
-      wall(groups.size(), std::vector<double>(nw));
-  double vmax = 0;
-  bool any = false;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    double c = 0, w = 0;
-    for (size_t k = 0; k < nc; ++k)
-      c += std::max(0.0, cpu[g][k] = part_median(groups[g], "parts_cpu_us", kCpuParts[k]));
-    for (size_t k = 0; k < nw; ++k)
-      w += std::max(0.0, wall[g][k] = part_median(groups[g], "parts_wall_us", kWallParts[k]));
-    vmax = std::max({vmax, c, w});
-    any = any || c > 0;
-  }
-  if (!any)
-    return "<p class=\"note\">No sampled server CPU in these runs (server without sampling, or --no-metrics).</p>";
-  size_t longest = 0;
-  for (const Group& g : groups) longest = std::max(longest, g.label.size());
-  const double L = 70, T = 30, H = 300, bw = 34, gap = std::max(80.0, 7.5 * double(longest) - 50),
-               W = std::max(L + (2 * bw + gap) * double(groups.size()) + 20, 820.0);
-  auto h = [&](double x) { return H * std::max(0.0, x) / (vmax * 1.1); };
-  std::ostringstream s;
-  s << "<svg class=\"chart\" data-chart=\"phases\" width=\"" << W << "\" height=\"" << T + H + 96
-    << "\" role=\"img\" aria-label=\"server CPU and wall time per hit by phase\"><defs><pattern id=\"waiting\" "
-       "patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\"><rect width=\"6\" height=\"6\" fill=\"#fff\"/>"
-       "<path d=\"M0,6 l6,-6\" stroke=\"#777\"/></pattern></defs>";
-  for (int t = 0; t <= 4; ++t) {
-    const double val = vmax * 1.1 * t / 4, yy = T + H - h(val);
-    s << "<line x1=\"" << L << "\" x2=\"" << W - 10 << "\" y1=\"" << yy << "\" y2=\"" << yy
-      << "\" class=\"grid\"/><text x=\"" << L - 6 << "\" y=\"" << yy + 4 << "\" text-anchor=\"end\">" << num3(val)
-      << "</text>";
-  }
-  s << "<text x=\"14\" y=\"" << T + H / 2 << "\" transform=\"rotate(-90 14 " << T + H / 2
-    << ")\" text-anchor=\"middle\">µs per hit</text>";
-  auto color = [](const char* part) {
-    for (size_t k = 0; k < std::size(kCpuParts); ++k)
-      if (std::string(part) == kCpuParts[k]) return kPalette[k];
-    return kPalette[9];
-  };
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const double x = L + 20 + (2 * bw + gap) * double(g);
-    struct Seg {
-      const char* part;
-      const char* kind;  // cpu | wall (a phase's CPU inside its wall time) | wait (wall − CPU)
-      double us;
-    };
-    auto stack = [&](double x0, const char* label, const std::vector<Seg>& segs) {
-      double base = T + H, total = 0;
-      for (const Seg& sg : segs) {
-        const double hh = h(sg.us);
-        total += sg.us;
-        base -= hh;
-        const std::string kind = sg.kind;
-        s << "<rect class=\"phase-seg\" data-kind=\"" << kind << "\" data-strategy=\"" << esc(groups[g].label)
-          << "\" data-part=\"" << sg.part << "\" x=\"" << x0 << "\" y=\"" << base << "\" width=\"" << bw
-          << "\" height=\"" << hh << "\" fill=\"" << (kind == "wait" ? "url(#waiting)" : color(sg.part)) << "\""
-          << (kind == "wall" ? " fill-opacity=\"0.55\"" : "") << (kind == "wait" ? " stroke=\"#555\"" : "")
-          << "><title>" << esc(groups[g].label) << " " << sg.part << " " << kind << ": " << num3(sg.us)
-          << " µs</title></rect>";
-      }
-      s << "<text class=\"small\" x=\"" << x0 + bw / 2 << "\" y=\"" << base - 4 << "\" text-anchor=\"middle\">"
-        << num3(total) << "</text><text class=\"tick\" x=\"" << x0 + bw / 2 << "\" y=\"" << T + H + 12
-        << "\" text-anchor=\"middle\">" << label << "</text>";
-    };
-    std::vector<Seg> cpu_segs, wall_segs;
-    for (size_t k = 0; k < nc; ++k) cpu_segs.push_back({kCpuParts[k], "cpu", cpu[g][k]});
-    for (size_t k = 0; k < nw; ++k) {
-      // Each phase's wall time: its CPU, then the waiting above it. A phase whose CPU exceeds
-      // its wall time (clock noise) draws no waiting; the table below shows the negative.
-      const size_t c = size_t(std::find_if(std::begin(kCpuParts), std::end(kCpuParts),
-                                           [&](const char* p) { return std::string(p) == kWallParts[k]; }) -
-                              std::begin(kCpuParts));
-      const double on_cpu = std::min(std::max(0.0, cpu[g][c]), wall[g][k]);
-      wall_segs.push_back({kWallParts[k], "wall", on_cpu});
-      if (wall[g][k] > on_cpu) wall_segs.push_back({kWallParts[k], "wait", wall[g][k] - on_cpu});
+  size_t flagged = 0;
+  for (const RunRecord* r : runs)
+    if (const auto x = html::figure(*r, pointer)) {
+      if (flags.why(*r, pointer))
+        ++flagged;
+      else
+        v.push_back(*x * scale);
     }
-    stack(x, "cpu", cpu_segs);
-    stack(x + bw + 4, "wall", wall_segs);
-    s << "<text class=\"label\" x=\"" << x + bw << "\" y=\"" << T + H + 28 << "\" text-anchor=\"middle\">"
-      << esc(groups[g].label) << "</text>";
-  }
-  for (size_t k = 0; k < nc; ++k)
-    s << "<rect x=\"" << L + 88.0 * double(k) << "\" y=\"" << T + H + 44 << "\" width=\"12\" height=\"12\" fill=\""
-      << kPalette[k] << "\"/><text x=\"" << L + 88.0 * double(k) + 16 << "\" y=\"" << T + H + 55 << "\">"
-      << kCpuParts[k] << "</text>";
-  s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 78
-    << "\">left bar: the server's thread CPU per hit, sampled (receive = event loop and reading the request; other = "
-       "routing, headers). Right bar: wall time of each phase in the handler, its CPU (pale) then waiting (hatched).</text>";
-  s << "</svg><table class=\"phases\"><tr><th>strategy</th><th>phase</th><th>CPU µs</th><th>wall µs</th>"
-       "<th>waiting µs (wall − CPU)</th></tr>";
-  for (size_t g = 0; g < groups.size(); ++g)
-    for (const char* part : kCpuParts) {
-      const double c = part_median(groups[g], "parts_cpu_us", part);
-      const bool has_wall = std::find_if(std::begin(kWallParts), std::end(kWallParts),
-                                         [&](const char* w) { return std::string(w) == part; }) != std::end(kWallParts);
-      const double w = has_wall ? part_median(groups[g], "parts_wall_us", part) : 0;
-      s << "<tr><td>" << esc(groups[g].label) << "</td><td>" << part << "</td><td>" << fmt("%.2f", c) << "</td><td>"
-        << (has_wall ? fmt("%.2f", w) : "-") << "</td><td" << (has_wall && w < c ? " class=\"bad\"" : "") << ">"
-        << (has_wall ? fmt("%+.2f", w - c) : "-") << "</td></tr>";
-    }
-  s << "</table>";
-  return s.str();
+  std::string out = v.empty() ? "-" : html::range_text(*Range::of(v));
+  if (flagged)
+    out += " " + html::flagged_html("(" + std::to_string(flagged) + " flagged, left out: see “CPU per run”)",
+                                    "figures that cannot be right, listed with their reasons under CPU per run");
+  return out;
 }
 
-// bcc-style log2 histogram of one run, hits and misses stacked, count on a log axis so a
-// 1 % miss peak is visible next to a 99 % hit peak. Peaks found as in the terminal report.
-std::string log2_chart(const RunRecord& run, const std::string& label) {
-  Histogram all, hit, miss;
-  if (!histogram_from_json(run.histogram, &all)) return "";
-  histogram_from_json(run.histogram_hit, &hit);
-  histogram_from_json(run.histogram_miss, &miss);
-  const Log2Histogram la = Log2Histogram::from_ns(all), lh = Log2Histogram::from_ns(hit),
-                      lm = Log2Histogram::from_ns(miss);
-  size_t first = 0;
-  while (first < la.counts.size() && la.counts[first] == 0) ++first;
-  if (first >= la.counts.size()) return "<p class=\"note\">" + esc(label) + ": no samples</p>";
-  const size_t last = la.counts.size() - 1, n = last - first + 1;
-  const auto modes = find_bimodal(la);
-  const bool misses_seen = miss.count() > 0 || hit.count() == 0;
-  uint64_t peak = 1;
-  for (uint64_t c : la.counts) peak = std::max(peak, c);
-  const double L = 50, T = 36, H = 150, bw = 26, W = L + bw * double(n) + 20;
-  auto hgt = [&](double c) { return c <= 0 ? 0.0 : H * std::log10(1 + c) / std::log10(1 + double(peak)); };
-  auto at = [](const Log2Histogram& h, size_t i) { return i < h.counts.size() ? double(h.counts[i]) : 0.0; };
-  std::ostringstream s;
-  s << "<svg class=\"chart\" data-chart=\"log2\" data-strategy=\"" << esc(label) << "\" width=\"" << std::max(W, 430.0)
-    << "\" height=\"" << T + H + 50 << "\"><text class=\"label\" x=\"" << L << "\" y=\"14\">" << esc(label)
-    << "</text>";
-  for (size_t i = first; i <= last; ++i) {
-    const double x = L + bw * double(i - first), total = at(la, i), hs = hgt(total);
-    const double hv = at(lh, i), mv = at(lm, i);
-    // split the log-height bar in proportion to hit / miss / untagged counts
-    const double fh = total > 0 ? hv / total : 0, fm = total > 0 ? mv / total : 0;
-    double y = T + H;
-    for (auto [frac, cls, color] : {std::tuple{fh, "hit", "#4e79a7"},
-                                    {fm, "miss", "#f28e2b"},
-                                    {std::max(0.0, 1 - fh - fm), "other", "#bab0ac"}}) {
-      if (frac <= 0) continue;
-      y -= hs * frac;
-      s << "<rect class=\"log2-bar\" data-kind=\"" << cls << "\" x=\"" << x + 1 << "\" y=\"" << y << "\" width=\""
-        << bw - 2 << "\" height=\"" << hs * frac << "\" fill=\"" << color << "\"><title>" << Log2Histogram::slot_low(i)
-        << "–" << Log2Histogram::slot_high(i) << " µs: " << uint64_t(total) << "</title></rect>";
-    }
-    if ((i - first) % 2 == 0)
-      s << "<text class=\"tick\" x=\"" << x + bw / 2 << "\" y=\"" << T + H + 14 << "\" text-anchor=\"middle\">"
-        << short_us(Log2Histogram::slot_low(i)) << "</text>";
-    if (modes && (i == modes->hit_slot || i == modes->miss_slot)) {
-      const bool fast = i == modes->hit_slot;
-      const char* text = misses_seen ? (fast ? "hit peak" : "miss peak") : (fast ? "fast peak" : "slow peak");
-      s << "<text class=\"peak\" x=\"" << x + bw / 2 << "\" y=\"" << T + H - hs - 6 << "\" text-anchor=\"middle\">"
-        << text << "</text>";
-    }
+// A number as a person writes it: 16, 0.99, 785.2 (four significant digits at most).
+std::string plain(double v) {
+  if (v == std::round(v) && std::abs(v) < 1e15) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
   }
-  s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 32
-    << "\">latency µs, log2 buckets; height: count (log); </text><text class=\"small\" x=\"" << L + 250 << "\" y=\""
-    << T + H + 32 << "\" style=\"fill:#4e79a7\">■ hit</text><text class=\"small\" x=\"" << L + 290 << "\" y=\""
-    << T + H + 32 << "\" style=\"fill:#f28e2b\">■ miss</text></svg>";
-  return s.str();
+  std::string t = sig(v, 4);
+  if (t.find('.') != std::string::npos) t.erase(t.find_last_not_of('0') + 1);
+  if (t.back() == '.') t.pop_back();
+  return t;
 }
 
-// Per-second throughput (line) and p99 (dashed) of one run, each scaled to its own maximum.
-std::string series_chart(const RunRecord& run, const std::string& label) {
-  if (!run.series.is_array() || run.series.empty()) return "";
-  const json& pts = run.series;
-  double rmax = 1e-9, pmax = 1e-9;
-  for (const auto& p : pts) {
-    rmax = std::max(rmax, p.value("throughput_rps", 0.0));
-    pmax = std::max(pmax, p.value("p99_us", 0.0));
-  }
-  const double L = 50, T = 30, H = 120, W = 420, dx = pts.size() > 1 ? (W - L - 20) / double(pts.size() - 1) : 0;
-  std::string rps_line, p99_line;
-  for (size_t i = 0; i < pts.size(); ++i) {
-    const double x = L + dx * double(i);
-    rps_line += fmt("%.1f,", x) + fmt("%.1f ", T + H - H * pts[i].value("throughput_rps", 0.0) / rmax);
-    p99_line += fmt("%.1f,", x) + fmt("%.1f ", T + H - H * pts[i].value("p99_us", 0.0) / pmax);
-  }
-  std::ostringstream s;
-  s << "<svg class=\"chart\" data-chart=\"series\" data-strategy=\"" << esc(label) << "\" width=\"" << W
-    << "\" height=\"" << T + H + 40 << "\">"
-    << "<text class=\"label\" x=\"" << L << "\" y=\"12\">per second</text><text class=\"small\" x=\"" << L
-    << "\" y=\"25\">req/s (blue, max " << num3(rmax) << "), p99 µs (red dashed, max " << num3(pmax) << ")</text>"
-    << "<line class=\"grid\" x1=\"" << L << "\" x2=\"" << W - 20 << "\" y1=\"" << T + H << "\" y2=\"" << T + H << "\"/>"
-    << "<polyline class=\"series-rps\" fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"2\" points=\"" << rps_line
-    << "\"/><polyline class=\"series-p99\" fill=\"none\" stroke=\"#e15759\" stroke-dasharray=\"4 3\" stroke-width=\"2\" "
-       "points=\""
-    << p99_line << "\"/><text class=\"tick\" x=\"" << L << "\" y=\"" << T + H + 14
-    << "\">0 s</text><text class=\"tick\" x=\"" << W - 20 << "\" y=\"" << T + H + 14 << "\" text-anchor=\"end\">"
-    << pts.size() - 1 << " s</text>";
-  for (size_t i = 0; i < pts.size(); ++i)  // markers: a 1 s run is a single point, not a line
-    s << "<circle cx=\"" << L + dx * double(i) << "\" cy=\"" << T + H - H * pts[i].value("throughput_rps", 0.0) / rmax
-      << "\" r=\"3\" fill=\"#4e79a7\"/><circle cx=\"" << L + dx * double(i) << "\" cy=\""
-      << T + H - H * pts[i].value("p99_us", 0.0) / pmax << "\" r=\"3\" fill=\"#e15759\"/>";
-  s << "</svg>";
-  return s.str();
-}
-
-std::string range_cell(const std::optional<Range>& r, const char* f) {
-  if (!r) return "<td>-</td>";
-  return "<td>" + fmt(f, r->median) + " <span class=\"rng\">[" + fmt(f, r->min) + ".." + fmt(f, r->max) +
-         "]</span></td>";
-}
-
-// The distinct values of one field over the runs, as text ("-" when no run has one).
+// The distinct values of one field over the runs, as text ("-" when no run has one). Numbers
+// as plain(); more than three distinct numbers as median [min..max].
 std::string uniq(const std::vector<RunRecord>& runs, const std::function<json(const RunRecord&)>& field) {
   std::set<std::string> seen;
+  std::vector<double> numbers;
   std::string out;
   for (const RunRecord& r : runs) {
     const json v = field(r);
     if (v.is_null()) continue;
-    std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    std::string text = v.is_string() ? v.get<std::string>() : v.is_number() ? plain(v.get<double>()) : v.dump();
     if (v.is_array() && v.empty()) text = "none";
-    if (seen.insert(text).second) out += (out.empty() ? "" : ", ") + text;
+    if (v.is_number()) numbers.push_back(v.get<double>());
+    if (seen.insert(text).second) out += (out.empty() ? "" : ", ") + esc(text);
   }
+  if (seen.size() > 3 && numbers.size() == runs.size()) return html::range_text(*Range::of(numbers));
   return out.empty() ? "-" : out;
 }
 std::string rows_mix_text(const RunRecord& r) {
@@ -414,7 +92,8 @@ std::string rows_mix_text(const RunRecord& r) {
   return text;
 }
 
-std::string header_section(const std::vector<RunRecord>& runs, const std::vector<json>& merged_info) {
+std::string header_section(const std::vector<RunRecord>& runs, const std::vector<json>& merged_info,
+                           const FlagIndex& flags) {
   std::ostringstream s;
   size_t contaminated = 0, unknown = 0, retries = 0, unsent = 0, interrupted = 0;
   std::string unknown_why;
@@ -429,18 +108,20 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
     unsent += r.unsent + r.unfinished;
     interrupted += r.interrupted;
   }
+  const std::vector<const RunRecord*> every = all_of(runs);
   s << "<table class=\"kv\">";
   auto row = [&](const std::string& k, const std::string& v) {
     s << "<tr><th>" << k << "</th><td>" << v << "</td></tr>";
   };
-  auto u = [&](auto field) { return esc(uniq(runs, field)); };
+  auto u = [&](auto field) { return uniq(runs, field); };
   auto cpu = [&](const char* pointer) { return u([pointer](const RunRecord& r) { return at(r.cpu, pointer); }); };
-  std::string mode = u([](const RunRecord& r) { return json(r.mode); });
-  if (mode.find("open") != std::string::npos)
-    mode += " at " + u([](const RunRecord& r) { return json(r.rate_rps); }) +
+  std::string mode;
+  if (std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.mode != "open-loop"; }))
+    mode = "closed-loop (latency from the actual send: stalls are under-represented)";
+  if (std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.mode == "open-loop"; }))
+    mode += (mode.empty() ? "" : "; ") + std::string("open-loop at ") +
+            u([](const RunRecord& r) { return r.rate_rps > 0 ? json(r.rate_rps) : json(); }) +
             " req/s (latency from the intended send time)";
-  else
-    mode += " (latency from the actual send: stalls are under-represented)";
   row("mode", mode);
   row("connections / threads", u([](const RunRecord& r) { return json(r.connections); }) + " / " +
                                    u([](const RunRecord& r) { return json(r.threads); }));
@@ -461,15 +142,28 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
                            u([](const RunRecord& r) { return r.client_thread_cpus; }) + "); server " +
                            u([](const RunRecord& r) { return r.server_cpus; }) + "; cache " +
                            u([](const RunRecord& r) { return r.cache_cpus; }));
+  std::vector<double> overhead;
+  for (const RunRecord& r : runs)
+    if (const json o = at(r.server_sampling, "/overhead_fraction"); o.is_number())
+      overhead.push_back(100 * o.get<double>());
   row("CPU accounting",
-      "server CPU per hit sampled by the server (1 in " +
-          u([](const RunRecord& r) { return at(r.server_sampling, "/period"); }) + " requests, sampling cost " +
-          u([](const RunRecord& r) { return at(r.server_sampling, "/overhead_fraction"); }) +
-          " of the CPU measured); net of the idle baseline (cores: server " + cpu("/idle_cores/server") + ", cache " +
-          cpu("/idle_cores/cache") + "); attribution: " + cpu("/attribution") + " — " + cpu("/attribution_note"));
-  row("receive work",
-      "softirq µs/req on the server's CPUs (its peers receiving): " + cpu("/softirq_us_per_req/server_cpus") +
-          "; on the peers' CPUs (the server receiving): " + cpu("/softirq_us_per_req/peer_cpus"));
+      "server CPU per hit sampled by the server (about 1 in " +
+          u([](const RunRecord& r) { return at(r.server_sampling, "/period"); }) + " requests; the sampling cost " +
+          (overhead.empty() ? std::string("-") : html::range_text(*Range::of(overhead))) +
+          " % of the CPU measured), net of the idle baseline, in the attribution below; the idle and the receive "
+          "work moved are shared between hits and misses " +
+          cpu("/corrections_shared") + ". Every figure says raw (as measured) or net (idle taken off).");
+  row("idle baseline", "cores, median [min..max] over the runs: server " +
+                           spread_html(every, "/cpu/idle_cores/server", flags) + ", cache " +
+                           spread_html(every, "/cpu/idle_cores/cache", flags) + ", client " +
+                           spread_html(every, "/cpu/idle_cores/client", flags));
+  row("attribution", cpu("/attribution_note"));
+  const std::string on_server = spread_html(every, "/cpu/softirq_us_per_req/server_cpus", flags),
+                    on_peers = spread_html(every, "/cpu/softirq_us_per_req/peer_cpus", flags);
+  row("receive work", on_server == "-" && on_peers == "-"
+                          ? "not told apart: " + cpu("/receiver_pays_note")
+                          : "softirq µs/req, net of idle: on the server's CPUs (its peers receiving) " + on_server +
+                                "; on the peers' CPUs (the server receiving) " + on_peers);
   std::string cont = std::to_string(contaminated) + " of " + std::to_string(runs.size()) + " runs contaminated";
   if (unknown)
     cont += ", " + std::to_string(unknown) + " not judged (" +
@@ -490,20 +184,36 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
     std::string files;
     for (const auto& f : from) files += (files.empty() ? "" : ", ") + f;
     row("merged", std::to_string(merged_info.front().value("inputs", 0)) +
-                      " client JSONs, assumed concurrent (throughput summed); windows overlap " +
-                      fmt("%.0f%%", 100 * worst) + (merged_info.size() > 1 ? " (worst run)" : "") +
-                      "; server/cache CPU per request from " + esc(files) + " (not summed)");
+                      " client JSONs, assumed concurrent (throughput summed); windows overlap " + sig(100 * worst, 3) +
+                      "%" + (merged_info.size() > 1 ? " (worst run)" : "") + "; server/cache CPU per request from " +
+                      esc(files) + " (not summed)");
   }
   s << "</table>";
   return s.str();
 }
 
+std::string range_cell(const std::optional<Range>& r) {
+  return "<td>" + (r ? html::range_text(*r) : std::string("-")) + "</td>";
+}
+
 // The summary table (capacity), the latency table (open loop) and the verdicts.
 std::string summary_section(const Summary& summary) {
+  std::set<std::string> attributions;
+  int flagged = 0;
+  for (const SweepRow& row : summary.rows) {
+    if (!row.attribution.empty()) attributions.insert(row.attribution);
+    flagged += row.flagged_figures;
+  }
+  std::string attribution;
+  for (const auto& a : attributions) attribution += (attribution.empty() ? "" : " and ") + a;
   std::ostringstream h;
-  h << "<h2>Summary</h2><p class=\"note\">Capacity and CPU from closed-loop runs; CPU net of idle, in the "
-       "attribution named above; median [min..max] over the runs kept (runs with errors, off the target hit ratio, or "
-       "contaminated are left out and counted).</p><table><tr><th>strategy</th><th>store</th><th>runs kept</th>";
+  h << "<h2>Summary</h2><p class=\"note\">Capacity and CPU from closed-loop runs; CPU figures net of idle, "
+    << esc(attribution.empty() ? "sender-pays" : attribution)
+    << "; median [min..max] over the runs kept (runs with errors, off the target hit ratio, contaminated, or whose "
+       "CPU per hit cannot be right are left out and counted), rounded to what their spread resolves.";
+  if (flagged)
+    h << " " << flagged << " CPU figure(s) that cannot be right (see “CPU per run”) are left out of these medians.";
+  h << "</p><div class=\"wide\"><table><tr><th>strategy</th><th>store</th><th>runs kept</th>";
   for (const RangeColumn& c : range_columns())
     if (c.html) h << "<th>" << c.html << "</th>";
   h << "<th>errors</th></tr>";
@@ -511,24 +221,24 @@ std::string summary_section(const Summary& summary) {
   for (const SweepRow& row : summary.rows) {
     any_latency = any_latency || row.latency_rate.has_value();
     if (row.runs == 0) continue;
-    h << "<tr><td>" << esc(row.strategy) << "</td><td>" << esc(row.store) << "</td><td>" << row.used << "/" << row.runs
-      << "</td>";
+    h << "<tr><td>" << html::breakable(row.strategy) << "</td><td>" << html::breakable(row.store) << "</td><td>"
+      << row.used << "/" << row.runs << "</td>";
     for (const RangeColumn& c : range_columns())
-      if (c.html) h << range_cell(row.*c.member, c.format);
+      if (c.html) h << range_cell(row.*c.member);
     h << "<td>" << row.errors << "</td></tr>";
   }
-  h << "</table>";
+  h << "</table></div>";
   if (any_latency) {
     h << "<h3>Latency: open loop, every strategy at the same rate</h3><table><tr><th>strategy</th><th>store</th>"
          "<th>req/s</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>send lateness p99 µs</th>"
          "<th>errors</th></tr>";
-    auto cell = [](const std::optional<double>& v) { return v ? fmt("%.1f", *v) : std::string("-"); };
+    auto cell = [](const std::optional<double>& v) { return v ? sig(*v, 3) : std::string("-"); };
     for (const SweepRow& row : summary.rows) {
       if (!row.latency_rate) continue;
-      h << "<tr><td>" << esc(row.strategy) << "</td><td>" << esc(row.store) << "</td><td>" << cell(row.latency_rate)
-        << "</td><td>" << cell(row.p50_us) << "</td><td>" << cell(row.p99_us) << "</td><td>" << cell(row.p999_us)
-        << "</td><td>" << cell(row.max_us) << "</td><td>" << cell(row.lateness_p99_us) << "</td><td>"
-        << row.latency_errors << "</td></tr>";
+      h << "<tr><td>" << html::breakable(row.strategy) << "</td><td>" << html::breakable(row.store) << "</td><td>"
+        << cell(row.latency_rate) << "</td><td>" << cell(row.p50_us) << "</td><td>" << cell(row.p99_us) << "</td><td>"
+        << cell(row.p999_us) << "</td><td>" << cell(row.max_us) << "</td><td>" << cell(row.lateness_p99_us)
+        << "</td><td>" << row.latency_errors << "</td></tr>";
     }
     h << "</table>";
   }
@@ -541,39 +251,153 @@ std::string summary_section(const Summary& summary) {
   return h.str();
 }
 
-// Every run's CSV columns, one row each: the record's headline fields, as `--csv` writes them.
+// A run's name in the tables: its row (the store too where the runs are on several), then
+// #repeat or (latency).
+std::string run_name(const Group& g, const RunRecord& r, bool with_store) {
+  return (with_store ? g.label : g.strategy) + (r.is_latency_run() ? " (latency)"
+                                                : r.repeat         ? " #" + std::to_string(*r.repeat)
+                                                                   : "");
+}
+bool several_stores(const std::vector<Group>& groups) {
+  return std::any_of(groups.begin(), groups.end(), [&](const Group& g) { return g.store != groups.front().store; });
+}
+
+// A CSV cell as the page shows it: a fractional number to four significant digits (the CSV
+// and the JSON keep more), anything else as it is.
+std::string csv_cell_html(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || text.find_first_of(".eE") == std::string::npos)
+    return html::breakable(text);
+  return sig(v, 4);
+}
+
+// Every run's CSV columns, one row each, as `--csv` writes them; a column with the same value
+// in every run is said once above the table.
 std::string runs_table(const std::vector<Group>& groups) {
+  struct Row {
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> cells;
+  };
+  std::vector<Row> rows;
+  for (const Group& g : groups)
+    for (const RunRecord* r : g.runs) rows.push_back({run_name(g, *r, false), csv_run_cells(*r)});
   std::ostringstream h;
-  h << "<h2>All runs</h2><table class=\"runs-table\"><tr><th>run</th>";
-  bool header = false;
+  h << "<h2>All runs</h2>";
+  if (rows.empty()) return h.str() + "<p class=\"note\">No runs.</p>";
+  const size_t nc = rows.front().cells.size();
+  std::vector<bool> same(nc, true);
+  for (const Row& row : rows)
+    for (size_t c = 0; c < nc && c < row.cells.size(); ++c)
+      same[c] = same[c] && row.cells[c].second == rows.front().cells[c].second;
+  std::string constant;
+  for (size_t c = 0; c < nc; ++c)
+    if (same[c] && rows.size() > 1)
+      constant += (constant.empty() ? "" : ", ") + esc(rows.front().cells[c].first) + " " +
+                  (rows.front().cells[c].second.empty() ? "(empty)" : csv_cell_html(rows.front().cells[c].second));
+  h << "<p class=\"note\">The columns of <code>--csv</code>. server_cpu_us_per_req, cache_cpu_us_per_req and "
+       "client_cpu_us_per_req are raw (getrusage over the window ÷ requests: sender-pays, idle included).";
+  if (!constant.empty()) h << " The same in every run: " << constant << ".";
+  h << "</p><div class=\"wide\"><table class=\"runs-table\"><tr><th>run</th>";
+  for (size_t c = 0; c < nc; ++c)
+    if (!(same[c] && rows.size() > 1)) {
+      h << "<th>" << esc(rows.front().cells[c].first) << "</th>";
+    }
+  h << "</tr>";
+  for (const Row& row : rows) {
+    h << "<tr><td>" << esc(row.name) << "</td>";
+    for (size_t c = 0; c < nc && c < row.cells.size(); ++c) {
+      if (same[c] && rows.size() > 1) continue;
+      h << "<td>" << csv_cell_html(row.cells[c].second) << "</td>";
+    }
+    h << "</tr>";
+  }
+  h << "</table></div>";
+  return h.str();
+}
+
+// Every run's CPU figures, raw and net, each marked where it cannot be right; then every flag
+// with its reason.
+std::string cpu_table(const std::vector<Group>& groups, const FlagIndex& flags) {
+  static const std::pair<const char*, const char*> columns[] = {
+      {"server µs/hit, net", "/server_cpu_us_per_hit"},
+      {"server µs/req, raw", "/cpu/per_request_us/raw/server"},
+      {"server µs/req, net", "/cpu/per_request_us/attributed/server"},
+      {"cache µs/req, net", "/cpu/per_request_us/attributed/cache"},
+      {"client µs/req, net", "/cpu/per_request_us/attributed/client"},
+      {"total µs/req, net", "/cpu/per_request_us/attributed/total"},
+      {"CPUs busy µs/req, net", "/cpu/machine_busy_us_per_req/net"},
+      {"softirq µs/req on the server's CPUs, net", "/cpu/softirq_us_per_req/server_cpus"},
+      {"softirq µs/req on the peers' CPUs, net", "/cpu/softirq_us_per_req/peer_cpus"},
+      {"idle cores, server", "/cpu/idle_cores/server"},
+      {"other work, cores", "/cpu/contamination/other_cores"},
+  };
+  std::ostringstream h;
+  // Each flagged figure once, with the runs it is flagged in (their value) and why, in words
+  // and numbers, for the first of them: the reasons of one figure differ only in the numbers.
+  struct Flagged {
+    std::string figure, why, runs;
+    size_t n = 0;
+  };
+  std::vector<Flagged> by_figure;
+  size_t n_flags = 0;
+  h << "<h2>CPU per run</h2><p class=\"note\">raw: as measured (getrusage, /proc/stat; sender-pays, idle included). "
+       "net: the idle baseline taken off, in the run's attribution. A figure marked &#9888; cannot be right as it "
+       "stands (why: below the table): it is left out of every median and range.</p>"
+       "<div class=\"wide\"><table class=\"cpu-table\"><tr><th>run</th><th>attribution</th>";
+  for (const auto& [name, pointer] : columns) h << "<th>" << name << "</th>";
+  h << "<th>flagged</th></tr>";
   for (const Group& g : groups)
     for (const RunRecord* r : g.runs) {
-      const auto cells = csv_run_cells(*r);
-      if (!header) {
-        for (const auto& [column, text] : cells) h << "<th>" << esc(column) << "</th>";
-        h << "</tr>";
-        header = true;
+      const std::string name = run_name(g, *r, several_stores(groups));
+      h << "<tr><td>" << html::breakable(name) << "</td><td>" << esc(r->attribution()) << "</td>";
+      for (const auto& [column, pointer] : columns) {
+        const auto v = html::figure(*r, pointer);
+        const auto why = flags.why(*r, pointer);
+        h << "<td>" << (!v ? "-" : why ? html::flagged_html(sig(*v, 3), *why) : sig(*v, 3)) << "</td>";
       }
-      h << "<tr><td>" << esc(g.label) << "</td>";
-      for (const auto& [column, text] : cells) h << "<td>" << esc(text) << "</td>";
-      h << "</tr>";
+      const auto& fl = flags.of(*r);
+      h << "<td>" << fl.size() << "</td></tr>";
+      for (const CpuFlag& f : fl) {
+        auto it =
+            std::find_if(by_figure.begin(), by_figure.end(), [&](const Flagged& b) { return b.figure == f.figure; });
+        if (it == by_figure.end()) {
+          by_figure.push_back({f.figure, name + ": " + f.why, "", 0});
+          it = by_figure.end() - 1;
+        }
+        const auto v = html::figure(*r, f.figure);
+        it->runs += (it->n++ ? ", " : "") + name + (v ? " (" + sig(*v, 3) + ")" : "");
+      }
+      n_flags += fl.size();
     }
-  if (!header) h << "</tr>";
-  h << "</table>";
+  h << "</table></div>";
+  if (n_flags) {
+    h << "<h3>Flagged figures (" << n_flags << " in all)</h3><table class=\"flags\" data-flags=\"" << n_flags
+      << "\"><tr><th>figure (run JSON pointer)</th><th>flagged in</th><th>why it cannot be right (the first "
+         "run)</th></tr>";
+    for (const Flagged& b : by_figure)
+      h << "<tr><td><code>" << html::breakable(b.figure) << "</code></td><td>" << b.n << ": " << html::breakable(b.runs)
+        << "</td><td>" << esc(b.why) << "</td></tr>";
+    h << "</table>";
+  }
   return h.str();
 }
 
 // One run's charts and its line of figures.
-std::string run_section(const Group& g, const RunRecord& r) {
-  const std::string label = g.label + (r.is_latency_run() ? " (latency)"
-                                       : r.repeat         ? " #" + std::to_string(*r.repeat)
-                                                          : "");
-  const std::string mode = r.mode == "open-loop" ? "open loop at " + num3(r.rate_rps) + " req/s" : "closed loop";
+std::string run_section(const Group& g, const RunRecord& r, const FlagIndex& flags) {
+  const std::string label = run_name(g, r, true);
+  const std::string mode = r.mode == "open-loop" ? "open loop at " + sig(r.rate_rps, 3) + " req/s" : "closed loop";
+  std::string per_hit = "-";
+  if (r.server_cpu_us_per_hit) {
+    per_hit = sig(*r.server_cpu_us_per_hit, 3);
+    if (const auto why = flags.why(r, "/server_cpu_us_per_hit")) per_hit = html::flagged_html(per_hit, *why);
+  }
   std::ostringstream h;
-  h << "<div class=\"run\">" << log2_chart(r, label) << series_chart(r, label) << "<div class=\"note\">" << mode << ": "
-    << num3(r.throughput_rps) << " req/s, server " << num3(r.server_cpu_us_per_hit.value_or(0)) << " µs/hit, p50 "
-    << num3(r.latency_us.p50) << " µs, p99 " << num3(r.latency_us.p99) << " µs, errors " << double(r.errors_total)
-    << ", contaminated " << (r.contaminated ? json(*r.contaminated).dump() : "null") << "</div></div>";
+  h << "<div class=\"run\">" << html::log2_chart(r, label) << html::series_chart(r, label) << "<div class=\"note\">"
+    << mode << ": " << sig(r.throughput_rps, 3) << " req/s, server " << per_hit << " µs/hit (net, "
+    << esc(r.attribution()) << "), p50 " << sig(r.latency_us.p50, 3) << " µs, p99 " << sig(r.latency_us.p99, 3)
+    << " µs, errors " << r.errors_total << ", contaminated " << (r.contaminated ? json(*r.contaminated).dump() : "null")
+    << "</div></div>";
   return h.str();
 }
 
@@ -583,15 +407,33 @@ svg text{font:12px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg 
 svg .label{font-weight:600}svg .peak{font-size:11px;font-weight:700;fill:#c00}
 svg .grid{stroke:#e5e5e5}svg .whisker{stroke:#222;stroke-width:1.5}
 table{border-collapse:collapse}td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
-table.kv th{color:#555;font-weight:600}.rng{color:#888;font-size:12px}.bad{color:#b00}
+table.kv th{color:#555;font-weight:600;white-space:nowrap}.rng{color:#888;font-size:12px}.bad{color:#b00}
+.flagged{color:#b00;background:#fde8e8;white-space:nowrap}tr.total td{font-weight:600}
+.wide{overflow-x:auto;max-width:100%}.runs-table td,.runs-table th,.cpu-table td,.cpu-table th{padding:3px 5px;font-size:13px}
+.runs-table th{overflow-wrap:anywhere}.chart-box{overflow-x:auto;max-width:100%}
 .runs{display:flex;flex-wrap:wrap;gap:18px}.run{border:1px solid #eee;padding:8px}.note{color:#666})";
 
-// After layout, every chart must have a real box; the count lands in a data attribute that
-// a headless browser's --dump-dom shows (the test reads it).
+// After layout: every chart must have a real box, and every text must be whole — inside its
+// chart and clear of every other text of it; no table cell may clip its content, no table or
+// chart is wider than the page (none needs its scroll bar), and the page is no wider than the
+// window. The counts
+// land in data attributes that a headless browser's --dump-dom shows (the test reads them).
 const char* kScript = R"(<script>
 window.onerror=function(m){document.body.setAttribute('data-js-error',String(m));};
-window.addEventListener('load',function(){var n=0;document.querySelectorAll('svg.chart').forEach(function(s){
-var b=s.getBBox();if(b.width>0&&b.height>0)n++;});document.body.setAttribute('data-charts-rendered',String(n));});
+window.addEventListener('load',function(){var n=0,texts=0,bad=0,what=[];
+function note(e){bad++;e.setAttribute('data-overflow','1');if(what.length<8)what.push(e.textContent.slice(0,60));}
+document.querySelectorAll('svg.chart').forEach(function(s){var b=s.getBBox();if(b.width>0&&b.height>0)n++;
+var box=s.getBoundingClientRect(),ts=[].slice.call(s.querySelectorAll('text')),rs=ts.map(function(t){
+return t.getBoundingClientRect();});rs.forEach(function(r,i){texts++;
+if(r.left<box.left-0.5||r.right>box.right+0.5||r.top<box.top-0.5||r.bottom>box.bottom+0.5){note(ts[i]);return;}
+for(var j=0;j<i;j++){var q=rs[j];if(Math.min(r.right,q.right)-Math.max(r.left,q.left)>0.5&&
+Math.min(r.bottom,q.bottom)-Math.max(r.top,q.top)>0.5){note(ts[i]);break;}}});});
+document.querySelectorAll('td,th').forEach(function(c){texts++;if(c.scrollWidth>c.clientWidth+1)note(c);});
+document.querySelectorAll('.wide,.chart-box').forEach(function(b){if(b.scrollWidth>b.clientWidth+1)note(b);});
+if(document.documentElement.scrollWidth>window.innerWidth+1)note(document.body);
+document.body.setAttribute('data-texts-checked',String(texts));document.body.setAttribute('data-text-overflow',String(bad));
+document.body.setAttribute('data-overflow-what',what.join(' | '));
+document.body.setAttribute('data-charts-rendered',String(n));});
 </script>)";
 
 }  // namespace
@@ -607,7 +449,8 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
   const Summary summary = summarize(runs, docs.empty() ? SummaryOptions{} : summary_options_of(docs.front()));
   bool any_latency = false;
   for (const SweepRow& row : summary.rows) any_latency = any_latency || row.latency_rate.has_value();
-  const std::vector<Group> groups = group_runs(runs);
+  const std::vector<Group> groups = html::group_runs(runs, summary);
+  const FlagIndex flags(runs);
   std::ostringstream h;
   char when[64];
   const std::time_t now = std::time(nullptr);
@@ -616,17 +459,19 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
     << kStyle << "</style>" << kScript << "</head><body><h1>" << esc(title)
     << "</h1><p class=\"note\">hitcost-load report, " << when
     << ". Figures are median [min..max] over repeats; CPU per request is process CPU over the measured "
-    << "window divided by requests.</p><h2>What was measured</h2>" << header_section(runs, merged_info);
+    << "window divided by requests.</p><h2>What was measured</h2>" << header_section(runs, merged_info, flags);
   h << summary_section(summary);
   if (any_latency)
-    h << "<h2>Latency percentiles per strategy: open loop at one common rate</h2>" << latency_chart(groups, true);
+    h << "<h2>Latency percentiles per strategy: open loop at one common rate</h2><div class=\"chart-box\">"
+      << html::latency_chart(groups, true) << "</div>";
   else
     h << "<h2>Latency percentiles per strategy: closed loop (queueing at saturation, not service time)</h2>"
-      << latency_chart(groups, false);
-  h << "<h2>Server CPU and wall time per hit, by phase</h2>" << phase_chart(groups) << runs_table(groups)
+      << "<div class=\"chart-box\">" << html::latency_chart(groups, false) << "</div>";
+  h << "<h2>Server CPU per hit by part, and wall time by phase</h2><div class=\"chart-box\">"
+    << html::phase_section(groups, flags) << "</div>" << runs_table(groups) << cpu_table(groups, flags)
     << "<h2>Runs</h2><div class=\"runs\">";
   for (const Group& g : groups)
-    for (const RunRecord* r : g.runs) h << run_section(g, *r);
+    for (const RunRecord* r : g.runs) h << run_section(g, *r, flags);
   h << "</div></body></html>\n";
   return h.str();
 }

@@ -71,6 +71,19 @@ std::optional<CpuFigures> RunReport::cpu() const {
   in.bytes_cache_received = s.cache_net_bytes_read.value_or(double(s.cache_bytes_written));
   in.sampled_hit_us = s.unobserved_cpu_us(s.sampled_hit);
   in.sampled_miss_us = s.unobserved_cpu_us(s.sampled_miss);
+  in.sampled_other_us = s.unobserved_cpu_us(s.sampled_other);
+  in.server_hits = s.hits;
+  in.server_misses = s.misses;
+  if (s.sampled_hit.weight > 0) {
+    const SampledDelta& d = s.sampled_hit;
+    for (const auto& [part, ns] : d.parts_cpu_ns) {
+      SampledPart p{part, ns / d.weight / 1000.0, std::nullopt};
+      if (part_has_wall(part))
+        for (const auto& [wall_part, wall_ns] : d.parts_wall_ns)
+          if (wall_part == part) p.wall_us = wall_ns / d.weight / 1000.0;
+      in.hit_parts.push_back(std::move(p));
+    }
+  }
   // A server read from /proc samples nothing; when every answer was a hit, its CPU per
   // request is its CPU per hit (taken net of idle and attributed below like a sample).
   if (s.read_from_proc() && s.requests > 0 && s.hits == s.requests) {

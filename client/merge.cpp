@@ -192,9 +192,11 @@ void take_server_figures(const RunRecord& src, const std::vector<const RunRecord
   // Not judged: each client counts the other clients' CPU as other work on the machine. Each
   // client's own flag stays in merged.clients.
   out.contaminated.reset();
-  if (out.cpu.is_object())
+  if (out.cpu.is_object()) {
     out.cpu["contamination"] = {{"state", "unknown"},
                                 {"why", "merged runs of several clients: each counts the others as other work"}};
+    out.cpu["flags"] = cpu_flags_json(out.cpu_flags());  // the source's, less its contamination figures
+  }
 }
 
 // Per-second series, aligned on the wall clock (whole seconds; sub-second skew stays). Null

@@ -136,6 +136,8 @@ void describe_server(const RunReport& r, RunRecord& o) {
   o.cpu = cpu ? cpu_figures_json(*cpu, s.requests) : nlohmann::json(nullptr);
   o.contaminated = r.contaminated();
   o.server_sampling = sampling_json(s);
+  // Figures that cannot be right, judged on what was just written (client/cpu_accounting.h).
+  if (o.cpu.is_object()) o.cpu["flags"] = cpu_flags_json(check_cpu_figures(o.cpu_figures_doc()));
   // The server's memory at the window's end: its own (anon + shmem) apart from mapped file
   // pages (RSS counts an mmap store's whole cached file).
   o.server_memory_kb = s.memory;
@@ -192,59 +194,130 @@ std::string us_or_dash(const std::optional<double>& v) {
   std::snprintf(buf, sizeof buf, "%.2f", *v);
   return buf;
 }
+// Flagged figures (client/cpu_accounting.h check_cpu_figures) as the terminal shows them:
+// the number, then "(!k)"; the CPU block ends with a line per flag k saying why.
+class FlaggedFigures {
+ public:
+  explicit FlaggedFigures(std::vector<CpuFlag> flags) : flags_(std::move(flags)) {}
+  // `v` formatted with `f`, marked when the figure at `pointer` is flagged.
+  std::string num(std::string_view pointer, double v, const char* f = "%.2f") const {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf + mark(pointer);
+  }
+  std::string num(std::string_view pointer, const std::optional<double>& v, const char* f = "%.2f") const {
+    return v ? num(pointer, *v, f) : "-";
+  }
+  std::string mark(std::string_view pointer) const {
+    for (size_t i = 0; i < flags_.size(); ++i)
+      if (flags_[i].figure == pointer) return " (!" + std::to_string(i + 1) + ")";
+    return "";
+  }
+  std::string lines() const {
+    std::string o;
+    for (size_t i = 0; i < flags_.size(); ++i)
+      o += "  FLAGGED (!" + std::to_string(i + 1) + ")  " + flags_[i].figure + ": " + flags_[i].why + "\n";
+    return o;
+  }
+
+ private:
+  std::vector<CpuFlag> flags_;
+};
+
+// One outcome's sampled parts (µs per request of it), CPU or wall, as "  fetch 4.11 (!2)".
+std::string parts_text(const FlaggedFigures& flagged, const char* outcome, const char* kind,
+                       const std::vector<std::pair<std::string, double>>& parts, double weight) {
+  std::string o;
+  for (const auto& [part, ns] : parts)
+    if (ns != 0)
+      o += "  " + part + " " +
+           flagged.num(std::string("/server_sampling/") + outcome + "/" + kind + "/" + part, ns / weight / 1000.0);
+  return o;
+}
+
 // The CPU block: the headline per hit, per request at the run's hit ratio in every accounting,
-// the server's sampled parts, the idle baseline, attribution and contamination.
+// the server's sampled parts, the idle baseline, attribution and contamination. Every figure
+// says whether it is raw (as measured) or net (idle taken off) and in which attribution; a
+// figure that cannot be right is marked and its reason printed at the end of the block.
 std::string format_cpu(const RunReport& r) {
   std::string o;
   const std::optional<CpuFigures> f = r.cpu();
   if (!f) {
-    appendf(o, "  CPU us/req    client %.2f (no server stats: no server or cache figures)\n",
+    appendf(o, "  CPU us/req    client %.2f raw (no server stats: no server or cache figures)\n",
             r.client_cpu_us_per_req());
     return o;
   }
   const ServerDelta& s = *r.server;
   const uint64_t n = s.requests;
   const char* mode = to_string(f->attribution);
+  const FlaggedFigures flagged(check_cpu_figures({{"cpu", cpu_figures_json(*f, n)},
+                                                  {"server_sampling", sampling_json(s)},
+                                                  {"server_cpu_us_per_hit", opt(f->server_hit_us)}}));
+  auto per_req = [&](const char* pointer, double seconds) {
+    return flagged.num(pointer, f->per_request_us(seconds, n));
+  };
   if (f->server_hit_us) {
-    appendf(o, "  CPU per hit   server %.2f us  (%s, net of idle: %s %.2f, idle %+.2f, receive work moved %+.2f)",
-            *f->server_hit_us, mode, s.read_from_proc() ? "per request, all hits" : "sampled",
-            f->server_hit_sampled_us.value_or(0), -f->idle_server_us_per_req, f->server_shift_us_per_req);
+    appendf(o,
+            "  CPU per hit   server %s us  (net of idle, %s: %s %.2f, a hit's share of the idle %+.2f and of the "
+            "receive work moved %+.2f%s)",
+            flagged.num("/cpu/server_hit_us", *f->server_hit_us).c_str(), mode,
+            s.read_from_proc() ? "per request, all hits" : "sampled", f->server_hit_sampled_us.value_or(0),
+            -f->idle_server_us_per_hit, f->server_shift_us_per_hit,
+            f->shared_by_cost ? ", shared by the sampled CPU of hits and misses" : "");
     if (f->attribution == Attribution::sender_pays && f->server_hit_receiver_us)
-      appendf(o, "; receiver-pays %.2f", *f->server_hit_receiver_us);
+      o += "; receiver-pays " + flagged.num("/cpu/server_hit_receiver_pays_us", *f->server_hit_receiver_us);
     if (f->attribution == Attribution::receiver_pays && f->server_hit_sender_us)
-      appendf(o, "; sender-pays %.2f", *f->server_hit_sender_us);
+      o += "; sender-pays " + flagged.num("/cpu/server_hit_sender_pays_us", *f->server_hit_sender_us);
     o += "\n";
   } else if (s.read_from_proc()) {
     o += "  CPU per hit   - (a server read from /proc gives CPU per hit only when every answer is an X-Cache hit)\n";
   } else
     o += "  CPU per hit   - (the server did not sample its CPU: --no-metrics, or an older server)\n";
-  if (f->server_miss_us) appendf(o, "  CPU per miss  server %.2f us\n", *f->server_miss_us);
-  appendf(o, "  CPU us/req    at hit ratio %.3f, net of idle, %s: server %.2f  ", r.hit_ratio(), mode,
-          f->per_request_us(f->attributed.server, n));
+  if (f->server_miss_us)
+    appendf(o, "  CPU per miss  server %s us  (net of idle, %s)\n",
+            flagged.num("/cpu/server_miss_us", *f->server_miss_us).c_str(), mode);
+  const char* net_set = f->attribution == Attribution::receiver_pays ? "attributed" : "net";
+  auto party = [&](const char* set, const char* who) { return std::string("/cpu/per_request_us/") + set + "/" + who; };
+  appendf(o, "  CPU us/req    at hit ratio %.3f, net of idle, %s: server %s  ", r.hit_ratio(), mode,
+          per_req(party(net_set, "server").c_str(), f->attributed.server).c_str());
   if (!f->attributed.peers_split)
-    appendf(o, "cache+client %.2f", f->per_request_us(f->attributed.peers(), n));
+    appendf(o, "cache+client %s", per_req(party(net_set, "peers").c_str(), f->attributed.peers()).c_str());
   else
-    appendf(o, "cache %s  client %.2f",
-            r.server->cache_cpu_s ? us_or_dash(f->per_request_us(f->attributed.cache, n)).c_str() : "-",
-            f->per_request_us(f->attributed.client, n));
-  appendf(o, "  total %.2f\n", f->per_request_us(f->attributed.total(), n));
-  appendf(o, "                raw (sender-pays, idle included): server %.2f  cache %s  client %.2f",
-          f->per_request_us(f->raw.server, n),
-          r.server->cache_cpu_s ? us_or_dash(f->per_request_us(f->raw.cache, n)).c_str() : "-",
-          f->per_request_us(f->raw.client, n));
-  if (f->machine_busy_net_s) appendf(o, "  machine busy %.2f", f->per_request_us(*f->machine_busy_net_s, n));
+    appendf(o, "cache %s  client %s",
+            f->has_cache ? per_req(party(net_set, "cache").c_str(), f->attributed.cache).c_str() : "-",
+            per_req(party(net_set, "client").c_str(), f->attributed.client).c_str());
+  appendf(o, "  total %s", per_req(party(net_set, "total").c_str(), f->attributed.total()).c_str());
+  const std::string judged = proc::format_cpu_list(f->contamination.cpus);  // /proc/stat's busy time on them
+  if (f->machine_busy_net_s)
+    appendf(o, "  CPUs %s busy %s", judged.c_str(),
+            per_req("/cpu/machine_busy_us_per_req/net", *f->machine_busy_net_s).c_str());
+  o += "\n";
+  appendf(
+      o,
+      "                raw (as measured: sender-pays, idle included): server %.2f  cache %s  client %.2f  total %.2f",
+      f->per_request_us(f->raw.server, n), f->has_cache ? us_or_dash(f->per_request_us(f->raw.cache, n)).c_str() : "-",
+      f->per_request_us(f->raw.client, n), f->per_request_us(f->raw.total(), n));
+  if (f->machine_busy_s) appendf(o, "  CPUs %s busy %.2f", judged.c_str(), f->per_request_us(*f->machine_busy_s, n));
   o += "\n";
   for (auto [name, d] : {std::pair{"hit", &s.sampled_hit}, {"miss", &s.sampled_miss}}) {
     if (!d->cpu_us() || d->samples == 0) continue;
-    appendf(o, "  server %-5s  CPU us", name);
-    for (const auto& [part, ns] : d->parts_cpu_ns)
-      if (ns != 0) appendf(o, "  %s %.2f", part.c_str(), ns / d->weight / 1000.0);
-    o += "\n                wall us";
-    for (const auto& [part, ns] : d->parts_wall_ns)
-      if (ns != 0) appendf(o, "  %s %.2f", part.c_str(), ns / d->weight / 1000.0);
-    appendf(o, "   (%llu detailed samples: %.2f us in all, %+.2f from their extra clock reads)\n",
-            static_cast<unsigned long long>(d->samples), d->detailed_cpu_us().value_or(0),
+    appendf(o,
+            "  server %-5s  CPU us, sampled (raw: %llu detailed samples, %.2f us in all, %+.2f from their extra "
+            "clock reads)\n               ",
+            name, static_cast<unsigned long long>(d->samples), d->detailed_cpu_us().value_or(0),
             d->detailed_cpu_us().value_or(0) - d->cpu_us().value_or(0));
+    o += parts_text(flagged, name, "parts_cpu_us", d->parts_cpu_ns, d->weight);
+    if (d == &s.sampled_hit && !f->server_hit_parts.empty()) {
+      appendf(
+          o,
+          "\n                CPU us, corrected like CPU per hit (net of idle, %s; they add up to %s)\n               ",
+          mode, flagged.num("/cpu/server_hit_us", f->server_hit_us.value_or(0)).c_str());
+      for (const SampledPart& p : f->server_hit_parts)
+        if (p.cpu_us != 0) o += "  " + p.name + " " + flagged.num("/cpu/server_hit_parts_us/" + p.name, p.cpu_us);
+    }
+    o += "\n                wall us\n               ";
+    o += parts_text(flagged, name, "parts_wall_us", d->parts_wall_ns, d->weight);
+    o += "\n";
   }
   if (const auto overhead = s.sampling_overhead())
     appendf(o, "  sampling      about 1 in %llu requests, %.0f ns a clock read, %.2f %% of the server's CPU\n",
@@ -252,8 +325,9 @@ std::string format_cpu(const RunReport& r) {
   if (const auto excess = s.sample_excess_us())
     appendf(o,
             "                a whole sample's reads add %+.2f us to the request they time (against %llu clean tiles: "
-            "%.2f us/req unobserved); taken out of CPU per hit and per miss\n",
-            *excess, static_cast<unsigned long long>(s.clean_tiles), *s.unobserved_cpu_us());
+            "%s us/req unobserved); taken out of CPU per hit and per miss\n",
+            *excess, static_cast<unsigned long long>(s.clean_tiles),
+            flagged.num("/server_sampling/unobserved_cpu_us", *s.unobserved_cpu_us()).c_str());
   else if (s.clock_reads)
     appendf(o,
             "                too few clean tiles (%llu < %llu): CPU per hit as sampled, the reads' own disturbance "
@@ -268,10 +342,13 @@ std::string format_cpu(const RunReport& r) {
     appendf(o, "                receiver-pays: %s\n", f->receiver_pays_note.c_str());
   if (f->softirq_server_cpus_s)
     appendf(o,
-            "  receive work  softirq on the server's CPUs %.2f us/req (its peers receiving), on the peers' CPUs %.2f "
-            "(the server receiving)\n",
-            f->per_request_us(*f->softirq_server_cpus_s, n), f->per_request_us(f->softirq_peer_cpus_s.value_or(0), n));
-  appendf(o, "  contamination %s: %s\n", to_string(f->contamination.state), f->contamination.why.c_str());
+            "  receive work  softirq, net of idle: on the server's CPUs %s us/req (its peers receiving), on the "
+            "peers' CPUs %s (the server receiving)\n",
+            per_req("/cpu/softirq_us_per_req/server_cpus", *f->softirq_server_cpus_s).c_str(),
+            per_req("/cpu/softirq_us_per_req/peer_cpus", f->softirq_peer_cpus_s.value_or(0)).c_str());
+  appendf(o, "  contamination %s: %s%s\n", to_string(f->contamination.state), f->contamination.why.c_str(),
+          flagged.mark("/cpu/contamination/other_cores").c_str());
+  o += flagged.lines();
   return o;
 }
 }  // namespace

@@ -304,6 +304,22 @@ std::string RunRecord::attribution() const {
   return cpu.is_object() ? cpu.value("attribution", std::string("sender-pays")) : "sender-pays";
 }
 
+json RunRecord::cpu_figures_doc() const {
+  return {{"cpu", cpu},
+          {"server_sampling", server_sampling},
+          {"server_cpu_us_per_hit", server_cpu_us_per_hit ? json(*server_cpu_us_per_hit) : json(nullptr)}};
+}
+
+// Judged anew from the figures rather than read from cpu.flags: the same for a run saved before
+// the checks existed, and never stale where a figure was replaced (merge's contamination).
+std::vector<CpuFlag> RunRecord::cpu_flags() const { return check_cpu_figures(cpu_figures_doc()); }
+
+std::optional<std::string> RunRecord::flag_of(std::string_view pointer) const {
+  for (const CpuFlag& f : cpu_flags())
+    if (f.figure == pointer) return f.why;
+  return std::nullopt;
+}
+
 void to_json(json& j, const RunRecord& r) {
   j = json::object();
   for_each_field(r, Writer{j});

@@ -17,8 +17,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "client/cpu_accounting.h"
 #include "client/histogram.h"
 #include "client/load_runner.h"
 #include "client/run_request.h"
@@ -99,6 +101,16 @@ struct RunRecord : RunRequest {
   // A number inside the CPU accounting ("/per_request_us/attributed/server"); nullopt if absent.
   std::optional<double> cpu_figure(const char* pointer) const;
   std::string attribution() const;  // cpu.attribution, "sender-pays" when there is none
+  // Figures that cannot be right as they stand (client/cpu_accounting.h check_cpu_figures),
+  // judged from the record's figures: what cpu.flags says for a run written by this version.
+  std::vector<CpuFlag> cpu_flags() const;
+  // Why the figure at `pointer` (a run JSON pointer: "/cpu/per_request_us/net/cache") is
+  // flagged; nullopt when it is not. A flagged figure must not feed a median or a verdict.
+  std::optional<std::string> flag_of(std::string_view pointer) const;
+  // The headline's flag: server_cpu_us_per_hit below zero, and why.
+  std::optional<std::string> per_hit_flag() const { return flag_of("/server_cpu_us_per_hit"); }
+  // What check_cpu_figures reads: {"cpu", "server_sampling", "server_cpu_us_per_hit"}.
+  nlohmann::json cpu_figures_doc() const;
 };
 
 // A sweep's row label: `strategy` alone, or "STRATEGY log=MODE" when the sweep has a logging

@@ -40,10 +40,11 @@ std::string range_text(const std::optional<Range>& r, const char* f) {
 }
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-// Which figures a capacity run is left out of, and why: errors, a missing figure and a hit
-// ratio off target from all of them; other work only from those it moves (client/noise.h).
+// Which figures a capacity run is left out of, and why: errors, a missing or flagged verdict
+// figure and a hit ratio off target from all of them; other work only from those it moves
+// (client/noise.h).
 struct RunUse {
-  std::string why_not;  // "errors", "no_figures", "hit_ratio": left out of every figure; "" = kept
+  std::string why_not;  // "errors", "no_figures", "flagged", "hit_ratio": left out of every figure; "" = kept
   bool cpu = false, capacity = false;
 };
 RunUse run_use(const RunRecord& r, const SummaryOptions& o, bool per_hit_metric) {
@@ -52,6 +53,9 @@ RunUse run_use(const RunRecord& r, const SummaryOptions& o, bool per_hit_metric)
     u.why_not = "errors";
   else if (!(per_hit_metric ? per_hit(r) : per_request(r)))
     u.why_not = "no_figures";
+  // A verdict figure that cannot be right (client/run_record.h flag_of) feeds no verdict.
+  else if (r.flag_of(per_hit_metric ? "/server_cpu_us_per_hit" : "/cpu/per_request_us/attributed/server"))
+    u.why_not = "flagged";
   else if (r.target_hit_ratio && std::abs(*r.target_hit_ratio - r.hit_ratio) > o.hit_ratio_tolerance)
     u.why_not = "hit_ratio";
   if (!u.why_not.empty()) return u;
@@ -109,22 +113,32 @@ std::vector<std::pair<RowKey, std::vector<const RunRecord*>>> rows_in_order(cons
 struct RowFigures {
   std::vector<double> rps, hit, req, cache, client, total, ratio, own, file;
   void take(const RunRecord& r, SweepRow& row) {
+    // A flagged CPU figure (run pointer `at`) goes into no median: counted instead.
+    auto unflagged = [&](const char* at, std::optional<double> v) -> std::optional<double> {
+      if (v && r.flag_of(at)) {
+        ++row.flagged_figures;
+        return std::nullopt;
+      }
+      return v;
+    };
     // The cache's own figure where the attribution could split it from the client's, else
     // its sender-pays figure (marked).
     if (auto v = r.cpu_figure("/per_request_us/attributed/cache")) {
-      cache.push_back(*v);
-    } else if (auto w = r.cpu_figure("/per_request_us/net/cache")) {
+      if ((v = unflagged("/cpu/per_request_us/attributed/cache", v))) cache.push_back(*v);
+    } else if (auto w = unflagged("/cpu/per_request_us/net/cache", r.cpu_figure("/per_request_us/net/cache"))) {
       cache.push_back(*w);
       row.cache_sender_pays = true;
     }
     rps.push_back(r.throughput_rps);
-    if (auto v = per_hit(r)) hit.push_back(*v);
-    if (auto v = r.cpu_figure("/per_request_us/attributed/client")) client.push_back(*v);
-    if (auto v = r.cpu_figure("/per_request_us/attributed/total")) total.push_back(*v);
+    if (auto v = unflagged("/server_cpu_us_per_hit", per_hit(r))) hit.push_back(*v);
+    if (auto v = unflagged("/cpu/per_request_us/attributed/client", r.cpu_figure("/per_request_us/attributed/client")))
+      client.push_back(*v);
+    if (auto v = unflagged("/cpu/per_request_us/attributed/total", r.cpu_figure("/per_request_us/attributed/total")))
+      total.push_back(*v);
     ratio.push_back(r.hit_ratio);
     if (auto v = memory_mib(r, "process_own_kb")) own.push_back(*v);
     if (auto v = memory_mib(r, "store_file_resident_kb")) file.push_back(*v);
-    if (auto v = per_request(r)) req.push_back(*v);
+    if (auto v = unflagged("/cpu/per_request_us/attributed/server", per_request(r))) req.push_back(*v);
   }
   void into(SweepRow& row) const {
     row.rps = Range::of(rps);
@@ -169,6 +183,7 @@ SweepRow summarize_row(const RowKey& key, const std::vector<const RunRecord*>& r
     if (use.why_not == "errors") ++row.excluded_errors;
     if (use.why_not == "no_figures") ++row.excluded_no_figures;
     if (use.why_not == "hit_ratio") ++row.excluded_hit_ratio;
+    if (use.why_not == "flagged") ++row.excluded_flagged;
     if (!use.why_not.empty()) continue;
     if (use.capacity) {
       ++row.used_capacity;
@@ -319,6 +334,9 @@ json summary_json(const Summary& s) {
                                            : json(nullptr)}};
     for (const RangeColumn& c : range_columns()) row[c.json] = range_json(r.*c.member);
     if (!r.log_mode.empty()) row["log_mode"] = r.log_mode;  // absent without --log-modes: saved sweeps unchanged
+    // Absent when nothing was flagged: saved sweeps summarise into what they saved.
+    if (r.excluded_flagged) row["excluded"]["flagged"] = r.excluded_flagged;
+    if (r.flagged_figures) row["flagged_figures"] = r.flagged_figures;
     rows.push_back(std::move(row));
   }
   for (const auto& [store, v] : s.verdicts)
@@ -410,6 +428,7 @@ std::string format_summary(const Summary& s) {
       for (auto [n, what] : {std::pair{r.excluded_errors, "with errors"},
                              {r.excluded_no_figures, "without server figures"},
                              {r.excluded_hit_ratio, "off the target hit ratio"},
+                             {r.excluded_flagged, "with a CPU figure that cannot be right"},
                              {r.excluded_noise_cpu, "with other work enough to move CPU per hit"},
                              {r.excluded_noise_capacity, "from req/s only: other work enough to move it"}})
         if (n) parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + what;

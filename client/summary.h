@@ -7,7 +7,7 @@
 // (open loop at one rate common to all strategies: the latency distribution), by its "role".
 // Capacity runs that cannot be trusted are left out of the figures and the verdicts and
 // counted: runs with errors, runs without server figures, runs whose hit ratio missed the
-// target, contaminated runs.
+// target, contaminated runs, runs whose verdict figure cannot be right (flagged).
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -47,6 +47,7 @@ struct SweepRow {
   int excluded_errors = 0, excluded_no_figures = 0, excluded_hit_ratio = 0;
   int excluded_noise_cpu = 0;       // other work enough to move CPU per hit (left out of CPU and verdicts)
   int excluded_noise_capacity = 0;  // other work enough to move req/s (left out of req/s only)
+  int excluded_flagged = 0;         // the verdict figure cannot be right (client/run_record.h flag_of)
   uint64_t errors = 0;
   std::string attribution;         // of the kept runs ("mixed" when they differ)
   bool cache_sender_pays = false;  // the cache column is sender-pays (cache and client shared CPUs)
@@ -55,6 +56,9 @@ struct SweepRow {
   std::optional<Range> own_mib, store_file_mib;  // server memory: its own, the store file's cached pages
   std::vector<double> metric_values;             // the verdict figure of each kept run, in run order
   std::vector<int> metric_rounds;                // the round of each of them (the verdicts pair by round)
+  // CPU figures of the runs taken that were flagged (client/run_record.h flag_of: a net figure
+  // below zero...): left out of the medians above, counted here.
+  int flagged_figures = 0;
   // The latency run (open loop), if the sweep made one.
   std::optional<double> latency_rate, p50_us, p99_us, p999_us, max_us, lateness_p99_us;
   uint64_t latency_errors = 0, latency_unsent = 0;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/command.h"
+#include "tests/support/cpu_flags_check.h"
 #include "tests/support/http_client.h"
 #include "tests/support/server_process.h"
 
@@ -242,6 +243,7 @@ TEST(LoadCli, InterruptedSweepWritesFinishedRunsAndRestoresTheServer) {
                                     o);
   EXPECT_EQ(r.exit_code, 130) << show(r);
   const json s = read_json(dir / "s.json");
+  EXPECT_EQ(hitcost::testing::expect_impossible_cpu_figures_flagged(s, "s.json"), s["runs"].size());
   EXPECT_TRUE(s["interrupted"].get<bool>());
   ASSERT_GE(s["runs"].size(), 2u) << show(r);
   EXPECT_LT(s["runs"].size(), 40u);
@@ -280,6 +282,49 @@ TEST(LoadCli, SweepOfAStrategyTheServerRefusesIsAUsageError) {
   EXPECT_NE(r.err.find("unknown serializer 'jsn'"), std::string::npos) << show(r);
 }
 
+// A sweep with an idle baseline and a latency pass at 20 req/s: a window of 20 requests, where
+// the idle rate can outweigh the run's own CPU. Whatever came out, no CPU figure that cannot be
+// right is left unflagged, and every run carries its flags (client/cpu_accounting.h).
+TEST(LoadCli, SweepJsonFlagsEveryCpuFigureThatCannotBeRight) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const fs::path dir = fresh_dir("flags");
+  const CommandResult r = hitcost::testing::run_command({hitcost::testing::load_binary(),
+                                                         "sweep",
+                                                         "--url",
+                                                         url(server),
+                                                         "-d",
+                                                         "1s",
+                                                         "--warmup",
+                                                         "100ms",
+                                                         "--idle",
+                                                         "300ms",
+                                                         "-c",
+                                                         "2",
+                                                         "--keys",
+                                                         "100",
+                                                         "--repeat",
+                                                         "1",
+                                                         "--strategies",
+                                                         "html,struct:json",
+                                                         "--latency-rate",
+                                                         "20",
+                                                         "--retry-contaminated",
+                                                         "0",
+                                                         "-q",
+                                                         "--json",
+                                                         (dir / "s.json").string(),
+                                                         "--html",
+                                                         (dir / "s.html").string()});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  const json s = read_json(dir / "s.json");
+  ASSERT_EQ(s["runs"].size(), 4u) << "two capacity runs and two latency runs";
+  EXPECT_EQ(hitcost::testing::expect_impossible_cpu_figures_flagged(s, "s.json"), 4u);
+  size_t with_flags = 0;
+  for (const json& run : s["runs"])
+    with_flags += run.contains(json::json_pointer("/cpu/flags")) && run["cpu"]["flags"].is_array();
+  EXPECT_EQ(with_flags, 4u);
+}
+
 // The logging axis end to end: every strategy under every log mode, one summary row each,
 // every run saying its mode, the server's log figures per run, the log file written, and the
 // server's own mode put back.
@@ -295,6 +340,7 @@ TEST(LoadCli, SweepWithLogModesMeasuresEveryStrategyUnderEveryMode) {
                    "--json", (dir / "s.json").string(), "--csv", (dir / "s.csv").string()}));
   ASSERT_EQ(r.exit_code, 0) << show(r);
   const json s = read_json(dir / "s.json");
+  EXPECT_EQ(hitcost::testing::expect_impossible_cpu_figures_flagged(s, "s.json"), s["runs"].size());
   const std::vector<std::string> labels = {"html log=off",          "html log=line",
                                            "html log=buffered:64k", "struct:json log=off",
                                            "struct:json log=line",  "struct:json log=buffered:64k"};

@@ -168,3 +168,138 @@ TEST(CpuAccounting, ContaminationIsOtherWorkOnOurCpusRelativeToOurs) {
   EXPECT_EQ(c.contamination.state, Contamination::State::unknown);
   EXPECT_NE(c.contamination.why.find("not on this machine"), std::string::npos);
 }
+
+// 9000 hits at 40 µs and 1000 misses at 400 µs sampled; 0.1 cores idle over the 2 s window
+// (0.2 s). A miss costs ten hits, so it takes ten hits' share of the idle: per hit
+// 0.2 s × 40 / (9000·40 + 1000·400) µs = 10.53 µs, not the 20 µs of an even share per request.
+TEST(CpuAccounting, CorrectionsAreSharedByWhatEachOutcomeCosts) {
+  CpuReadings r = base();
+  r.server_cpu_s = 0.80;
+  r.server_hits = 9000;
+  r.server_misses = 1000;
+  r.sampled_hit_us = 40.0;
+  r.sampled_miss_us = 400.0;
+  r.idle_window_s = 1;
+  r.idle_server_cpu_s = 0.1;
+  r.idle_cache_cpu_s = 0.0;
+  const CpuFigures f = account(r, Attribution::sender_pays);
+  EXPECT_TRUE(f.shared_by_cost);
+  EXPECT_NEAR(f.idle_server_us_per_req, 20.0, 1e-9);  // the total, per request, as before
+  EXPECT_NEAR(f.idle_server_us_per_hit, 0.2e6 * 40 / 760000, 1e-9);
+  EXPECT_NEAR(f.idle_server_us_per_miss, 0.2e6 * 400 / 760000, 1e-9);
+  ASSERT_TRUE(f.server_hit_us && f.server_miss_us);
+  EXPECT_NEAR(*f.server_hit_us, 40.0 - 0.2e6 * 40 / 760000, 1e-9);
+  EXPECT_NEAR(*f.server_miss_us, 400.0 - 0.2e6 * 400 / 760000, 1e-9);
+  // The shares add up to the whole correction: nothing lost, nothing counted twice.
+  EXPECT_NEAR(9000 * f.idle_server_us_per_hit + 1000 * f.idle_server_us_per_miss, 0.2e6, 1e-6);
+  // Receive work moved is shared the same way (server alone on CPU 0: receiver-pays).
+  const CpuFigures g = account(r, Attribution::receiver_pays);
+  ASSERT_EQ(g.attribution, Attribution::receiver_pays) << g.attribution_note;
+  const double moved_us = (g.attributed.server - g.net.server) * 1e6;
+  EXPECT_NEAR(g.server_shift_us_per_hit, moved_us * 40 / 760000, 1e-9);
+  EXPECT_NEAR(*g.server_hit_us, 40.0 - g.idle_server_us_per_hit + g.server_shift_us_per_hit, 1e-9);
+  // Other requests (/stats) without samples count at the sampled mean: 100 of them here.
+  r.server_requests = 10100;
+  const CpuFigures h = account(r, Attribution::sender_pays);
+  EXPECT_NEAR(h.idle_server_us_per_hit, 0.2e6 * 40 / (76.0 * 10100), 1e-9);
+}
+
+TEST(CpuAccounting, WithoutSamplesTheCorrectionsArePerRequest) {
+  CpuReadings r = base();
+  r.sampled_hit_us.reset();
+  r.idle_window_s = 1;
+  r.idle_server_cpu_s = 0.01;
+  const CpuFigures f = account(r, Attribution::sender_pays);
+  EXPECT_FALSE(f.shared_by_cost);
+  EXPECT_NEAR(f.idle_server_us_per_hit, 2.0, 1e-9);
+  EXPECT_FALSE(f.server_hit_us);
+}
+
+// The parts of a hit, corrected like the headline, add up to it; each keeps its share.
+TEST(CpuAccounting, CorrectedPartsAddUpToCpuPerHit) {
+  CpuReadings r = base();
+  r.server_hits = 10000;
+  r.idle_window_s = 1;
+  r.idle_server_cpu_s = 0.01;
+  // Detailed samples: 52 µs in all, above the whole samples' 48 (their extra clock reads).
+  r.hit_parts = {{"receive", 6, std::nullopt}, {"fetch", 20, 35.0}, {"render", 20, 19.0}, {"other", 6, std::nullopt}};
+  const CpuFigures f = account(r, Attribution::sender_pays);
+  ASSERT_TRUE(f.server_hit_us);
+  EXPECT_NEAR(*f.server_hit_us, 46.0, 1e-9);
+  ASSERT_EQ(f.server_hit_parts.size(), 4u);
+  double sum = 0;
+  for (const SampledPart& p : f.server_hit_parts) sum += p.cpu_us;
+  EXPECT_NEAR(sum, *f.server_hit_us, 1e-9);
+  EXPECT_NEAR(f.server_hit_parts[1].cpu_us, 20 * 46.0 / 52, 1e-9);
+  EXPECT_EQ(f.server_hit_parts[1].wall_us, 35.0);  // wall as sampled
+  const nlohmann::json j = cpu_figures_json(f, r.server_requests);
+  EXPECT_NEAR(j["server_hit_parts_us"]["fetch"].get<double>(), 20 * 46.0 / 52, 1e-9);
+}
+
+// A run JSON's CPU figures as record_of writes them, for the checks (client/report.h).
+nlohmann::json run_doc(const CpuReadings& r, const nlohmann::json& sampling = nlohmann::json::object()) {
+  const CpuFigures f = account(r, Attribution::sender_pays);
+  return {{"cpu", cpu_figures_json(f, r.server_requests)},
+          {"server_sampling", sampling},
+          {"server_cpu_us_per_hit", f.server_hit_us ? nlohmann::json(*f.server_hit_us) : nlohmann::json()}};
+}
+
+const CpuFlag* find_flag(const std::vector<CpuFlag>& flags, const std::string& figure) {
+  for (const CpuFlag& f : flags)
+    if (f.figure == figure) return &f;
+  return nullptr;
+}
+
+// 20 requests in the window (an open loop at a low rate) and an idle baseline above the run's
+// own CPU: net figures below zero. Each is flagged where it stands, with the idle and the raw.
+TEST(CpuAccounting, NetFiguresBelowZeroAreFlaggedWithTheirReason) {
+  CpuReadings r = base();
+  r.server_requests = 20;
+  r.server_hits = 20;
+  r.server_cpu_s = 0.002;  // 100 µs/req raw
+  r.cache_cpu_s = 0.001;
+  r.client_cpu_s = 0.001;
+  r.sampled_hit_us = 60.0;
+  r.idle_window_s = 1;
+  r.idle_server_cpu_s = 0.003;  // 0.006 s over the window: above the run's 0.002
+  r.idle_cache_cpu_s = 0.0001;
+  r.idle_client_cpu_s = 0.0;
+  const nlohmann::json doc = run_doc(r);
+  ASSERT_LT(doc["cpu"]["per_request_us"]["net"]["server"].get<double>(), 0);
+  const std::vector<CpuFlag> flags = check_cpu_figures(doc);
+  const CpuFlag* net = find_flag(flags, "/cpu/per_request_us/net/server");
+  ASSERT_TRUE(net) << cpu_flags_json(flags).dump(1);
+  EXPECT_NE(net->why.find("idle baseline"), std::string::npos) << net->why;
+  EXPECT_NE(net->why.find("above the run's own raw 100"), std::string::npos) << net->why;
+  for (const char* figure : {"/cpu/per_request_us/net/total", "/cpu/per_request_us/attributed/server",
+                             "/cpu/server_hit_us", "/server_cpu_us_per_hit"})
+    EXPECT_TRUE(find_flag(flags, figure)) << figure << " not flagged: " << cpu_flags_json(flags).dump(1);
+  // The cache's net stays above zero: not flagged.
+  EXPECT_GT(doc["cpu"]["per_request_us"]["net"]["cache"].get<double>(), 0);
+  EXPECT_FALSE(find_flag(flags, "/cpu/per_request_us/net/cache"));
+  // Every flag names a number of the document that is below zero.
+  size_t checked = 0;
+  for (const CpuFlag& f : flags) {
+    const nlohmann::json::json_pointer p(f.figure);
+    ASSERT_TRUE(doc.contains(p)) << f.figure;
+    EXPECT_LT(doc.at(p).get<double>(), 0) << f.figure;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5u);
+  // The same run at 10 000 requests: nothing is flagged.
+  EXPECT_TRUE(check_cpu_figures(run_doc(base())).empty()) << cpu_flags_json(check_cpu_figures(run_doc(base())));
+}
+
+// A sampled part's CPU above its wall time cannot be; a part without a wall time (receive,
+// other) is not judged against one.
+TEST(CpuAccounting, PartCpuAboveItsWallTimeIsFlagged) {
+  const nlohmann::json sampling = {
+      {"hit",
+       {{"cpu_us", 40.0},
+        {"parts_cpu_us", {{"receive", 5.0}, {"fetch", 4.11}, {"render", 10.0}, {"other", 3.0}}},
+        {"parts_wall_us", {{"receive", 0.0}, {"fetch", 3.62}, {"render", 12.0}, {"other", 0.0}}}}}};
+  const std::vector<CpuFlag> flags = check_cpu_figures(run_doc(base(), sampling));
+  ASSERT_EQ(flags.size(), 1u) << cpu_flags_json(flags).dump(1);
+  EXPECT_EQ(flags[0].figure, "/server_sampling/hit/parts_cpu_us/fetch");
+  EXPECT_NE(flags[0].why.find("CPU 4.11 us above its wall time 3.62 us"), std::string::npos) << flags[0].why;
+}

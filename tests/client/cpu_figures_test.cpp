@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "client/options.h"
 #include "client/report.h"
@@ -31,14 +33,14 @@ std::vector<std::string> server_args(std::vector<std::string> extra) {
   return a;
 }
 
-LoadPlan full_load(int port, double seconds) {
+LoadPlan full_load(int port, double seconds, double hit_ratio = 1.0) {
   LoadOptions o;
   o.url = "http://127.0.0.1:" + std::to_string(port);
   o.warmup = "0";
   o.connections = 8;
   o.keys = 200;
   if (two_cpus()) o.cpus = "1";
-  auto plan = build_plan(o, std::to_string(seconds) + "s", 0, 1.0, std::nullopt, "");
+  auto plan = build_plan(o, std::to_string(seconds) + "s", 0, hit_ratio, std::nullopt, "");
   EXPECT_TRUE(plan) << plan.error().message;
   return plan.value();
 }
@@ -152,4 +154,48 @@ TEST(CpuFigures, IdleBaselineIsSmallAndSubtracted) {
     EXPECT_EQ(r.client_cpus, std::vector<int>{1});
     EXPECT_NE(f->contamination.state, Contamination::State::unknown) << f->contamination.why;
   }
+}
+
+// CPU per hit must not move with the hit ratio (client/cpu_accounting.h, 4: the idle and the
+// receive work moved are shared between hits and misses by what each costs). On memcached a
+// miss goes to the origin and sets the value: several hits' CPU. Three rounds of 100, 90 and
+// 99 % hits, the order turning each round; the median of each ratio against the all-hit one.
+TEST(CpuFigures, CpuPerHitIsTheSameAt90And99And100PercentHitsFromMemcached) {
+  MemcachedProcess mc;
+  ServerProcess server(server_args({"--store", "memcached:" + mc.address()}));
+  warm(server.port());
+  MeasureOptions mo;
+  mo.idle_ns = 500'000'000;
+  const std::vector<double> ratios = {1.0, 0.9, 0.99};
+  std::vector<std::vector<double>> per_hit(ratios.size());
+  size_t figures = 0;
+  for (size_t round = 0; round < 3; ++round)
+    for (size_t k = 0; k < ratios.size(); ++k) {
+      const size_t i = (k + round) % ratios.size();
+      const RunReport r = measure_run(full_load(server.port(), 2.0, ratios[i]), mo, nullptr);
+      ASSERT_TRUE(r.server) << r.server_error;
+      ASSERT_EQ(r.load.errors.total(), 0u);
+      ASSERT_GT(r.server->sampled_hit.whole_samples, 100u)
+          << "too few samples to judge at " << ratios[i] << ": " << r.load.requests << " requests";
+      EXPECT_NEAR(r.hit_ratio(), ratios[i], 0.01);
+      EXPECT_EQ(r.server->misses > 0, ratios[i] < 1) << r.server->misses << " misses at " << ratios[i];
+      const auto f = r.cpu();
+      ASSERT_TRUE(f && f->server_hit_us) << ratios[i];
+      if (ratios[i] < 1) {
+        EXPECT_TRUE(f->shared_by_cost) << "hits and misses sampled at " << ratios[i];
+      }
+      per_hit[i].push_back(*f->server_hit_us);
+      ++figures;
+      std::printf("hit ratio %.2f (measured %.3f): %.2f us/hit (sampled %.2f, idle share %.3f), %.2f us/miss\n",
+                  ratios[i], r.hit_ratio(), *f->server_hit_us, f->server_hit_sampled_us.value_or(0),
+                  f->idle_server_us_per_hit, f->server_miss_us.value_or(0));
+    }
+  ASSERT_EQ(figures, 9u);
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double all_hits = median(per_hit[0]);
+  EXPECT_NEAR(median(per_hit[1]), all_hits, 0.05 * all_hits) << "90 % hits";
+  EXPECT_NEAR(median(per_hit[2]), all_hits, 0.05 * all_hits) << "99 % hits";
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/php/php_stack_process.h"
+#include "tests/support/cpu_flags_check.h"
 
 namespace {
 
@@ -88,6 +89,7 @@ TEST(PhpCompare, BothBackendsPerStrategyAndNothingLeftBehind) {
   EXPECT_NE(text.find("backend"), std::string::npos) << text;
 
   const auto doc = nlohmann::json::parse(read_file(out / "php-compare" / "compare.json"));
+  EXPECT_EQ(hitcost::testing::expect_impossible_cpu_figures_flagged(doc, "compare.json"), 4u);
   int rows = 0;
   for (const auto& row : doc.at("summary")) {
     EXPECT_TRUE(row.at("store") == "html" || row.at("store") == "php-default") << row.dump();

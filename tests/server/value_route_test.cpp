@@ -24,6 +24,7 @@
 #include "corpus/tree_html.h"
 #include "corpus/value.h"
 #include "tests/support/command.h"
+#include "tests/support/cpu_flags_check.h"
 #include "tests/support/http_client.h"
 #include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
@@ -369,6 +370,7 @@ TEST_F(ValueRoute, SweepOverValuesMeasuresHitsOnly) {
   std::ifstream in(out);
   const json doc = json::parse(in);
   ASSERT_EQ(doc["runs"].size(), 2u) << doc.dump();
+  EXPECT_EQ(hitcost::testing::expect_impossible_cpu_figures_flagged(doc, out), 2u);
   for (const json& run : doc["runs"]) {
     EXPECT_EQ(run["path_template"], "/value/{id}");
     EXPECT_GT(run["requests"].get<uint64_t>(), 0u);

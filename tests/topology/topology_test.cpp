@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/cpu_flags_check.h"
 #include "tests/support/http_client.h"
 #include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
@@ -183,6 +184,8 @@ TEST(Topology, ThreeNodesTwoClientsRunASweepAndMergeIntoOneReport) {
   const json merged = read_json(out / "merged.json");
   const json c1 = read_json(out / "client-1.json"), c2 = read_json(out / "client-2.json");
   ASSERT_EQ(merged.at("runs").size(), 2u);
+  for (const auto& [name, doc] : {std::pair{"merged.json", &merged}, {"client-1.json", &c1}, {"client-2.json", &c2}})
+    EXPECT_EQ(hitcost::testing::expect_impossible_cpu_figures_flagged(*doc, name), 2u) << name;
   ASSERT_EQ(c1.at("runs").size(), 2u);
   ASSERT_EQ(c2.at("runs").size(), 2u);
   EXPECT_EQ(merged.at("merged").at("inputs"), 2);
