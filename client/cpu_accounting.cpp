@@ -76,13 +76,40 @@ Contamination judge_contamination(const CpuReadings& r, const PartyCpu& own) {
   const proc::CpuTimes t = r.machine->over(c.cpus);
   const double w = r.window_s > 0 ? r.window_s : 1;
   c.own_cores = own.total() / w;
-  c.other_cores = (t.busy() - own.total()) / w;
   c.steal_cores = t.steal / w;
+  // The kernel's work, placed on CPUs by their softirq + irq time (see the header).
+  auto kernel_on = [&](const std::vector<int>& cpus) -> double {
+    if (!r.census) return 0;
+    const double everyone = r.census->user_s + r.census->kernel_threads_s;
+    const double kernel = std::max(0.0, r.machine->all.busy() - everyone) + r.census->kernel_threads_s;
+    const proc::CpuTimes all = r.machine->all, here = r.machine->over(cpus);
+    const double interrupts = all.softirq + all.irq;
+    return interrupts > 0 ? kernel * (here.softirq + here.irq) / interrupts : 0;
+  };
+  c.other_cores = (t.busy() - own.total() - kernel_on(c.cpus)) / w;
+  if (r.census) {
+    c.kernel_cores = kernel_on(c.cpus) / w;
+    for (int cpu : c.cpus) {
+      const proc::CpuTimes one = r.machine->over({cpu});
+      c.kernel_where += fmt("%sCPU %d softirq %.3f", c.kernel_where.empty() ? "" : ", ", cpu, one.softirq / w);
+    }
+  }
+  const std::vector<int> peers = union_of({&r.cache_cpus, &r.client_cpus});
+  if (disjoint(r.server_cpus, peers)) {
+    c.other_server_cores = (r.machine->over(r.server_cpus).busy() - own.server - kernel_on(r.server_cpus)) / w;
+    c.other_peer_cores = (r.machine->over(peers).busy() - own.peers() - kernel_on(peers)) / w;
+  }
   const double limit = std::max(r.contamination_threshold * c.own_cores, tick_noise_cores(c.cpus.size(), w));
   const bool bad = c.other_cores + c.steal_cores > limit;
   c.state = bad ? Contamination::State::contaminated : Contamination::State::clean;
   c.why = fmt("on CPUs %s: %.3f cores of other work and %.3f of steal next to %.3f of our own (limit %.3f)",
               proc::format_cpu_list(c.cpus).c_str(), c.other_cores, c.steal_cores, c.own_cores, limit);
+  if (c.other_server_cores)
+    c.why += fmt("; other work on the server's CPUs %.3f, on its peers' %.3f", *c.other_server_cores,
+                 *c.other_peer_cores);
+  if (c.kernel_cores)
+    c.why += fmt("; kernel work billed to none of ours %.3f cores, not counted (%s)", *c.kernel_cores,
+                 c.kernel_where.c_str());
   return c;
 }
 
@@ -310,7 +337,11 @@ nlohmann::json cpu_figures_json(const CpuFigures& f, uint64_t requests) {
             {"own_cores", c.own_cores},
             {"other_cores", c.other_cores},
             {"steal_cores", c.steal_cores},
-            {"fraction", c.fraction()}}}};
+            {"fraction", c.fraction()},
+            {"kernel_cores", opt(c.kernel_cores)},
+            {"kernel_where", c.kernel_where},
+            {"other_server_cores", opt(c.other_server_cores)},
+            {"other_peer_cores", opt(c.other_peer_cores)}}}};
 }
 
 namespace {

@@ -77,6 +77,7 @@ struct CpuReadings {
   std::optional<double> cache_cpu_s;        // memcached nodes, their rusage summed; nullopt: no cache process
   double client_cpu_s = 0;                  // this process, getrusage
   std::optional<proc::MachineCpu> machine;  // per-CPU /proc/stat over the window
+  std::optional<proc::CensusCpu> census;    // every process's CPU over the window (user processes, kernel threads)
 
   // Idle baseline (no load, before the run); idle_window_s 0 = not measured.
   double idle_window_s = 0;
@@ -84,6 +85,7 @@ struct CpuReadings {
   std::optional<double> idle_cache_cpu_s;
   double idle_client_cpu_s = 0;
   std::optional<proc::MachineCpu> idle_machine;
+  std::optional<proc::CensusCpu> idle_census;
 
   // Placement: CPUs each party may run on; empty = unknown. `*_local` false = another machine
   // (or a process this client cannot see), so its CPUs are not in this machine's /proc/stat.
@@ -117,12 +119,27 @@ struct PartyCpu {  // seconds over the window
   double peers() const noexcept { return cache + client; }
 };
 
+// Other work on the CPUs the run used. Busy time (/proc/stat) there minus our own processes'
+// CPU is other processes' work and the kernel's. The kernel's is not other work: on loopback it
+// is mostly the run's own traffic (softirqs run on an idle CPU, ksoftirqd), billed to no process
+// of ours. With a census of every process (proc::ProcessCensus) the two are told apart:
+// kernel work = kernel threads + busy time billed to no process at all (the machine's busy time
+// minus every process's CPU), placed on the CPUs by their softirq + irq time. Other work on a set
+// of CPUs is then busy − our own there − the kernel's there, per side where the server has CPUs
+// of its own (the side a figure is sensitive to: client/noise.h). Without a census, all of
+// busy − own counts as other work (the old, pessimistic judgement).
 struct Contamination {
   enum class State { clean, contaminated, unknown } state = State::unknown;
   std::string why;         // for unknown: what is missing; else the figures in words
   std::vector<int> cpus;   // the CPUs judged
   double own_cores = 0;    // server + cache + client
-  double other_cores = 0;  // busy on those CPUs minus our own (other processes, kernel)
+  double other_cores = 0;  // busy on those CPUs minus our own and the kernel's: other processes
+  // The kernel's work on those CPUs (billed to no process of ours; not other work); nullopt
+  // without a census. Where it ran: softirq per CPU in `kernel_where`.
+  std::optional<double> kernel_cores;
+  std::string kernel_where;
+  // Other work on the server's CPUs and on its peers' (cache, client), when they are apart.
+  std::optional<double> other_server_cores, other_peer_cores;
   double steal_cores = 0;
   double fraction() const noexcept { return own_cores > 0 ? (other_cores + steal_cores) / own_cores : 0; }
 };

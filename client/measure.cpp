@@ -55,12 +55,14 @@ std::optional<CpuFigures> RunReport::cpu() const {
   in.cache_cpu_s = s.cache_cpu_s;
   in.client_cpu_s = client_cpu_s;
   in.machine = machine;
+  in.census = census;
   if (idle) {
     in.idle_window_s = idle->window_s;
     in.idle_server_cpu_s = idle->server_cpu_s;
     in.idle_cache_cpu_s = idle->cache_cpu_s;
     in.idle_client_cpu_s = idle->client_cpu_s;
     in.idle_machine = idle->machine;
+    in.idle_census = idle->census;
   }
   in.server_local = server_local;
   in.cache_local = cache_local;
@@ -105,6 +107,7 @@ struct Snapshot {
   std::optional<nlohmann::json> stats;
   std::string stats_error;  // why stats is empty when the server was asked
   std::optional<proc::MachineCpu> machine;
+  std::optional<proc::ProcessCensus> census;
   double client_cpu_s = 0;
   uint64_t t_ns = 0;
 };
@@ -137,10 +140,15 @@ Snapshot take_snapshot(const LoadPlan& plan, const StatsSource& src, bool stats_
   };
   if (stats_first) read();
   s.machine = proc::read_machine_cpu();
+  s.census = proc::read_process_census();
   s.client_cpu_s = self_cpu_s();
   s.t_ns = now_ns();
   if (!stats_first) read();
   return s;
+}
+std::optional<proc::CensusCpu> census_delta(const Snapshot& a, const Snapshot& b) {
+  if (!a.census || !b.census) return std::nullopt;
+  return proc::census_cpu(*a.census, *b.census);
 }
 std::optional<proc::MachineCpu> machine_delta(const Snapshot& a, const Snapshot& b) {
   if (!a.machine || !b.machine) return std::nullopt;
@@ -163,6 +171,7 @@ std::optional<IdleBaseline> measure_idle(const LoadPlan& plan, const StatsSource
   idle.cache_cpu_s = d.cache_cpu_s;
   idle.client_cpu_s = b.client_cpu_s - a.client_cpu_s;
   idle.machine = machine_delta(a, b);
+  idle.census = census_delta(a, b);
   return idle;
 }
 
@@ -207,6 +216,7 @@ RunReport measure_once(const LoadPlan& plan, const StatsSource& src,
   r.client_cpu_s = after.client_cpu_s - before.client_cpu_s;
   r.snapshot_window_s = after.t_ns > before.t_ns ? double(after.t_ns - before.t_ns) / 1e9 : 0.0;
   r.machine = machine_delta(before, after);
+  r.census = census_delta(before, after);
   if (before.stats && after.stats) {
     r.server = stats_delta(*before.stats, *after.stats);
     if (src.processes()) {

@@ -27,6 +27,7 @@ struct IdleBaseline {
   std::optional<double> cache_cpu_s;
   double client_cpu_s = 0;
   std::optional<proc::MachineCpu> machine;
+  std::optional<proc::CensusCpu> census;  // every process's CPU over the idle window
 };
 
 struct RunReport : RunRequest {
@@ -39,6 +40,7 @@ struct RunReport : RunRequest {
   std::string server_error;
   double client_cpu_s = 0;                  // getrusage(RUSAGE_SELF) over the window
   std::optional<proc::MachineCpu> machine;  // per-CPU /proc/stat delta over the window
+  std::optional<proc::CensusCpu> census;    // every process's CPU over the window (other work vs the kernel's)
   double snapshot_window_s = 0;             // wall time between the two snapshots
   std::optional<IdleBaseline> idle;         // absent with --idle 0 or without server stats
   // Placement, resolved while the processes were there to look at.

@@ -273,6 +273,60 @@ int64_t parent_of(int64_t pid) {
 
 }  // namespace
 
+std::optional<ProcessCensus::Entry> parse_census_entry(std::string_view stat, double ticks_per_s) {
+  // "pid (comm) state ppid ..." — split at the last ')': comm may hold anything.
+  const size_t close = stat.rfind(')');
+  if (close == std::string_view::npos || close + 2 >= stat.size()) return std::nullopt;
+  std::istringstream rest{std::string(stat.substr(close + 2))};
+  std::string field;
+  // Fields from 3 (state): flags 9, utime 14, stime 15, cutime 16, cstime 17, starttime 22.
+  unsigned long long flags = 0, utime = 0, stime = 0, cutime = 0, cstime = 0, start = 0;
+  int k = 3;
+  for (; k <= 22 && rest >> field; ++k) {
+    const unsigned long long v = std::strtoull(field.c_str(), nullptr, 10);
+    if (k == 9) flags = v;
+    if (k == 14) utime = v;
+    if (k == 15) stime = v;
+    if (k == 16) cutime = v;
+    if (k == 17) cstime = v;
+    if (k == 22) start = v;
+  }
+  if (k <= 22) return std::nullopt;
+  constexpr unsigned long long kPfKthread = 0x00200000;  // include/linux/sched.h
+  ProcessCensus::Entry e;
+  e.start_ticks = start;
+  e.cpu_s = double(utime + stime) / ticks_per_s;
+  e.children_s = double(cutime + cstime) / ticks_per_s;
+  e.kernel_thread = (flags & kPfKthread) != 0;
+  return e;
+}
+
+ProcessCensus read_process_census() {
+  ProcessCensus c;
+  const double hz = ticks_per_second();
+  std::vector<int64_t> pids = numeric_entries("/proc");
+  std::sort(pids.begin(), pids.end());
+  for (int64_t pid : pids) {
+    const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+    if (auto e = parse_census_entry(stat, hz)) c.by_pid.emplace_back(pid, *e);  // gone meanwhile: skipped
+  }
+  return c;
+}
+
+CensusCpu census_cpu(const ProcessCensus& before, const ProcessCensus& after) {
+  CensusCpu out;
+  auto b = before.by_pid.begin();
+  for (const auto& [pid, e] : after.by_pid) {
+    while (b != before.by_pid.end() && b->first < pid) ++b;
+    const bool same = b != before.by_pid.end() && b->first == pid && b->second.start_ticks == e.start_ticks;
+    const double used = same ? std::max(0.0, e.cpu_s - b->second.cpu_s) + std::max(0.0, e.children_s - b->second.children_s)
+                             : e.cpu_s + e.children_s;
+    (e.kernel_thread ? out.kernel_threads_s : out.user_s) += used;
+    ++out.processes;
+  }
+  return out;
+}
+
 std::optional<uint64_t> read_runtime_ns(int64_t pid) {
   if (pid <= 0) return std::nullopt;
   const std::string base = "/proc/" + std::to_string(pid) + "/task/";

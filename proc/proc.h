@@ -65,6 +65,31 @@ struct ProcessInfo {
 // nullopt when the process is not visible here (another machine, another pid namespace, gone).
 std::optional<ProcessInfo> read_process(int64_t pid);
 
+// Every process on the machine and the CPU it has used, at one instant (/proc/PID/stat):
+// for telling other work on the machine from the kernel's own. Kernel threads (ksoftirqd,
+// kworker: PF_KTHREAD) are kept apart from processes of users.
+struct ProcessCensus {
+  struct Entry {
+    uint64_t start_ticks = 0;  // with the pid, an identity (pids are reused)
+    double cpu_s = 0;          // utime + stime, all threads
+    double children_s = 0;     // cutime + cstime: reaped children
+    bool kernel_thread = false;
+  };
+  std::vector<std::pair<int64_t, Entry>> by_pid;  // sorted by pid
+};
+ProcessCensus read_process_census();
+// CPU used between two censuses, seconds: by user processes and by kernel threads. A process
+// alive at both counts its difference; one born since counts all it used; one reaped since is
+// in its parent's children time (counted whole: what it used before `before` too, a small
+// over-count of short-lived processes' start).
+struct CensusCpu {
+  double user_s = 0, kernel_threads_s = 0;
+  size_t processes = 0;  // seen in `after`
+};
+CensusCpu census_cpu(const ProcessCensus& before, const ProcessCensus& after);
+// Parses one /proc/PID/stat line into an entry; nullopt when malformed. For tests.
+std::optional<ProcessCensus::Entry> parse_census_entry(std::string_view stat_line, double ticks_per_s);
+
 // The process's CPU time in ns: sum_exec_runtime of each of its live threads
 // (/proc/PID/task/*/schedstat). Scheduler-precise where /proc/PID/stat counts 10 ms ticks,
 // but a thread that has exited is no longer in it: for processes whose threads live as
