@@ -59,11 +59,15 @@ void json_body(Response& res, std::string& body, const nlohmann::json& j, int st
 }
 
 // What a cached rendering's response says of how it was served (/page and /value alike): the
-// X-Cache headers and what the access log writes.
+// X-Cache headers and what the access log writes. X-Strategy is the strategy that answered:
+// on a hit of a value another strategy wrote, its stored form, and X-Strategy-Asked the strategy
+// in force, so that a client checking X-Strategy sees the mismatch (docs/http-api.md).
 void tell_outcome(ServeOutcome out, Response& res) {
   res.header("X-Cache", out.hit ? "hit" : "miss");
   res.header("X-Cache-Key", out.key);
   res.header("X-Strategy", out.strategy_name);
+  if (!out.stored_as.empty()) res.header("X-Stored-As", out.stored_as);
+  if (out.strategy_mismatch()) res.header("X-Strategy-Asked", out.strategy_asked);
   res.cache = out.hit ? "hit" : "miss";
   res.strategy = std::move(out.strategy_name);
 }
