@@ -206,3 +206,28 @@ TEST(HitForm, ValueStoredPlainUnderTheThresholdIsTheStrategysOwn) {
   EXPECT_EQ(mismatches(server.port()), 0u);
   EXPECT_EQ(metric(server.port(), "hitcost_strategy_mismatches_total"), 0.0);
 }
+
+// A preset asked by name is answered by that name (X-Strategy: php-default, not its expansion
+// struct:php+fastlz), so hitcost-load --strategy php-default, which checks X-Strategy against
+// what it asked, measures it; a mismatch names the preset as asked.
+TEST(HitForm, PresetAskedByNameIsAnsweredByThatName) {
+  TempDir dir;
+  ServerProcess server({"--store", "memory"});
+  post_json(server.port(), "/admin/warm?from=100&to=101", "");  // page 100: html
+  HttpResponse first = http_get(server.port(), "/page/1?strategy=php-default");
+  HttpResponse again = http_get(server.port(), "/page/1?strategy=php-default");
+  EXPECT_EQ(first.header("x-cache"), "miss");
+  EXPECT_EQ(first.header("x-strategy"), "php-default");
+  EXPECT_EQ(again.header("x-cache"), "hit");
+  EXPECT_EQ(again.header("x-strategy"), "php-default");
+  EXPECT_EQ(again.header("x-stored-as"), "struct:php+fastlz");
+  HttpResponse other = http_get(server.port(), "/page/100?strategy=php-default");
+  EXPECT_EQ(other.header("x-strategy"), "html");
+  EXPECT_EQ(other.header("x-strategy-asked"), "php-default");
+  ASSERT_EQ(mismatches(server.port()), 1u);
+  LoadRun r = load_run(server.port(), dir.file("run.json"), {"--keys", "20", "--strategy", "php-default"});
+  EXPECT_EQ(r.result.exit_code, 0) << r.result.out << r.result.err;
+  EXPECT_GT(r.run["requests"].get<uint64_t>(), 0u);
+  EXPECT_EQ(r.run["errors"]["total"], 0) << r.run["error_samples"].dump();
+  EXPECT_EQ(mismatches(server.port()), 1u);
+}
