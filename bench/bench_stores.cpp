@@ -100,9 +100,9 @@ Store* store_for(const std::string& kind, std::string* why) {
   if (kind == "memory")
     spec = "memory";
   else if (kind == "mmap")
-    spec = "mmap:" + bench_dir() + "/mmap.dat?size=256M";
+    spec = "mmap:" + bench_dir() + "/mmap.dat?size=256M&create=1";
   else if (kind == "pread")
-    spec = "pread:" + bench_dir() + "/pread.dat?size=256M";
+    spec = "pread:" + bench_dir() + "/pread.dat?size=256M&create=1";
   else if (kind == "memcached") {
     auto& mc = BenchMemcached::instance();
     if (!mc.ok()) {
@@ -222,7 +222,7 @@ void BM_StoreSetSync(benchmark::State& state) {
   auto& s = stores[policy];
   if (!s) {
     auto o = hitcost::open_store("pread:" + bench_dir() + "/sync-" + std::to_string(state.range(0)) +
-                                 ".dat?size=64M&sync=" + policy);
+                                 ".dat?size=64M&create=1&sync=" + policy);
     if (!o) {
       state.SkipWithError(o.error().message.c_str());
       return;

@@ -255,9 +255,15 @@ void LoadThread::on_response(Conn& c, uint64_t t) {
     // The detail is built only for the first one: a run can be nothing but validation errors.
     const bool first = std::none_of(r_.error_samples.begin(), r_.error_samples.end(),
                                     [](const ErrorSample& e) { return e.kind == "validation"; });
+    // hitcost-server names in X-Strategy the form of the value it decoded when that is not one
+    // the strategy asked for writes (keys do not name the strategy): say so in a user's words,
+    // within the sample's 240 bytes.
     if (first && wrong_strategy)
       keep_first_error(r_.error_samples, "validation",
-                       "X-Strategy: " + std::string(info.strategy) + ", asked for " + plan_.expect_strategy);
+                       "the server decoded a value stored as " + std::string(info.strategy) + ", not " +
+                           plan_.expect_strategy +
+                           " (X-Strategy): the namespace holds values of another strategy; warm under this "
+                           "strategy or give it a namespace of its own");
     else if (first)
       keep_first_error(
           r_.error_samples, "validation",

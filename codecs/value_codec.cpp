@@ -1,5 +1,6 @@
 #include "codecs/value_codec.h"
 
+#include <array>
 #include <cstring>
 
 #include "codecs/codec_table.h"
@@ -42,6 +43,38 @@ SerializerId decoder_for(SerializerId stored, const Strategy& current) noexcept 
   const SerializerCodec* in_force = find_serializer(current.serializer);
   if (current.rep == Representation::structured && in_force && in_force->bytes_of == stored) return in_force->id;
   return stored;
+}
+
+bool strategy_writes(const Strategy& strategy, const Unwrapped& stored) noexcept {
+  if (stored.rep != strategy.rep) return false;
+  if (strategy.rep == Representation::structured) {
+    const SerializerCodec* own = find_serializer(strategy.serializer);
+    if (!own || own->bytes_of != stored.serializer) return false;
+  }
+  return stored.compressor == CompressorId::none || stored.compressor == strategy.compressor;
+}
+
+std::string_view stored_form_name(const Unwrapped& stored) noexcept {
+  // Every (representation, serializer, compressor) the ids can say, named once; a form that
+  // read_flags cannot produce (html with a serializer) gets the name its parts make.
+  constexpr size_t kSer = 8, kComp = 8;
+  static const auto names = [] {
+    std::array<std::string, 2 * kSer * kComp> all;
+    for (size_t r = 0; r < 2; ++r)
+      for (size_t s = 0; s < kSer; ++s)
+        for (size_t c = 0; c < kComp; ++c) {
+          Strategy form;
+          form.rep = r == 0 ? Representation::html : Representation::structured;
+          form.serializer = static_cast<SerializerId>(s);
+          form.compressor = static_cast<CompressorId>(c);
+          all[(r * kSer + s) * kComp + c] = form.name();
+        }
+    return all;
+  }();
+  const auto r = static_cast<size_t>(stored.rep == Representation::structured);
+  const auto s = static_cast<size_t>(stored.serializer), c = static_cast<size_t>(stored.compressor);
+  if (s >= kSer || c >= kComp) return "unknown";
+  return names[(r * kSer + s) * kComp + c];
 }
 
 EncodedValue encode_value(const Strategy& st, const Page& page, std::string_view html) {

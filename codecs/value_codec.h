@@ -56,6 +56,19 @@ Result<Page> decode_page(SerializerId serializer, std::string_view payload);
 // Appends the serialized page to `out` (reuses its capacity; encode_page in place).
 void encode_page_into(SerializerId serializer, const Page& page, std::string& out);
 
+// Whether `strategy` would have written a value of the form `stored` (what its flags say):
+// the same representation, the same serializer bytes (struct:simdjson writes json's: bytes_of),
+// and the strategy's own compressor or none — a value under the compression threshold, or one
+// that did not shrink enough, is stored plain. Anything else was written by another strategy
+// under the same key (keys do not name the strategy: PHP applications read them as they are).
+// The compression level is not compared: the flags do not carry it.
+bool strategy_writes(const Strategy& strategy, const Unwrapped& stored) noexcept;
+
+// The canonical strategy name of the form `stored` is in, from its flags alone: "html",
+// "struct:json+zlib" (no level; JSON bytes are "struct:json" whatever wrote them). Static
+// storage: valid for the life of the program, no allocation per call.
+std::string_view stored_form_name(const Unwrapped& stored) noexcept;
+
 // Which decoder to run for a value unwrapped as `stored`: values are reported under the
 // row that owns their bytes (JSON as SerializerId::json whatever wrote them); when the
 // strategy in force reads those bytes with another decoder (struct:simdjson: its row's

@@ -107,7 +107,7 @@ void http_requests() {
 void store_file() {
   const fs::path tmp = fs::temp_directory_path() / ("hitcost-corpus-" + std::to_string(getpid()) + ".dat");
   {
-    auto s = open_store("mmap:" + tmp.string() + "?size=64K");
+    auto s = open_store("mmap:" + tmp.string() + "?size=64K&create=1");
     if (!s) {
       std::fprintf(stderr, "make_corpus: %s\n", s.error().message.c_str());
       std::exit(1);

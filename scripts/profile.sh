@@ -34,7 +34,9 @@
 #   with `perf report -i OUT/perf.data`.
 #
 # --store memcached (default) starts a private memcached on a free loopback port; any other
-# store spec (memory, memory:objects, mmap:/tmp/f, memcached:H:P,...) is passed to the server.
+# store spec (memory, memory:objects, mmap:/tmp/f, memcached:H:P,...) is passed to the server,
+# with --store-create: a file store is made where no file is; an existing file is used only if it
+# is a store file (hitcost-server refuses anything else and leaves it as it is).
 # The server is built with debug info (RelWithDebInfo) into build/profile; HITCOST_BUILD_DIR
 # picks another tree (e.g. build/test) and HITCOST_NO_BUILD=1 skips the build.
 # Everything it starts is stopped on exit, also on Ctrl-C.
@@ -98,7 +100,7 @@ if [ "$store" = memcached ]; then
 fi
 
 # 2. The server, one io thread; under callgrind with instrumentation off until the window.
-server_args=(--port 0 --threads 1 --store "$store" --strategy "$strategy")
+server_args=(--port 0 --threads 1 --store "$store" --store-create --strategy "$strategy")
 [ -n "$flags" ] && server_args+=(--flags "$flags")
 if [ "$tool" = callgrind ]; then
   # Each `callgrind_control --dump` writes OUT/callgrind.part.N (N = 1, 2, ...); the dump at

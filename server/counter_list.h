@@ -70,5 +70,9 @@
     "Counter 'values' from /stats.") \
   X(value_encode_errors, "",      "value_encode_errors", "hitcost_value_encode_errors_total", "",                   "counter", \
     "Counter 'value_encode_errors' from /stats.") \
+  /* hits (/page and /value) on a value the strategy in force would not have written: another */ \
+  /* strategy stored it under the same key. Answered as stored, X-Strategy naming its form. */ \
+  X(strategy_mismatches, "",      "strategy_mismatches", "hitcost_strategy_mismatches_total", "",                   "counter", \
+    "Hits on a value stored in a form the strategy in force would not write (another strategy's value under the key).") \
   /* a new counter: one row above this line, then m.<field>.add() where it happens */
 // clang-format on

@@ -2,14 +2,18 @@
 
 namespace hitcost::server {
 
-void HitSteps::finish(bool hit) noexcept {
-  if (hit) {
+void HitSteps::finish(ServeOutcome& out) noexcept {
+  if (out.hit) {
     m_.hits.add();
+    if (out.strategy_mismatch()) m_.strategy_mismatches.add();
     sampler_.set_outcome(Outcome::hit);
-  } else {
-    m_.misses.add();
-    sampler_.set_outcome(Outcome::miss);
+    return;
   }
+  m_.misses.add();
+  sampler_.set_outcome(Outcome::miss);
+  out.stored_as = {};
+  if (out.strategy_mismatch()) out.strategy_name = std::move(out.strategy_asked);
+  out.strategy_asked.clear();
 }
 
 uint64_t HitSteps::lap(Phase p, clock::time_point& t0) {
@@ -22,10 +26,10 @@ uint64_t HitSteps::lap(Phase p, clock::time_point& t0) {
   return ns;
 }
 
-std::optional<Unwrapped> HitSteps::fetch(Store& store, const std::string& key, FlagScheme scheme,
+std::optional<Unwrapped> HitSteps::fetch(Store& store, const Strategy& in_force, FlagScheme scheme, ServeOutcome& out,
                                          clock::time_point& t0) {
   uint32_t flags = 0;
-  Status got = store.get(key, value_, flags);
+  Status got = store.get(out.key, value_, flags);
   lap(Phase::fetch, t0);
   if (!got) {
     if (got.error().code != Errc::not_found) m_.count_store_error(got.error().code);
@@ -37,6 +41,11 @@ std::optional<Unwrapped> HitSteps::fetch(Store& store, const std::string& key, F
   if (!un) {
     m_.count_decode_error(un.error().code);
     return std::nullopt;
+  }
+  out.stored_as = stored_form_name(*un);
+  if (!strategy_writes(in_force, *un)) {
+    out.strategy_asked = std::move(out.strategy_name);
+    out.strategy_name.assign(out.stored_as);
   }
   return *un;
 }

@@ -3,15 +3,21 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "server/port_holder.h"
+
 namespace hitcost::server {
 
 namespace asio = boost::asio;
 
 HttpServer::HttpServer(const ServerOptions& opts, std::shared_ptr<const ValueOrigin> values) : opts_(opts) {
-  if (opts_.threads < 1) throw std::runtime_error("--threads must be at least 1");
+  // Every value first: nothing is opened or made (a store file, the log) for a start that a
+  // bad value stops anyway.
+  check_start_values(opts_);
+  const auto addr = asio::ip::make_address(opts_.host);
   metrics_ = std::make_unique<MetricsRegistry>(static_cast<size_t>(opts_.threads));
   metrics_->reset();  // baseline = start-up (CPU spent loading counts as before)
-  config_ = std::make_unique<ConfigHolder>(make_initial_config(opts_), !opts_.access_log.empty());
+  config_ = std::make_unique<ConfigHolder>(make_initial_config(opts_), !opts_.access_log.empty(),
+                                           OpenStoreOptions{.create_files = opts_.store_create});
   if (!opts_.access_log.empty())
     access_log_ = std::make_unique<AccessLogFile>(opts_.access_log, [cfg = config_.get()] {
       const auto c = cfg->current();
@@ -20,19 +26,20 @@ HttpServer::HttpServer(const ServerOptions& opts, std::shared_ptr<const ValueOri
   ctx_ = std::make_unique<ServerContext>(opts_, *config_, *metrics_, static_cast<size_t>(opts_.threads));
   ctx_->access_log = access_log_.get();
   ctx_->values = std::move(values);  // before the workers: their routers read it from the start
-  boost::system::error_code ec;
-  auto addr = asio::ip::make_address(opts_.host, ec);
-  if (ec) throw std::runtime_error("--host: not an IP address: " + opts_.host);
-  asio::ip::tcp::endpoint ep(addr, static_cast<uint16_t>(opts_.port));
+  const asio::ip::tcp::endpoint ep(addr, static_cast<uint16_t>(opts_.port));
+  std::vector<Worker*> all;
+  for (int i = 0; i < opts_.threads; ++i)
+    all.push_back(workers_.emplace_back(std::make_unique<Worker>(*ctx_, i)).get());
   try {
-    workers_.push_back(std::make_unique<Worker>(*ctx_, 0, ep));
-    ep.port(workers_[0]->local_endpoint().port());  // --port 0: the others join the port picked
-    for (int i = 1; i < opts_.threads; ++i) workers_.push_back(std::make_unique<Worker>(*ctx_, i, ep));
+    workers_[0]->listen(ep, opts_.reuse_port, all);  // one socket: see worker.h
   } catch (const boost::system::system_error& e) {
-    throw std::runtime_error("cannot listen on " + opts_.host + ":" + std::to_string(opts_.port) + ": " +
-                             e.code().message());
+    const std::string where = format_endpoint(addr, opts_.port);
+    if (e.code() == boost::asio::error::address_in_use)
+      throw std::runtime_error(where + " is taken (" + describe_listener(addr, static_cast<uint16_t>(opts_.port)) +
+                               ")");
+    throw std::runtime_error("cannot listen on " + where + ": " + e.code().message());
   }
-  port_ = ep.port();
+  port_ = workers_[0]->local_endpoint().port();
 }
 
 HttpServer::~HttpServer() { stop_and_wait(); }

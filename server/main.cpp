@@ -1,7 +1,9 @@
 // hitcost-server: renders pages from cached data and says where each microsecond goes.
 // parse options -> check --cpus -> open store + bind -> probe the store's nodes -> serve
-// until SIGTERM/SIGINT (SIGHUP reopens the access log) -> drain -> exit 0. Exit codes: 0 stopped cleanly, 1 could not
-// start (bind, store), 2 usage error (unknown option, bad value, a --cpus CPU that is not online).
+// until SIGTERM/SIGINT (SIGHUP reopens the access log) -> drain -> exit 0. Exit codes (README,
+// "Exit codes"): 0 stopped cleanly; 1 could not start (the port taken, a store or a corpus that
+// cannot be read); 2 usage (an unknown option, a bad value — UsageError —, a --cpus CPU that is
+// not online). tests/server/server_exit_codes_test.cpp walks every row.
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
@@ -12,7 +14,7 @@
 #include "codecs/strategy.h"
 #include "proc/proc.h"
 #include "server/http_server.h"
-#include "server/log_mode.h"
+#include "server/runtime_config.h"
 #include "server/store_health.h"
 #include "server/value_origin.h"
 #include "stores/store.h"
@@ -38,12 +40,22 @@ int main(int argc, char** argv) {
   ServerOptions o;
   CLI::App app{"hitcost-server: an HTTP server that renders pages from cached data"};
   app.add_option("--host", o.host, "Address to listen on")->capture_default_str();
-  app.add_option("--port", o.port, "Port (0 picks a free one and prints it)")->capture_default_str();
-  app.add_option("--threads", o.threads, "io threads, one io_context each")->capture_default_str();
+  app.add_option("--port", o.port, "Port (0 picks a free one and prints it)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  app.add_flag("--reuse-port", o.reuse_port,
+               "SO_REUSEPORT: let other --reuse-port processes listen on the same port (several server processes "
+               "behind one port; without it a taken port stops the start)");
+  app.add_option("--threads", o.threads, "io threads, one io_context each")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
   app.add_option("--cpus", o.cpus, "Pin thread i to CPU cpus[i % n], e.g. --cpus 0,1")->delimiter(',');
   app.add_option("--store", o.store,
                  "memory | memory:objects | memcached:H:P[,H:P...] | mmap:PATH | pread:PATH (see README)")
       ->capture_default_str();
+  app.add_flag("--store-create", o.store_create,
+               "An mmap:/pread: store may make a new store file (as ?create=1 in the spec, also for stores switched to "
+               "at run time); an existing file that is not a store file is refused either way");
   app.add_option("--strategy", o.strategy, strategy_help())->capture_default_str();
   app.add_option("--flags", o.flags, "Flag scheme: php-memcached | php-memcache | native")->capture_default_str();
   app.add_option("--rows", o.rows, "Rows per page when ?rows= is absent")->capture_default_str();
@@ -94,11 +106,6 @@ int main(int argc, char** argv) {
     std::cerr << "hitcost-server: --log-buffer: " << size.error().message << "\n";
     return 2;
   }
-  if (auto mode = hitcost::server::LogMode::from_flags(!o.access_log.empty(), o.log_buffer, o.log_flush_ms, o.log_sync);
-      !mode) {
-    std::cerr << "hitcost-server: " << mode.error().message << "\n";
-    return 2;
-  }
   if (o.admin_remote && o.admin_token.empty()) {
     std::cerr << "hitcost-server: --admin-remote needs --admin-token\n";
     return 2;
@@ -110,15 +117,23 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // A corpus that cannot be read is a bad --corpus value, like any other bad flag: exit 2 with
-  // the reader's reason (it names the file). Decoded here, before the store opens or the port
-  // binds, so a large corpus delays "listening on" rather than the first requests.
+  try {
+    hitcost::server::check_start_values(o);  // usage before any input is read: exit 2 first
+  } catch (const hitcost::server::UsageError& e) {
+    std::cerr << "hitcost-server: " << e.what() << "\n";
+    return 2;
+  }
+
+  // A corpus that cannot be read is an input that cannot be opened, like a store: exit 1 with
+  // the reader's reason (it names the file), as hitcost-corpus does for a corrupt file. Decoded
+  // here, before the store opens or the port binds, so a large corpus delays "listening on"
+  // rather than the first requests.
   std::shared_ptr<const hitcost::server::ValueOrigin> values;
   if (!o.corpus.empty()) {
     auto loaded = hitcost::server::ValueOrigin::load(o.corpus);
     if (!loaded) {
       std::cerr << "hitcost-server: --corpus: " << loaded.error().message << "\n";
-      return 2;
+      return 1;
     }
     values = std::move(loaded).value();
     std::printf("%s\n", values->summary_line().c_str());
@@ -158,6 +173,9 @@ int main(int argc, char** argv) {
     }
     std::fprintf(stderr, "hitcost-server: signal %d, draining\n", sig);
     server.drain_and_wait();
+  } catch (const hitcost::server::UsageError& e) {
+    std::cerr << "hitcost-server: " << e.what() << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "hitcost-server: " << e.what() << "\n";
     return 1;

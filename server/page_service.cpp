@@ -37,26 +37,25 @@ ServeOutcome PageService::serve(const RuntimeConfig& cfg, const PageRequest& req
   m_.pages.add();
   body.clear();
   steps_.begin();
-  out.hit = try_hit(cfg, strategy, out.key, body);
-  steps_.finish(out.hit);
+  out.hit = try_hit(cfg, strategy, out, body);
+  steps_.finish(out);
   if (!out.hit) miss(cfg, strategy, req, out.key, body);
   return out;
 }
 
-bool PageService::try_hit(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key,
-                          std::string& body) {
+bool PageService::try_hit(const RuntimeConfig& cfg, const Strategy& strategy, ServeOutcome& out, std::string& body) {
   Store& store = *cfg.store;
   auto t0 = clock::now();
   if (ObjectCache* objects = store.objects()) {
-    // memory:objects: no bytes at all, the APCu-style floor.
-    auto page = objects->get_page(key);
+    // memory:objects: no bytes at all, the APCu-style floor (no flags: every strategy reads it).
+    auto page = objects->get_page(out.key);
     steps_.lap(Phase::fetch, t0);
     if (!page) return false;
     render_page(*page, body);
     steps_.lap(Phase::render, t0);
     return true;
   }
-  std::optional<Unwrapped> un = steps_.fetch(store, key, cfg.scheme, t0);
+  std::optional<Unwrapped> un = steps_.fetch(store, strategy, cfg.scheme, out, t0);
   if (!un) return false;
   if (un->rep == Representation::html) {
     body.assign(un->payload);  // the pre-rendered page: one copy

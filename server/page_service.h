@@ -1,6 +1,8 @@
 #pragma once
 // The hit path and the miss path of GET /page/{id}, timed phase by phase.
 //   hit : store.get -> unwrap (flags, inflate) -> decode -> render
+//         (a value another strategy wrote under the key is decoded by its flags and said so:
+//         X-Strategy names its form, X-Strategy-Asked the strategy in force; see hit_steps.h)
 //   miss: origin (generate, optional simulated backend wait) -> render -> encode -> store.set
 // A decode error or a store error is counted and answered from the origin (a miss):
 // the client always gets the right page.
@@ -46,7 +48,7 @@ class PageService {
 
  private:
   using clock = HitSteps::clock;
-  bool try_hit(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key, std::string& body);
+  bool try_hit(const RuntimeConfig& cfg, const Strategy& strategy, ServeOutcome& out, std::string& body);
   void miss(const RuntimeConfig& cfg, const Strategy& strategy, const PageRequest& req, const std::string& key,
             std::string& body);
   // Encodes and sets one page (or holds it as an object); counts a failure as a store error.

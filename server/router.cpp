@@ -59,13 +59,24 @@ void json_body(Response& res, std::string& body, const nlohmann::json& j, int st
 }
 
 // What a cached rendering's response says of how it was served (/page and /value alike): the
-// X-Cache headers and what the access log writes.
+// X-Cache headers and what the access log writes. X-Strategy is the strategy that answered:
+// on a hit of a value another strategy wrote, its stored form, and X-Strategy-Asked the strategy
+// in force, so that a client checking X-Strategy sees the mismatch (docs/http-api.md).
 void tell_outcome(ServeOutcome out, Response& res) {
   res.header("X-Cache", out.hit ? "hit" : "miss");
   res.header("X-Cache-Key", out.key);
   res.header("X-Strategy", out.strategy_name);
+  if (!out.stored_as.empty()) res.header("X-Stored-As", out.stored_as);
+  if (out.strategy_mismatch()) res.header("X-Strategy-Asked", out.strategy_asked);
   res.cache = out.hit ? "hit" : "miss";
   res.strategy = std::move(out.strategy_name);
+}
+
+// X-Strategy of a ?strategy= override: its canonical name, but a preset by its own name, which
+// the client asked for and checks X-Strategy against (php-default is struct:php+fastlz, and
+// was reported so: every answer to hitcost-load --strategy php-default was a validation error).
+std::string override_name(std::string_view asked, const Strategy& strategy) {
+  return find_preset(asked) ? std::string(asked) : strategy.name();
 }
 
 // The reasons /value and warming values give when they cannot serve.
@@ -225,7 +236,7 @@ void Router::page(std::string_view id_text, std::string_view query, Response& re
   }
   std::string name_storage;  // outlives serve(): X-Strategy names the override
   if (pr.strategy_override) {
-    name_storage = pr.strategy_override->name();
+    name_storage = override_name(*st_text, *pr.strategy_override);
     pr.strategy_override_text = name_storage;
   }
   tell_outcome(pages_.serve(view_.get(), pr, body), res);
@@ -245,7 +256,7 @@ void Router::value(std::string_view n_text, std::string_view query, Response& re
   if (std::optional<std::string> st_text = query_param(query, "strategy")) {
     vr.strategy_override = strategy_override(*st_text, res, body);
     if (!vr.strategy_override) return;
-    name_storage = vr.strategy_override->name();
+    name_storage = override_name(*st_text, *vr.strategy_override);
     vr.strategy_override_text = name_storage;
   }
   tell_outcome(values_.serve(cfg, *origin, vr, body), res);

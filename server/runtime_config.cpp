@@ -1,5 +1,6 @@
 #include "server/runtime_config.h"
 
+#include <boost/asio/ip/address.hpp>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -91,8 +92,8 @@ Result<Strategy> build_strategy(const std::string& text, FlagScheme scheme, std:
 
 }  // namespace
 
-ConfigHolder::ConfigHolder(std::shared_ptr<const RuntimeConfig> initial, bool log_file)
-    : current_(std::move(initial)), log_file_(log_file) {}
+ConfigHolder::ConfigHolder(std::shared_ptr<const RuntimeConfig> initial, bool log_file, OpenStoreOptions stores)
+    : current_(std::move(initial)), log_file_(log_file), stores_(stores) {}
 
 std::shared_ptr<const RuntimeConfig> ConfigHolder::current() const {
   std::lock_guard lk(mu_);
@@ -121,7 +122,7 @@ Result<std::shared_ptr<const RuntimeConfig>> ConfigHolder::apply(const ConfigPat
   next->strategy = *st;
   next->strategy_text = st->name();
   if (p.store && *p.store != current_->store_spec) {
-    auto store = open_store(*p.store);
+    auto store = open_store(*p.store, stores_);
     if (!store) return store.error();
     next->store = std::shared_ptr<Store>(std::move(store.value()));
     next->store_spec = *p.store;
@@ -141,26 +142,42 @@ Result<std::shared_ptr<const RuntimeConfig>> ConfigHolder::apply(const ConfigPat
   return std::shared_ptr<const RuntimeConfig>(next);
 }
 
-std::shared_ptr<const RuntimeConfig> make_initial_config(const ServerOptions& o) {
-  auto cfg = std::make_shared<RuntimeConfig>();
+void check_start_values(const ServerOptions& o) {
+  if (o.threads < 1) throw UsageError("--threads must be at least 1, not " + std::to_string(o.threads));
+  if (o.port < 0 || o.port > 65535) throw UsageError("--port must be 0..65535, not " + std::to_string(o.port));
+  boost::system::error_code ec;
+  boost::asio::ip::make_address(o.host, ec);
+  if (ec) throw UsageError("--host: not an IP address: '" + o.host + "'");
   auto scheme = parse_flag_scheme(o.flags);
-  if (!scheme) throw std::runtime_error("--flags: " + scheme.error().message);
-  cfg->scheme = *scheme;
-  auto st = build_strategy(o.strategy, *scheme, o.threshold, o.min_savings, o.factor);
-  if (!st) throw std::runtime_error("--strategy: " + st.error().message);
-  cfg->strategy = *st;
-  cfg->strategy_text = st->name();
-  auto s = open_store(o.store);
-  if (!s) throw std::runtime_error("--store: " + s.error().message);
+  if (!scheme) throw UsageError("--flags: " + scheme.error().message);
+  if (auto st = build_strategy(o.strategy, *scheme, o.threshold, o.min_savings, o.factor); !st)
+    throw UsageError("--strategy: " + st.error().message);
+  if (auto log = LogMode::from_flags(!o.access_log.empty(), o.log_buffer, o.log_flush_ms, o.log_sync); !log)
+    throw UsageError(log.error().message);
+}
+
+std::shared_ptr<const RuntimeConfig> make_initial_config(const ServerOptions& o) {
+  check_start_values(o);
+  auto cfg = std::make_shared<RuntimeConfig>();
+  const FlagScheme scheme = *parse_flag_scheme(o.flags);  // checked above
+  cfg->scheme = scheme;
+  const Strategy st = *build_strategy(o.strategy, scheme, o.threshold, o.min_savings, o.factor);
+  cfg->strategy = st;
+  cfg->strategy_text = st.name();
+  // Last: every value checked before a store file may be made.
+  auto s = open_store(o.store, OpenStoreOptions{.create_files = o.store_create});
+  if (!s) {
+    // A spec that does not parse is a bad value; a store that does not open could not start.
+    if (s.error().code == Errc::invalid_argument) throw UsageError("--store: " + s.error().message);
+    throw std::runtime_error("--store: " + s.error().message);
+  }
   cfg->store = std::shared_ptr<Store>(std::move(s.value()));
   cfg->store_spec = o.store;
   cfg->rows = o.rows;
   cfg->ns = o.ns;
   cfg->seed = o.seed;
   cfg->compressibility = o.compressibility;
-  auto log = LogMode::from_flags(!o.access_log.empty(), o.log_buffer, o.log_flush_ms, o.log_sync);
-  if (!log) throw std::runtime_error(log.error().message);
-  cfg->log = *log;
+  cfg->log = *LogMode::from_flags(!o.access_log.empty(), o.log_buffer, o.log_flush_ms, o.log_sync);
   return cfg;
 }
 

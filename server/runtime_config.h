@@ -49,7 +49,8 @@ struct ConfigPatch {
 class ConfigHolder {
  public:
   // `log_file`: whether the server writes an access log (a log mode other than off needs one).
-  ConfigHolder(std::shared_ptr<const RuntimeConfig> initial, bool log_file);
+  // `stores`: how a switch opens a store (--store-create).
+  ConfigHolder(std::shared_ptr<const RuntimeConfig> initial, bool log_file, OpenStoreOptions stores = {});
 
   std::shared_ptr<const RuntimeConfig> current() const;
   uint64_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }
@@ -62,6 +63,7 @@ class ConfigHolder {
   mutable std::mutex mu_;
   std::shared_ptr<const RuntimeConfig> current_;
   bool log_file_;
+  OpenStoreOptions stores_;
   std::atomic<uint64_t> generation_{1};
 };
 
@@ -84,7 +86,13 @@ class ConfigView {
   uint64_t seen_ = 0;
 };
 
-// Builds a config from the command line (start-up); throws std::runtime_error with a reason.
+// The command line's values that need more than CLI11's checks, before anything is opened or
+// read: --threads, --port, --host, --flags, --strategy and its rule, the log flags. Throws
+// UsageError naming the bad value. (The store spec is parsed where it is opened.)
+void check_start_values(const ServerOptions& opts);
+
+// Builds a config from the command line (start-up); throws UsageError for a bad value (flags,
+// strategy, store spec, log mode) and std::runtime_error for a store that cannot be opened.
 std::shared_ptr<const RuntimeConfig> make_initial_config(const ServerOptions& opts);
 
 }  // namespace hitcost::server

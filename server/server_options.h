@@ -2,6 +2,7 @@
 // Everything hitcost-server takes on its command line (see README for defaults).
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -9,10 +10,12 @@ namespace hitcost::server {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 8080;        // 0: pick a free port and print it
-  int threads = 1;        // io threads, one io_context each
-  std::vector<int> cpus;  // pin thread i to cpus[i % size]
+  int port = 8080;          // 0: pick a free port and print it
+  int threads = 1;          // io threads, one io_context each
+  std::vector<int> cpus;    // pin thread i to cpus[i % size]
+  bool reuse_port = false;  // SO_REUSEPORT: several server processes share the port (README)
   std::string store = "memory";
+  bool store_create = false;  // every mmap:/pread: spec may make a new store file (?create=1)
   std::string strategy = "html";
   std::string flags = "php-memcached";
   uint32_t rows = 50;                  // default page size (rows) when ?rows= is absent
@@ -37,6 +40,13 @@ struct ServerOptions {
   bool admin_remote = false;         // allow admin routes from non-loopback peers (needs token)
   std::string admin_token;
   std::string corpus;  // a hitcost-corpus file whose values GET /value/{n} serves; "" = none
+};
+
+// A bad value on the command line found after it parsed (a strategy, a flag scheme, a store
+// spec, an address, a thread count): hitcost-server exits 2 for it. Any other exception that
+// stops the start (a port taken, a store that cannot be opened) exits 1.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace hitcost::server

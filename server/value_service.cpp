@@ -28,16 +28,15 @@ ServeOutcome ValueService::serve(const RuntimeConfig& cfg, const ValueOrigin& or
   m_.values.add();
   body.clear();
   steps_.begin();
-  out.hit = try_hit(cfg, strategy, out.key, body);
-  steps_.finish(out.hit);
+  out.hit = try_hit(cfg, strategy, out, body);
+  steps_.finish(out);
   if (!out.hit) miss(cfg, strategy, origin.value(req.n), out.key, body);
   return out;
 }
 
-bool ValueService::try_hit(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key,
-                           std::string& body) {
+bool ValueService::try_hit(const RuntimeConfig& cfg, const Strategy& strategy, ServeOutcome& out, std::string& body) {
   auto t0 = clock::now();
-  std::optional<Unwrapped> un = steps_.fetch(*cfg.store, key, cfg.scheme, t0);
+  std::optional<Unwrapped> un = steps_.fetch(*cfg.store, strategy, cfg.scheme, out, t0);
   if (!un) return false;
   if (un->rep == Representation::html) {
     body.assign(un->payload);  // the rendering, stored by an html strategy: one copy

@@ -3,7 +3,8 @@
 // values (server/value_origin.h) instead of generated pages, timed with the same phases and
 // CPU parts, so a sweep over /value/{id} measures CPU per hit exactly as one over /page/{id}.
 //   hit : store.get -> unwrap (flags, inflate) -> decode_tree -> render_tree_html
-//         (html strategies: the stored bytes are the rendering, served as they are)
+//         (html strategies: the stored bytes are the rendering, served as they are; a value
+//         another strategy wrote under the key is decoded by its flags and said so, as for pages)
 //   miss: origin (tree n, optional simulated backend wait) -> render_tree_html ->
 //         encode (encode_tree, or the rendering for html) -> wrap_payload -> store.set
 // A decode error or a store error is counted (decode_errors / store_errors, as for pages) and
@@ -58,7 +59,7 @@ class ValueService {
 
  private:
   using clock = HitSteps::clock;
-  bool try_hit(const RuntimeConfig& cfg, const Strategy& strategy, const std::string& key, std::string& body);
+  bool try_hit(const RuntimeConfig& cfg, const Strategy& strategy, ServeOutcome& out, std::string& body);
   void miss(const RuntimeConfig& cfg, const Strategy& strategy, const corpus::Value& tree, const std::string& key,
             std::string& body);
   // Encodes `tree` (or takes `html`, its rendering, for html strategies) and sets it.

@@ -17,12 +17,12 @@ namespace asio = boost::asio;
 using boost::system::error_code;
 
 namespace {
-// SO_REUSEPORT lets every worker bind its own acceptor to the same port.
-using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
+// SO_REUSEPORT (--reuse-port): other sockets, of this user, may bind the same port.
+using reuse_port_option = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
 constexpr auto kSweepEvery = std::chrono::milliseconds(100);
 }  // namespace
 
-Worker::Worker(ServerContext& ctx, size_t index, const asio::ip::tcp::endpoint& endpoint)
+Worker::Worker(ServerContext& ctx, size_t index)
     : ctx_(ctx),
       index_(index),
       metrics_(ctx.metrics.thread(index)),
@@ -31,11 +31,17 @@ Worker::Worker(ServerContext& ctx, size_t index, const asio::ip::tcp::endpoint& 
       sweeper_(io_),
       router_(ctx, metrics_, sampler_) {
   if (ctx.access_log) log_.emplace(*ctx.access_log, metrics_);
+}
+
+void Worker::listen(const asio::ip::tcp::endpoint& endpoint, bool reuse_port, std::vector<Worker*> all) {
   acceptor_.open(endpoint.protocol());
+  // SO_REUSEADDR: a restart binds while old connections sit in TIME_WAIT. On Linux it never
+  // lets two sockets listen on one address and port; only SO_REUSEPORT does that.
   acceptor_.set_option(asio::socket_base::reuse_address(true));
-  acceptor_.set_option(reuse_port(true));
+  if (reuse_port) acceptor_.set_option(reuse_port_option(true));
   acceptor_.bind(endpoint);
   acceptor_.listen(asio::socket_base::max_listen_connections);
+  accept_for_ = std::move(all);
 }
 
 void Worker::run(int cpu) {
@@ -48,7 +54,7 @@ void Worker::run(int cpu) {
                  "/stats pin_failures counts the threads left unpinned\n",
                  index_, cpu, std::strerror(pin_error), runs_on.c_str());
   sampler_.calibrate();  // on this thread, after pinning: the clock's cost where it will be read
-  do_accept();
+  if (acceptor_.is_open()) do_accept();
   arm_sweeper();
   io_.run();
   // Stopped or drained: the lines this thread still buffers go out now, whatever the mode.
@@ -78,15 +84,27 @@ std::string Worker::record_affinity() {
 }
 
 void Worker::do_accept() {
-  acceptor_.async_accept([this](error_code ec, asio::ip::tcp::socket socket) {
+  // The socket is made in the io_context of the worker whose turn it is: it is that thread's
+  // from the start, and only the accept itself runs here.
+  Worker* to = accept_for_[next_];
+  acceptor_.async_accept(to->io_, [this, to](error_code ec, asio::ip::tcp::socket socket) {
     if (ec) {
       if (!acceptor_.is_open() || draining_) return;
       // EMFILE and friends: keep accepting rather than dying.
       return do_accept();
     }
-    std::make_shared<Session>(std::move(socket), *this)->start();
+    next_ = (next_ + 1) % accept_for_.size();
+    if (to == this)
+      adopt(std::move(socket));
+    else
+      asio::post(to->io_, [to, s = std::move(socket)]() mutable { to->adopt(std::move(s)); });
     do_accept();
   });
+}
+
+void Worker::adopt(asio::ip::tcp::socket socket) {
+  if (draining()) return;  // handed over while a drain began: closed unanswered, like a late connect
+  std::make_shared<Session>(std::move(socket), *this)->start();
 }
 
 void Worker::arm_sweeper() {

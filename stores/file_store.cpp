@@ -49,15 +49,51 @@ class AllShardsLock {
   Shard (&s_)[N];
 };
 
-// Unlinks a file the failed open created (an existing file is never removed).
-struct RemoveIfFailed {
+// Undoes what a failed open did to the path: a file it created is removed, an empty file it
+// filled is made empty again. A store file that was there is never removed or changed here.
+struct UndoIfFailed {
   const std::string& path;
-  bool created;
+  int fd = -1;
+  bool created = false, filled_empty = false;
   bool failed = true;
-  ~RemoveIfFailed() {
-    if (created && failed) ::unlink(path.c_str());
+  ~UndoIfFailed() {
+    if (!failed) return;
+    if (created) ::unlink(path.c_str());
+    if (filled_empty && fd >= 0) {
+      const int rc = ::ftruncate(fd, 0);  // best effort: the open reports its own error
+      (void)rc;
+    }
   }
 };
+
+// "64M", "256K" or a byte count: a size as the spec's ?size= takes it, for messages.
+std::string size_text(uint64_t bytes) {
+  if (bytes % (1ull << 30) == 0) return std::to_string(bytes >> 30) + "G";
+  if (bytes % (1ull << 20) == 0) return std::to_string(bytes >> 20) + "M";
+  if (bytes % (1ull << 10) == 0) return std::to_string(bytes >> 10) + "K";
+  return std::to_string(bytes);
+}
+
+// The first bytes of a file as text a message can quote: printable ASCII as is, the rest \xHH.
+std::string quoted_start(const unsigned char* p, size_t n) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') {
+      out += static_cast<char>(p[i]);
+    } else {
+      out += "\\x";
+      out += kHex[p[i] >> 4];
+      out += kHex[p[i] & 15];
+    }
+  }
+  return out + "\"";
+}
+
+// A refusal to open `path`: io_error, like a file that cannot be opened (hitcost-server exits 1).
+Error refuse(const std::string& path, const std::string& why) {
+  return Error{Errc::io_error, "store file " + path + ": " + why};
+}
 
 }  // namespace
 
@@ -91,35 +127,39 @@ Status FileStore::open() {
   if (opts_.size < kMinRingBytes || opts_.size > kMaxRingBytes || opts_.size % storefile::kAlign != 0)
     return Error{Errc::invalid_argument,
                  "size must be 64K.." + std::to_string(kMaxRingBytes) + " bytes and a multiple of 64"};
+  const std::string& path = opts_.path;
   bool created = false;
-  int fd = ::open(opts_.path.c_str(), O_RDWR | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) {
-    fd = ::open(opts_.path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (!opts_.create)
+      return refuse(path,
+                    "does not exist; ?create=1 in the store spec (or hitcost-server --store-create) makes a "
+                    "new store file there");
+    auto made = create_new_file();
+    if (!made) return made.error();
+    fd = *made;  // -1: another process made the path meanwhile; opened below like any existing file
     created = fd >= 0;
-    if (fd < 0 && errno == EEXIST) fd = ::open(opts_.path.c_str(), O_RDWR | O_CLOEXEC);  // lost a race
+    if (fd < 0) fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   }
-  if (fd < 0) return Error{Errc::io_error, io::errno_text(opts_.path.c_str(), errno)};
+  if (fd < 0) return refuse(path, std::strerror(errno));
   fd_.reset(fd);
-  RemoveIfFailed remove_if_failed{opts_.path, created};  // every return below but the last fails
+  UndoIfFailed undo{path, fd, created};  // every return below but the last fails
   struct stat st {};
   if (::fstat(fd, &st) != 0) return Error{Errc::io_error, io::errno_text("fstat", errno)};
-  bool fresh = true;
-  if (static_cast<uint64_t>(st.st_size) >= kFileHeaderBytes) {
-    storefile::FileHeader h{};
-    auto r = io::pread_full(fd, &h, sizeof h, 0);
-    if (!r) return r.error();
-    if (*r == sizeof h && storefile::file_header_valid(h) && (!opts_.size_given || h.capacity == opts_.size)) {
-      capacity_ = h.capacity;
-      salt_ = h.salt;
-      fresh = false;
-    }
-  }
-  if (fresh) {
+  if (!S_ISREG(st.st_mode)) return refuse(path, "not a regular file: left as it is");
+  // created: create_new_file wrote the header and the ring, a store file of opts_.size, empty.
+  if (!created && st.st_size == 0) {
+    // An empty file holds nothing to lose (mktemp's, a crash before anything was written):
+    // with create it becomes a store file, without it is refused like any other file.
+    if (!opts_.create)
+      return refuse(path, "is empty, not a hitcost store file: left as it is (?create=1 makes a store file of it)");
     capacity_ = opts_.size;
+    undo.filled_empty = true;
     if (auto s = create_fresh(); !s) return s;
-  } else {
+  } else if (!created) {
+    if (auto s = check_existing(static_cast<uint64_t>(st.st_size)); !s) return s;
     if (static_cast<uint64_t>(st.st_size) < file_bytes() && ::ftruncate(fd, static_cast<off_t>(file_bytes())) != 0)
-      return Error{Errc::io_error, io::errno_text("ftruncate", errno)};
+      return Error{Errc::io_error, io::errno_text("ftruncate", errno)};  // our file, cut short: made whole
     if (auto s = recover_index(); !s) return s;
   }
   if (opts_.advise != Advice::none || opts_.cold) {
@@ -134,21 +174,88 @@ Status FileStore::open() {
     ::posix_fadvise(fd, 0, 0, adv);
   }
   Status attached = attach();
-  remove_if_failed.failed = !attached;
+  undo.failed = !attached;
   if (attached && opts_.sync.kind == SyncPolicy::Kind::interval)
     syncer_ = std::make_unique<IntervalSyncer>([ms = opts_.sync.interval_ms] { return ms; }, [this] { sync_tick(); });
   return attached;
 }
 
+Status FileStore::check_existing(uint64_t file_size) {
+  const std::string& path = opts_.path;
+  storefile::FileHeader h{};
+  auto r = io::pread_full(fd_.get(), &h, sizeof h, 0);
+  if (!r) return r.error();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&h);
+  const storefile::HeaderKind kind =
+      *r == sizeof h ? storefile::check_file_header(h) : storefile::HeaderKind::not_a_store;
+  const std::string left = ": left as it is";
+  switch (kind) {
+    case storefile::HeaderKind::ours: break;
+    case storefile::HeaderKind::not_a_store:
+      return refuse(path, "not a hitcost store file (" + std::to_string(file_size) + " bytes, starting " +
+                              quoted_start(bytes, std::min<size_t>(*r, 16)) + ")" + left +
+                              "; give the store a path of its own (with ?create=1)");
+    case storefile::HeaderKind::other_version:
+      return refuse(path, "a hitcost store file of format version " + std::to_string(h.version) +
+                              "; this build reads version " + std::to_string(storefile::kFormatVersion) + left +
+                              "; remove it (a cache) or give the store another path");
+    case storefile::HeaderKind::damaged:
+      return refuse(path,
+                    "a hitcost store file whose header is damaged (its checksum, alignment or capacity do not "
+                    "hold)" +
+                        left + "; remove it (a cache) or give the store another path");
+  }
+  if (opts_.size_given && h.capacity != opts_.size)
+    return refuse(path, "holds a store of " + size_text(h.capacity) + " (?size=" + size_text(h.capacity) +
+                            "), the spec asks for ?size=" + size_text(opts_.size) +
+                            ": a store file is never reshaped; drop ?size= to use it as it is, or give another path");
+  capacity_ = h.capacity;
+  salt_ = h.salt;
+  return ok_status();
+}
+
+Result<int> FileStore::create_new_file() {
+  // Written whole under a name of its own in the same directory, then linked to the path:
+  // link(2) never replaces an existing file, and a crash mid-way leaves at most the temporary
+  // file, never a half-written store file at the path (which a later open would refuse).
+  const std::string& path = opts_.path;
+  const std::string tmp = path + ".hitcost-new-" + std::to_string(::getpid()) + "-" + std::to_string(random_salt());
+  const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return refuse(path, std::string("cannot create: ") + std::strerror(errno));
+  fd_.reset(fd);
+  capacity_ = opts_.size;
+  Status made = create_fresh();
+  const int link_err = made && ::link(tmp.c_str(), path.c_str()) != 0 ? errno : 0;
+  ::unlink(tmp.c_str());
+  if (!made) {
+    fd_.reset();
+    return made.error();
+  }
+  if (link_err == EEXIST) {  // another process created the path meanwhile: open theirs
+    fd_.reset();
+    return -1;
+  }
+  if (link_err != 0) {
+    fd_.reset();
+    return refuse(path, std::string("cannot create: ") + std::strerror(link_err));
+  }
+  return fd_.release();
+}
+
 Status FileStore::create_fresh() {
   const int fd = fd_.get();
   salt_ = random_salt();
-  if (::ftruncate(fd, 0) != 0 || ::ftruncate(fd, static_cast<off_t>(file_bytes())) != 0)
+  // Ring dropped, new header, ring back (zeros): a crash at any step leaves a file that opens as
+  // an empty store (the old header or the new one, no records), not a file of zeros, which open
+  // would refuse as not a store file.
+  if (::ftruncate(fd, static_cast<off_t>(kFileHeaderBytes)) != 0)
     return Error{Errc::io_error, io::errno_text("ftruncate", errno)};
   std::string page(kFileHeaderBytes, '\0');
   auto h = storefile::make_file_header(salt_, capacity_);
   std::memcpy(page.data(), &h, sizeof h);
   if (auto s = io::pwrite_full(fd, page.data(), page.size(), 0); !s) return s;
+  if (::ftruncate(fd, static_cast<off_t>(file_bytes())) != 0)
+    return Error{Errc::io_error, io::errno_text("ftruncate", errno)};
   // each: the new header is durable before the store is used. Not timed into sync_stats_, so
   // that its calls stay one per acknowledged set/remove (open and re-creation are rare).
   if (opts_.sync.kind == SyncPolicy::Kind::each) {

@@ -21,10 +21,18 @@
 //    and a sync covers every write acknowledged before it began. fd_ is fixed after open()
 //    (re-creation truncates the same descriptor, it never replaces it), so the syncer needs
 //    no lock to use it; ~FileStore stops the syncer (one last sync) before fd_ closes.
+// Opening never writes over what is not ours: an existing path is opened only when it is a
+// store file of this format (magic, version, a whole header) and, when ?size= is given, of that
+// size; anything else — a text file, another version, a damaged header, another size — is
+// refused with the reason and left byte for byte as it was. A new store file is made only with
+// FileStoreOptions::create (?create=1, hitcost-server --store-create): at a path that does not
+// exist (written under a temporary name, then linked: never half-made at the path) or in an
+// empty file.
 // Damage: a SIGBUS in the mapping (see sigbus_guard.h), a short pread, or a file found
 // shorter than expected marks the store damaged; the next call re-creates the file empty
-// (a cache may lose its contents) and counts "reinits". A file *replaced* by rename is not
-// noticed: the store keeps using the inode it opened.
+// (a cache may lose its contents; the file is the one this store opened and checked) and
+// counts "reinits". A file *replaced* by rename is not noticed: the store keeps using the
+// inode it opened.
 // Several Stores/processes writing one file do not crash or return foreign data, but they
 // overwrite each other's records (reads then miss): give each writer its own file.
 #include <atomic>
@@ -62,6 +70,7 @@ struct FileStoreOptions {
   bool populate = false;         // mmap only: MAP_POPULATE
   SyncPolicy sync;               // fdatasync: none | each set/remove | every interval:MS (README)
   bool cold = false;             // before every get, drop the record's pages from the cache
+  bool create = false;           // may make a new store file (missing path, or an empty file)
 };
 
 class FileStore : public Store {
@@ -98,9 +107,10 @@ class FileStore : public Store {
   };
 
   FileStore(FileStoreOptions opts, const char* kind);
-  // Checks the options, then opens or creates the file, recovers the index and calls
-  // attach(). Call once. Bad options create nothing; a file this call created is removed
-  // again when the open fails.
+  // Checks the options, then opens the store file (or makes one, with opts.create), recovers
+  // the index and calls attach(). Call once. Bad options create nothing; a file that is not a
+  // store file of this format and size is refused (io_error naming why) and never written; a
+  // file this call created is removed again when the open fails.
   Status open();
 
   // Copies the record at e.offset out: header into h, value (e.value_len bytes) into
@@ -134,7 +144,13 @@ class FileStore : public Store {
 
   Shard& shard_for(std::string_view key) { return shards_[(StringHash{}(key) >> 7) % kShards]; }
   Status validate_key(std::string_view key);
-  Status create_fresh();   // writer_mu_ + all shards held (or open)
+  Status create_fresh();  // writer_mu_ + all shards held (or open)
+  // open(): whether the existing file of `file_size` bytes at fd_ is a store file this store
+  // may open (then capacity_ and salt_ are its own); otherwise why not (io_error).
+  Status check_existing(uint64_t file_size);
+  // open(): makes a new store file at opts_.path; its descriptor, or -1 when another process
+  // made the path meanwhile (the caller opens theirs).
+  Result<int> create_new_file();
   Status recover_index();  // at open, before attach()
   Status append(storefile::RecordType type, std::string_view key, std::string_view value,
                 uint32_t flags);   // writer_mu_ held

@@ -157,10 +157,9 @@ Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string
     o.nodes.emplace_back(std::string(host), static_cast<int>(*p));
   }
   if (o.nodes.empty()) return bad(spec, "no memcached nodes (want memcached:HOST:PORT[,...])");
-  auto params = parse_query(
-      spec, query,
-      {"timeout_ms", "connect_timeout_ms", "retry_timeout_s", "retry_timeout_ms", "failure_limit", "binary", "eject",
-       "resolve"});
+  auto params = parse_query(spec, query,
+                            {"timeout_ms", "connect_timeout_ms", "retry_timeout_s", "retry_timeout_ms", "failure_limit",
+                             "binary", "eject", "resolve"});
   if (!params) return params.error();
   for (auto& [k, v] : *params) {
     if (k == "resolve") {
@@ -203,12 +202,13 @@ Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string
 }
 
 Result<std::unique_ptr<Store>> open_file(std::string_view spec, bool mmap, std::string_view path,
-                                         std::string_view query) {
+                                         std::string_view query, const OpenStoreOptions& how) {
   if (path.empty()) return bad(spec, "missing file path");
   FileStoreOptions o;
   o.path = std::string(path);
-  std::initializer_list<std::string_view> mmap_keys = {"size", "advise", "populate", "sync", "cold"};
-  std::initializer_list<std::string_view> pread_keys = {"size", "advise", "sync", "cold"};
+  o.create = how.create_files;
+  std::initializer_list<std::string_view> mmap_keys = {"size", "advise", "populate", "sync", "cold", "create"};
+  std::initializer_list<std::string_view> pread_keys = {"size", "advise", "sync", "cold", "create"};
   auto params = parse_query(spec, query, mmap ? mmap_keys : pread_keys);
   if (!params) return params.error();
   for (auto& [k, v] : *params) {
@@ -238,7 +238,10 @@ Result<std::unique_ptr<Store>> open_file(std::string_view spec, bool mmap, std::
     } else {
       auto b = parse_bool(spec, k, v);
       if (!b) return b.error();
-      (k == "populate" ? o.populate : o.cold) = *b;
+      if (k == "create")
+        o.create = o.create || *b;  // --store-create holds for every file spec
+      else
+        (k == "populate" ? o.populate : o.cold) = *b;
     }
   }
   if (mmap) {
@@ -253,7 +256,7 @@ Result<std::unique_ptr<Store>> open_file(std::string_view spec, bool mmap, std::
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> open_store(std::string_view spec) {
+Result<std::unique_ptr<Store>> open_store(std::string_view spec, const OpenStoreOptions& how) {
   std::string_view body = spec, query;
   if (size_t q = spec.find('?'); q != std::string_view::npos) {
     body = spec.substr(0, q);
@@ -264,8 +267,8 @@ Result<std::unique_ptr<Store>> open_store(std::string_view spec) {
   std::string_view rest = colon == std::string_view::npos ? std::string_view{} : body.substr(colon + 1);
   if (kind == "memory") return open_memory(spec, rest, query);
   if (kind == "memcached") return open_memcached(spec, rest, query);
-  if (kind == "mmap") return open_file(spec, true, rest, query);
-  if (kind == "pread") return open_file(spec, false, rest, query);
+  if (kind == "mmap") return open_file(spec, true, rest, query, how);
+  if (kind == "pread") return open_file(spec, false, rest, query, how);
   return bad(spec, "unknown store kind '" + std::string(kind) + "' (want memory, memcached, mmap or pread)");
 }
 

@@ -62,12 +62,16 @@ class Store {
 // Opens a store from its command-line text:
 //   memory | memory:bytes | memory:objects
 //   memcached:HOST:PORT[,HOST:PORT...][?timeout_ms=200&connect_timeout_ms=200]
-//   mmap:PATH[?size=256M&advise=random|sequential|willneed|normal&populate=1&sync=POLICY&cold=1]
-//   pread:PATH[?size=256M&advise=...&sync=POLICY&cold=1]
+//   mmap:PATH[?size=256M&advise=random|sequential|willneed|normal&populate=1&sync=POLICY&cold=1&create=1]
+//   pread:PATH[?size=256M&advise=...&sync=POLICY&cold=1&create=1]
 //     POLICY: none (default) | each (fdatasync in every set/remove) | interval:MS (a thread
 //     syncs every MS ms, 1..3600000, if anything was written); sync=0 / sync=1 are aliases
 //     of none / each (stores/README.md, "Durability").
-// Errors (bad text, unreachable file) are reported as Errc::invalid_argument / io_error.
+//     create=1: a PATH that does not exist (or an empty file) becomes a new store file; without
+//     it only an existing store file opens. An existing file that is not a store file of this
+//     format, or of another size than ?size= asks, is refused and left as it was (file_store.h).
+// Errors: a bad spec is Errc::invalid_argument (a usage error); a store that cannot be opened
+// (a file refused or unreachable) is io_error.
 // Extra options (additions to the grammar above):
 //   memory[:bytes|:objects][?size=64M]            bound with CLOCK eviction (default unbounded)
 //   memcached:...?retry_timeout_s=1&failure_limit=1&binary=0&eject=0
@@ -75,7 +79,11 @@ class Store {
 //                 resolve=all          every address a host name has is a node (a scaled
 //                                      compose service); default first: libmemcached's own
 // Sizes take K/M/G (binary multiples); mmap/pread default to size=64M. Booleans are 0/1.
-Result<std::unique_ptr<Store>> open_store(std::string_view spec);
+// How open_store treats what the spec does not say.
+struct OpenStoreOptions {
+  bool create_files = false;  // every mmap:/pread: spec as if it said ?create=1 (--store-create)
+};
+Result<std::unique_ptr<Store>> open_store(std::string_view spec, const OpenStoreOptions& how = {});
 
 // "256M", "64K", "1G", "4096", "512MiB": bytes (binary multiples). invalid_argument if bad.
 Result<uint64_t> parse_size(std::string_view text);

@@ -29,10 +29,15 @@ FileHeader make_file_header(uint32_t salt, uint64_t capacity) {
   return h;
 }
 
-bool file_header_valid(const FileHeader& h) {
-  return std::memcmp(h.magic, kFileMagic, sizeof h.magic) == 0 && h.version == kFormatVersion && h.align == kAlign &&
-         h.capacity % kAlign == 0 && h.capacity > 0 && h.header_crc == crc32c(0, &h, offsetof(FileHeader, header_crc));
+HeaderKind check_file_header(const FileHeader& h) {
+  if (std::memcmp(h.magic, kFileMagic, sizeof h.magic) != 0) return HeaderKind::not_a_store;
+  if (h.version != kFormatVersion) return HeaderKind::other_version;
+  const bool whole = h.align == kAlign && h.capacity % kAlign == 0 && h.capacity > 0 &&
+                     h.header_crc == crc32c(0, &h, offsetof(FileHeader, header_crc));
+  return whole ? HeaderKind::ours : HeaderKind::damaged;
 }
+
+bool file_header_valid(const FileHeader& h) { return check_file_header(h) == HeaderKind::ours; }
 
 uint32_t body_crc(std::string_view key, std::string_view value) {
   return crc32c(crc32c(0, key.data(), key.size()), value.data(), value.size());

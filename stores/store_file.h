@@ -70,6 +70,13 @@ inline uint64_t record_total_len(size_t key_len, size_t value_len) {
 FileHeader make_file_header(uint32_t salt, uint64_t capacity);
 bool file_header_valid(const FileHeader& h);
 
+// What the first bytes of a file are, for the open that must never rewrite a file it does not
+// own: a store file of this format, something else entirely (no "HCSTORE" magic), a store file
+// of another format version, or a store file whose header is damaged (its CRC, alignment or
+// capacity do not hold). Only `ours` may be opened; `ours` iff file_header_valid.
+enum class HeaderKind { ours, not_a_store, other_version, damaged };
+HeaderKind check_file_header(const FileHeader& h);
+
 // Fills the header's CRCs. `body_crc` must be body_crc(key, value).
 RecordHeader make_record_header(RecordType type, uint32_t salt, uint64_t seq, std::string_view key, uint32_t value_len,
                                 uint32_t flags, uint32_t body_crc, uint64_t total_len);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -380,6 +381,83 @@ TEST(CompressedData, TruncatedAndBitFlippedAreTypedErrors) {
       }
     }
   }
+}
+
+// The form (rep, serializer bytes, compressor) of what `st` stores for `page`.
+Unwrapped form_of(const Strategy& st, const Page& page) {
+  std::string html = render_page(page), scratch;
+  EncodedValue v = encode_value(st, page, html);
+  auto u = unwrap_value(v.bytes, v.flags, st.scheme, scratch);
+  EXPECT_TRUE(u.ok()) << st.name();
+  Unwrapped f = u.ok() ? *u : Unwrapped{};
+  f.payload = {};
+  return f;
+}
+
+bool same_form(const Unwrapped& a, const Unwrapped& b) {
+  return a.rep == b.rep && a.serializer == b.serializer && a.compressor == b.compressor;
+}
+
+// A hit is what it says it is (server/hit_steps.h): strategy_writes(T, F) must hold exactly for
+// the forms T's own encoder produces — plain under the threshold, compressed above it — checked
+// against what encode_value wrote, for every pair of strategies of every scheme.
+TEST(ValueCodec, StrategyWritesExactlyTheFormsItsEncoderProduces) {
+  const Page small = generate_page({1, 1, 2, 1.0});  // under every default threshold: stored plain
+  const Page big = generate_page({2, 150, 2, 1.0});  // compresses well (forced: threshold 0)
+  size_t pairs = 0, written = 0, expected_pairs = 0;
+  for (FlagScheme scheme : kFlagSchemes) {
+    const std::vector<std::string> texts = strategies_for(scheme);
+    expected_pairs += texts.size() * texts.size() * 2;
+    std::vector<std::pair<Strategy, std::vector<Unwrapped>>> all;
+    for (const std::string& text : texts) {
+      Strategy st = must_parse(text, scheme);
+      Strategy forced = st;
+      forced.rule.threshold_bytes = 0;
+      all.push_back({st, {form_of(st, small), form_of(forced, big)}});
+      EXPECT_EQ(all.back().second[0].compressor, CompressorId::none) << text << " stored the small page compressed";
+      if (st.compressor != CompressorId::none) {
+        EXPECT_EQ(all.back().second[1].compressor, st.compressor) << text << " did not compress the big page";
+      }
+    }
+    for (const auto& [asked, asked_forms] : all) {
+      for (const auto& [writer, forms] : all) {
+        for (const Unwrapped& f : forms) {
+          const bool produces =
+              std::any_of(asked_forms.begin(), asked_forms.end(), [&](const Unwrapped& g) { return same_form(f, g); });
+          EXPECT_EQ(strategy_writes(asked, f), produces)
+              << to_string(scheme) << ": asked " << asked.name() << ", stored by " << writer.name() << " as "
+              << stored_form_name(f);
+          written += produces ? 1 : 0;
+          ++pairs;
+          // The name of a form is a strategy that writes it.
+          auto named = parse_strategy(stored_form_name(f), scheme);
+          ASSERT_TRUE(named.ok()) << stored_form_name(f);
+          EXPECT_TRUE(strategy_writes(*named, f)) << stored_form_name(f);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(pairs, expected_pairs);
+  EXPECT_GT(written, 0u);
+  EXPECT_LT(written, pairs);
+}
+
+TEST(ValueCodec, StoredFormNamesAreCanonicalStrategyNames) {
+  Unwrapped f;
+  EXPECT_EQ(stored_form_name(f), "html");
+  f.compressor = CompressorId::zstd;
+  EXPECT_EQ(stored_form_name(f), "html+zstd");
+  f.rep = Representation::structured;
+  f.serializer = SerializerId::json;
+  f.compressor = CompressorId::zlib;
+  EXPECT_EQ(stored_form_name(f), "struct:json+zlib");
+  f.compressor = CompressorId::none;
+  EXPECT_EQ(stored_form_name(f), "struct:json");
+  // struct:simdjson writes JSON's bytes: a plain JSON value is its own, a zlib one is not.
+  Strategy simd = must_parse("struct:simdjson+zstd", FlagScheme::php_memcached);
+  EXPECT_TRUE(strategy_writes(simd, f));
+  f.compressor = CompressorId::zlib;
+  EXPECT_FALSE(strategy_writes(simd, f));
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ TEST_P(KilledWhileWarming, RestartServesOnlyRightPagesAndReportsDrops) {
   TempFile file;
   // A 4 MiB ring holds ~750 pages of 8 rows; warming writes ~25 pages/ms here, so a kill
   // 150-300 ms in lands mid-warm after the ring has wrapped several times.
-  const std::string store = GetParam() + ":" + file.path.string() + "?size=4M";
+  const std::string store = GetParam() + ":" + file.path.string() + "?size=4M&create=1";
   const std::vector<std::string> args = {"--store", store, "--threads", "2", "--rows", "8"};
   const int64_t kPages = 200000;  // seconds of warming: the kill always interrupts it
   {
@@ -93,7 +93,8 @@ INSTANTIATE_TEST_SUITE_P(Faults, KilledWhileWarming, ::testing::Values("mmap", "
 
 TEST(Faults, StoreFileTruncatedUnderARunningMmapServer) {
   TempFile file;
-  ServerProcess server({"--store", "mmap:" + file.path.string() + "?size=4M", "--threads", "2", "--rows", "5"});
+  ServerProcess server(
+      {"--store", "mmap:" + file.path.string() + "?size=4M", "--store-create", "--threads", "2", "--rows", "5"});
   ASSERT_EQ(http_post(server.port(), "/admin/warm?from=0&to=200", "").status, 200);
   LoadDriver load(server.port(), 2, 200, 5);
   load.start();

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
@@ -81,6 +82,35 @@ TEST(AccessLogServer, OneLinePerRequestSaysWhatTheCacheDid) {
 
 // What logrotate does (rename, then SIGHUP), six times while two threads serve load through 4 KiB
 // buffers: the lines of all seven files are exactly the requests answered.
+// Issue 30: a server never clobbers a file. The access log is opened O_APPEND|O_CREAT, never
+// O_TRUNC: an existing file (yesterday's log, or any file named by mistake) keeps every byte, and
+// the server's lines follow them.
+TEST(AccessLogServer, ExistingFileKeepsItsBytesAndIsAppendedTo) {
+  TempDir dir;
+  const std::string log = dir.file("access.log");
+  std::string before;
+  for (int i = 0; i < 100; ++i) before += "yesterday's line " + std::to_string(i) + "\n";
+  before += "a last line without its newline";
+  { std::ofstream(log, std::ios::binary) << before; }
+  size_t requests = 0;
+  for (int start = 0; start < 2; ++start) {  // and again after a restart: appended, not rewritten
+    ServerProcess s({"--access-log", log, "--rows", "2"});
+    HttpConnection c(s.port());
+    for (int i = 0; i < 5; ++i, ++requests) ASSERT_EQ(c.get("/page/" + std::to_string(i)).status, 200);
+    stop_server(s);
+  }
+  std::ifstream in(log, std::ios::binary);
+  const std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GE(after.size(), before.size());
+  EXPECT_EQ(after.substr(0, before.size()), before) << "the file's own bytes changed";
+  // What follows is the server's lines: the first continues the unterminated last line.
+  const std::string added = after.substr(before.size());
+  size_t lines = 0;
+  for (size_t at = 0; (at = added.find("\"GET /page/", at)) != std::string::npos; ++at) ++lines;
+  EXPECT_EQ(lines, requests) << added;
+  EXPECT_EQ(requests, 10u);
+}
+
 TEST(AccessLogServer, ReopenUnderLoadLosesNoLine) {
   TempDir dir;
   const std::string log = dir.file("access.log");

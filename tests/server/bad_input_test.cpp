@@ -1,8 +1,15 @@
 // Bad input gets a status and a reason, is counted, and the server keeps serving.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <thread>
 
 #include "tests/support/http_client.h"
@@ -108,6 +115,43 @@ TEST(BadInput, BadAdminConfigIs400WithAReason) {
   EXPECT_EQ(http_post(server.port(), "/admin/config", R"({"store":"floppy:/dev/fd0"})").status, 400);
   EXPECT_EQ(http_get(server.port(), "/admin/config").status, 405);
   expect_still_serving(server.port());
+}
+
+// Regression (issue 30): a store switch to a file that is not a store file rewrote it into a
+// 64 MiB store. Now a 400 with the reason, the config unchanged, the file byte for byte as it was.
+TEST(BadInput, StoreSwitchToAFileThatIsNotAStoreIs400AndLeavesItAsItWas) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("hitcost-bad-store-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string precious = (dir / "precious.txt").string(), fresh = (dir / "fresh.dat").string();
+  const std::string text = "a file of someone's\n";
+  std::ofstream(precious, std::ios::binary) << text;
+  const timespec past[2] = {{1000000000, 0}, {1000000000, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, precious.c_str(), past, 0), 0);
+  ServerProcess server({"--rows", "2"});
+  size_t refused = 0;
+  for (const std::string& spec : {"mmap:" + precious, "pread:" + precious + "?create=1", "mmap:" + fresh}) {
+    HttpResponse r = http_post(server.port(), "/admin/config", json{{"store", spec}}.dump());
+    EXPECT_EQ(r.status, 400) << spec;
+    const char* why = spec == "mmap:" + fresh ? "does not exist; ?create=1" : "not a hitcost store file";
+    EXPECT_NE(r.body.find(why), std::string::npos) << spec << ": " << r.body;
+    ++refused;
+  }
+  EXPECT_EQ(refused, 3u);
+  EXPECT_EQ(json::parse(http_get(server.port(), "/stats").body)["config"]["store"], "memory");
+  struct stat st {};
+  ASSERT_EQ(::stat(precious.c_str(), &st), 0);
+  std::ifstream in(precious, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), text);
+  EXPECT_EQ(st.st_mtim.tv_sec, 1000000000);
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+  // With create=1 a new path becomes a store, and the server serves from it.
+  HttpResponse made =
+      http_post(server.port(), "/admin/config", json{{"store", "mmap:" + fresh + "?size=1M&create=1"}}.dump());
+  EXPECT_EQ(made.status, 200) << made.body;
+  EXPECT_EQ(std::filesystem::file_size(fresh), (1u << 20) + 4096);
+  expect_still_serving(server.port());
+  std::filesystem::remove_all(dir);
 }
 
 // Slowloris: a client that keeps the connection busy with one byte every 100 ms never

@@ -53,7 +53,7 @@ TEST(MemoryStats, MmapStoreFileCountsInRssButNotInProcessOwn) {
     GTEST_SKIP() << file.path.parent_path() << " is tmpfs; set TMPDIR to a disk directory";
 
   // 64 MiB ring + the 4 KiB file header, every page mapped and faulted in at start-up.
-  ServerProcess server({"--store", "mmap:" + file.path.string() + "?size=64M&populate=1"});
+  ServerProcess server({"--store", "mmap:" + file.path.string() + "?size=64M&populate=1&create=1"});
   const double file_kb = (64.0 * 1024 * 1024 + 4096) / 1024;
   ASSERT_EQ(std::filesystem::file_size(file.path), static_cast<uintmax_t>(file_kb * 1024));
   HttpConnection conn(server.port());
@@ -121,7 +121,7 @@ TEST(MemoryStats, MemoryStoreHasNoStoreFileFigure) {
 
 TEST(MemoryStats, PreadStoreFileIsResidentWithoutBeingInRss) {
   StoreFile file;
-  ServerProcess server({"--store", "pread:" + file.path.string() + "?size=64M"});
+  ServerProcess server({"--store", "pread:" + file.path.string() + "?size=64M", "--store-create"});
   const double file_kb = (64.0 * 1024 * 1024 + 4096) / 1024;
   {  // read the whole file here: its pages enter the page cache, not the server's RSS
     std::FILE* f = std::fopen(file.path.c_str(), "rb");

@@ -240,8 +240,10 @@ TEST(Routes, StrategySwitchAtRunTimeStoresTheNewFormAndStillReadsTheOld) {
   ASSERT_EQ(sw.status, 200) << sw.body;
   EXPECT_EQ(json::parse(sw.body)["strategy"], "struct:json+zlib");
 
-  HttpResponse old_form = conn.get("/page/1");  // html value, read by its flags
+  HttpResponse old_form = conn.get("/page/1");  // html value, read by its flags and named so
   EXPECT_EQ(old_form.header("x-cache"), "hit");
+  EXPECT_EQ(old_form.header("x-strategy"), "html");
+  EXPECT_EQ(old_form.header("x-strategy-asked"), "struct:json+zlib");
   EXPECT_EQ(old_form.body, expected_html(1, 10));
 
   ASSERT_EQ(conn.get("/page/2").header("x-cache"), "miss");   // stored in the new form
@@ -249,7 +251,10 @@ TEST(Routes, StrategySwitchAtRunTimeStoresTheNewFormAndStillReadsTheOld) {
   HttpResponse new_form = conn.get("/page/2");
   EXPECT_EQ(new_form.header("x-cache"), "hit");
   EXPECT_EQ(new_form.header("x-strategy"), "struct:json+zlib");
+  EXPECT_EQ(new_form.header("x-stored-as"), "struct:json+zlib");
+  EXPECT_EQ(new_form.header("x-strategy-asked"), "");
   EXPECT_EQ(new_form.body, expected_html(2, 10));
+  EXPECT_EQ(json::parse(conn.get("/stats").body)["strategy_mismatches"], 1);
 
   // A bad value is refused with a reason and the old config stays.
   HttpResponse bad = conn.post("/admin/config", R"({"strategy":"struct:yaml"})");
@@ -264,7 +269,16 @@ TEST(Routes, PerRequestStrategyOverride) {
   HttpResponse r = conn.get("/page/5?strategy=struct:msgpack");
   EXPECT_EQ(r.header("x-strategy"), "struct:msgpack");
   EXPECT_EQ(r.body, expected_html(5, 4));
-  EXPECT_EQ(conn.get("/page/5").header("x-strategy"), "html");
+  // The key does not name the strategy: asked under html, the hit reads the msgpack value the
+  // override stored, and says so (a hit is what it says it is; docs/http-api.md).
+  HttpResponse html = conn.get("/page/5");
+  EXPECT_EQ(html.header("x-cache"), "hit");
+  EXPECT_EQ(html.header("x-strategy"), "struct:msgpack");
+  EXPECT_EQ(html.header("x-strategy-asked"), "html");
+  EXPECT_EQ(html.body, expected_html(5, 4));
+  HttpResponse fresh = conn.get("/page/6");  // a page of its own: stored and answered as html
+  EXPECT_EQ(fresh.header("x-strategy"), "html");
+  EXPECT_EQ(fresh.header("x-strategy-asked"), "");
   EXPECT_EQ(conn.get("/page/5?strategy=nonsense").status, 400);
 }
 

@@ -52,7 +52,7 @@ bool crash_value_matches(const std::string& key, const std::string& v, uint64_t*
 
 void crash_many_times(const std::string& kind, int rounds) {
   testing::TempDir dir;
-  const std::string spec = kind + ":" + dir.file("crash.dat") + "?size=8M";
+  const std::string spec = kind + ":" + dir.file("crash.dat") + "?size=8M&create=1";
   std::mt19937 rng(12345);
   uint64_t dropped_total = 0, rounds_with_drops = 0, records_checked = 0;
   int rounds_with_records = 0, first_round_with_records = -1;
@@ -146,7 +146,7 @@ void crash_with_interval_sync(const std::string& kind, int rounds) {
   uint64_t synced_checked = 0, acked_checked = 0, rounds_with_sync = 0, syncs_reported = 0;
   for (int round = 0; round < rounds; ++round) {
     const std::string spec =
-        kind + ":" + dir.file("durable-" + std::to_string(round) + ".dat") + "?size=64M&sync=interval:20";
+        kind + ":" + dir.file("durable-" + std::to_string(round) + ".dat") + "?size=64M&sync=interval:20&create=1";
     int p[2];
     ASSERT_EQ(::pipe(p), 0);
     pid_t pid = ::fork();

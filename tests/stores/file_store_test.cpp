@@ -9,6 +9,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -27,8 +31,9 @@ using testing::value_matches;
 
 class FileStoreTest : public ::testing::TestWithParam<std::string> {
  protected:
+  // The store file at path_, made by the first open (create=1); `query` is "" or "?a=1&b=2".
   std::unique_ptr<Store> open(const std::string& query = "") {
-    auto s = open_store(GetParam() + ":" + path_ + query);
+    auto s = open_store(GetParam() + ":" + path_ + "?create=1" + (query.empty() ? "" : "&" + query.substr(1)));
     EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
     return s.ok() ? std::move(*s) : nullptr;
   }
@@ -195,16 +200,132 @@ TEST_P(FileStoreTest, TornRecordIsDroppedOnOpenCountedAndRepaired) {
   EXPECT_EQ(s->stats().extra["records"], 3);
 }
 
-TEST_P(FileStoreTest, ExplicitDifferentSizeRecreatesTheFile) {
+// What a path held before an open that must not touch it: bytes, size and modification time.
+struct FileSnapshot {
+  std::string bytes;
+  off_t size = -1;
+  timespec mtime{};
+  static FileSnapshot of(const std::string& path) {
+    FileSnapshot f;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return f;
+    f.size = st.st_size;
+    f.mtime = st.st_mtim;
+    std::ifstream in(path, std::ios::binary);
+    f.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return f;
+  }
+  bool operator==(const FileSnapshot& o) const {
+    return bytes == o.bytes && size == o.size && mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec;
+  }
+};
+
+// Opens `spec` expecting a refusal (io_error) that mentions `why`; the file must be as before.
+void expect_refused_and_untouched(const std::string& spec, const std::string& path, const std::string& why) {
+  const FileSnapshot before = FileSnapshot::of(path);
+  auto s = open_store(spec);
+  ASSERT_FALSE(s.ok()) << spec << " opened";
+  EXPECT_EQ(s.error().code, Errc::io_error) << spec << ": " << s.error().message;
+  EXPECT_NE(s.error().message.find(why), std::string::npos) << spec << ": " << s.error().message;
+  EXPECT_NE(s.error().message.find(path), std::string::npos) << spec << ": " << s.error().message;
+  EXPECT_TRUE(FileSnapshot::of(path) == before) << spec << " changed " << path;
+}
+
+// Regression (issue 30): `--store mmap:/tmp/x/precious.txt` rewrote a text file into a 64 MiB
+// store file. Any file that is not a store file is refused, with or without create=1, and its
+// bytes, size and mtime stay as they were.
+TEST_P(FileStoreTest, FileThatIsNotAStoreIsRefusedAndLeftByteForByte) {
+  const std::string precious = dir_.file("precious.txt");
+  std::ofstream(precious, std::ios::binary) << "hello world\nthese lines are someone's work\n";
+  const timespec past[2] = {{1000000000, 0}, {1000000000, 0}};  // an mtime an open could not keep by chance
+  ASSERT_EQ(::utimensat(AT_FDCWD, precious.c_str(), past, 0), 0);
+  size_t checked = 0;
+  for (const char* query : {"", "?create=1", "?size=1M&create=1", "?size=64K&sync=each&create=1"}) {
+    expect_refused_and_untouched(GetParam() + ":" + precious + query, precious, "not a hitcost store file");
+    ++checked;
+  }
+  auto started = open_store(GetParam() + ":" + precious, {.create_files = true});  // --store-create
+  EXPECT_FALSE(started.ok());
+  ++checked;
+  const FileSnapshot after = FileSnapshot::of(precious);
+  EXPECT_EQ(after.bytes, "hello world\nthese lines are someone's work\n");
+  EXPECT_EQ(after.mtime.tv_sec, 1000000000);
+  EXPECT_EQ(checked, 5u);
+}
+
+TEST_P(FileStoreTest, StoreFileOfAnotherSizeIsRefusedNotReshaped) {
   {
     auto s = open("?size=1M");
     ASSERT_TRUE(s->set("a", "1", 0));
   }
-  auto s = open("?size=2M");
-  EXPECT_EQ(s->stats().extra["capacity_bytes"], 2 << 20);
+  expect_refused_and_untouched(GetParam() + ":" + path_ + "?size=2M&create=1", path_,
+                               "holds a store of 1M (?size=1M), the spec asks for ?size=2M");
+  auto s = open();  // without size=: the file's own 1M, its record still there
+  EXPECT_EQ(s->stats().extra["capacity_bytes"], 1 << 20);
   std::string v;
   uint32_t f;
-  EXPECT_FALSE(s->get("a", v, f).ok());
+  ASSERT_TRUE(s->get("a", v, f));
+  EXPECT_EQ(v, "1");
+}
+
+TEST_P(FileStoreTest, OtherVersionAndDamagedHeaderAreRefused) {
+  {
+    auto s = open("?size=64K");
+    ASSERT_TRUE(s->set("a", "1", 0));
+  }
+  const std::string other = dir_.file("v2.dat"), damaged = dir_.file("damaged.dat");
+  std::filesystem::copy_file(path_, other);
+  std::filesystem::copy_file(path_, damaged);
+  {
+    int fd = ::open(other.c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    const uint32_t v2 = 2;
+    ASSERT_EQ(::pwrite(fd, &v2, 4, offsetof(storefile::FileHeader, version)), 4);
+    ::close(fd);
+    fd = ::open(damaged.c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, "\xff", 1, offsetof(storefile::FileHeader, capacity) + 7), 1);
+    ::close(fd);
+  }
+  expect_refused_and_untouched(GetParam() + ":" + other + "?create=1", other, "format version 2");
+  expect_refused_and_untouched(GetParam() + ":" + damaged + "?create=1", damaged, "header is damaged");
+}
+
+TEST_P(FileStoreTest, NewFileNeedsCreateAndIsNeverHalfMade) {
+  const std::string fresh = dir_.file("fresh.dat");
+  auto refused = open_store(GetParam() + ":" + fresh);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, Errc::io_error);
+  EXPECT_NE(refused.error().message.find("does not exist; ?create=1"), std::string::npos) << refused.error().message;
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+  auto made = open_store(GetParam() + ":" + fresh + "?size=64K&create=1");
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  EXPECT_EQ(std::filesystem::file_size(fresh), 64u * 1024 + 4096);
+  // Made under a temporary name, then linked: nothing but the store file is left in the folder.
+  size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(fresh).parent_path())) {
+    EXPECT_EQ(e.path().filename(), "fresh.dat");
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1u);
+  // A directory, or a path in a directory that does not exist, is refused with the OS's reason.
+  auto dir = open_store(GetParam() + ":" + std::filesystem::path(fresh).parent_path().string() + "?create=1");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.error().code, Errc::io_error);
+  auto nowhere = open_store(GetParam() + ":" + dir_.file("no-such-dir/x.dat") + "?create=1");
+  ASSERT_FALSE(nowhere.ok());
+  EXPECT_EQ(nowhere.error().code, Errc::io_error);
+  EXPECT_NE(nowhere.error().message.find("cannot create"), std::string::npos) << nowhere.error().message;
+}
+
+TEST_P(FileStoreTest, EmptyFileBecomesAStoreOnlyWithCreate) {
+  const std::string empty = dir_.file("empty.dat");
+  std::ofstream{empty};
+  expect_refused_and_untouched(GetParam() + ":" + empty, empty, "is empty");
+  auto s = open_store(GetParam() + ":" + empty + "?size=64K&create=1");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_TRUE((*s)->set("k", "v", 1));
+  EXPECT_EQ(std::filesystem::file_size(empty), 64u * 1024 + 4096);
 }
 
 TEST_P(FileStoreTest, ConcurrentReadersOnlySeeValuesThatWereWritten) {

@@ -20,13 +20,13 @@ TEST(OpenStore, OpensEveryKind) {
   auto o = open_store("memory:objects");
   ASSERT_TRUE(o.ok());
   EXPECT_NE((*o)->objects(), nullptr);
-  auto m = open_store("mmap:" + dir.file("a") + "?size=1M&advise=random&populate=1&sync=1&cold=0");
+  auto m = open_store("mmap:" + dir.file("a") + "?size=1M&advise=random&populate=1&sync=1&cold=0&create=1");
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ((*m)->describe(), "mmap:" + dir.file("a"));
-  auto p = open_store("pread:" + dir.file("b") + "?size=256K&advise=sequential");
+  auto p = open_store("pread:" + dir.file("b") + "?size=256K&advise=sequential&create=1");
   ASSERT_TRUE(p.ok()) << p.error().message;
   EXPECT_EQ((*p)->stats().extra["capacity_bytes"], 256 * 1024);
-  auto d = open_store("pread:" + dir.file("c"));  // default size
+  auto d = open_store("pread:" + dir.file("c"), {.create_files = true});  // default size; --store-create
   ASSERT_TRUE(d.ok());
   EXPECT_EQ((*d)->stats().extra["capacity_bytes"], 64 << 20);
   auto mc = open_store("memcached:127.0.0.1:1,localhost:2?timeout_ms=50&connect_timeout_ms=20");
@@ -115,12 +115,12 @@ TEST(OpenStore, FailedOpenRemovesTheFileItCreatedButNeverAnExistingOne) {
   // Valid as a size, but no mapping can hold 8 EiB: the open fails after creating the file.
   const std::string huge = "?size=" + std::to_string(kMaxRingBytes);
   const std::string fresh = dir.file("fresh");
-  auto s = open_store("mmap:" + fresh + huge);
+  auto s = open_store("mmap:" + fresh + huge + "&create=1");
   ASSERT_FALSE(s.ok());
   EXPECT_FALSE(std::filesystem::exists(fresh)) << s.error().message;
   // A file that was there before is the user's: a failed open leaves it alone.
   const std::string existing = dir.file("existing");
-  auto first = open_store("mmap:" + existing + "?size=64K");
+  auto first = open_store("mmap:" + existing + "?size=64K&create=1");
   ASSERT_TRUE(first.ok()) << first.error().message;
   first->reset();
   auto again = open_store("mmap:" + existing + huge);
@@ -135,6 +135,13 @@ TEST(OpenStore, UnreachableFileIsAnIoError) {
   auto s = open_store("mmap:/nonexistent-dir/x.dat");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, Errc::io_error);
+  auto c = open_store("mmap:/nonexistent-dir/x.dat?create=1");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code, Errc::io_error);
+  auto bad = open_store("pread:/tmp/x?create=perhaps");  // a spec error stays a spec error
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, Errc::invalid_argument);
+  EXPECT_NE(bad.error().message.find("create=perhaps is not 0/1"), std::string::npos) << bad.error().message;
 }
 
 TEST(ParseSize, AcceptsBinaryUnits) {

@@ -24,7 +24,8 @@ using testing::value_matches;
 class FileStoreSync : public ::testing::TestWithParam<std::string> {
  protected:
   std::unique_ptr<Store> open(const std::string& query) {
-    auto s = open_store(GetParam() + ":" + dir_.file("sync.dat") + query);
+    // query: "?sync=..."; create=1 makes the file the first time
+    auto s = open_store(GetParam() + ":" + dir_.file("sync.dat") + query + "&create=1");
     EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
     return s.ok() ? std::move(*s) : nullptr;
   }

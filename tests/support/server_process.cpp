@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -19,7 +20,11 @@ ServerProcess::ServerProcess(std::vector<std::string> args, std::vector<std::str
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   std::vector<std::string> full = std::move(wrapper);
-  for (const std::string& a : {server_binary(), std::string("--port"), std::string("0")}) full.push_back(a);
+  full.push_back(server_binary());
+  if (std::find(args.begin(), args.end(), "--port") == args.end()) {
+    full.push_back("--port");
+    full.push_back("0");
+  }
   for (auto& a : args) full.push_back(a);
   std::vector<char*> argv;
   for (auto& a : full) argv.push_back(a.data());

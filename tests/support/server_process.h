@@ -11,9 +11,10 @@ std::string server_binary();  // the hitcost-server built next to the tests
 
 class ServerProcess {
  public:
-  // Starts hitcost-server with `args` plus --port 0 and waits for "listening on". `wrapper`, when
-  // given, is a command that execs the server as its last arguments in the same process (prlimit,
-  // unshare + sh -c '... exec "$@"'), so pid() is still the server's.
+  // Starts hitcost-server with `args` plus --port 0 (unless `args` name a --port) and waits for
+  // "listening on". `wrapper`, when given, is a command that execs the server as its last
+  // arguments in the same process (prlimit, unshare + sh -c '... exec "$@"'), so pid() is still
+  // the server's.
   explicit ServerProcess(std::vector<std::string> args, std::vector<std::string> wrapper = {});
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;

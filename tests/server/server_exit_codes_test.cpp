@@ -1,0 +1,172 @@
+// hitcost-server's exit codes, row by row of the README's table (issue 30): 2 for usage (an
+// unknown option, a bad value — the message names it —, a CPU that is not online), 1 when it
+// cannot start (the port taken, a store or a corpus that cannot be read), 0 on SIGTERM and
+// SIGINT. And one server per port: a second server on a taken port exits 1 naming what listens
+// there while the first answers alone; with --reuse-port on both, both serve.
+// Real hitcost-server processes, real files, real sockets.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/support/command.h"
+#include "tests/support/http_client.h"
+#include "tests/support/server_process.h"
+
+using namespace hitcost::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("hitcost-exit-codes-" + std::to_string(::getpid()));
+  TempDir() {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A start that must fail: the server's exit code and what it said, within 30 s.
+CommandResult start(std::vector<std::string> args) {
+  args.insert(args.begin(), server_binary());
+  if (std::find(args.begin(), args.end(), "--port") == args.end()) {
+    args.push_back("--port");
+    args.push_back("0");
+  }
+  return run_command(args, {.timeout_ms = 30'000});
+}
+
+int pid_of_server_answering(int port) { return json::parse(http_get(port, "/stats").body)["pid"]; }
+
+}  // namespace
+
+TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
+  TempDir dir;
+  const std::string precious = dir.file("precious.txt");
+  const std::string text = "someone's notes\nnot a store\n";
+  std::ofstream(precious, std::ios::binary) << text;
+  const timespec past[2] = {{1000000000, 0}, {1000000000, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, precious.c_str(), past, 0), 0);
+  const std::string corrupt = dir.file("cut.hcorpus");
+  std::ofstream(corrupt, std::ios::binary) << "HCORPUS1 and then nothing a corpus holds";
+
+  struct Row {
+    int code;
+    std::vector<std::string> args;
+    std::string says;  // in stderr: names the bad value or the reason
+  };
+  const std::vector<Row> rows = {
+      // 2: usage — an unknown option, a bad value, a CPU that is not online
+      {2, {"--no-such-option"}, "--no-such-option"},
+      {2, {"--strategy", "struct:jsn"}, "unknown serializer 'jsn'"},
+      {2, {"--strategy", "php-default", "--flags", "native"}, "php-default"},
+      {2, {"--flags", "php-memcachd"}, "unknown flag scheme 'php-memcachd'"},
+      {2, {"--store", "redis:127.0.0.1:6379"}, "unknown store kind 'redis'"},
+      {2, {"--store", "mmap:" + dir.file("a.dat") + "?size=1K"}, "size must be at least 64K"},
+      {2, {"--store", "pread:" + dir.file("a.dat") + "?create=maybe"}, "create=maybe is not 0/1"},
+      {2, {"--host", "localhost.invalid"}, "--host: not an IP address: 'localhost.invalid'"},
+      {2, {"--threads", "0"}, "--threads"},
+      {2, {"--port", "70000"}, "--port"},
+      {2, {"--cpus", "4095"}, "CPU 4095 is not online"},
+      {2, {"--log-sync", "sometimes"}, "sometimes"},
+      {2, {"--admin-remote"}, "--admin-remote needs --admin-token"},
+      // 1: could not start — a store that cannot be opened, a corpus that cannot be read, a log
+      // that cannot be opened (the port taken: next test)
+      {1, {"--store", "mmap:" + precious}, "not a hitcost store file"},
+      {1, {"--store", "pread:" + precious + "?create=1"}, "not a hitcost store file"},
+      {1, {"--store", "mmap:" + precious, "--store-create"}, "not a hitcost store file"},
+      {1, {"--store", "mmap:" + dir.file("new.dat")}, "does not exist; ?create=1"},
+      {1, {"--store", "mmap:" + dir.file("no-such-dir/x.dat") + "?create=1"}, "cannot create"},
+      {1, {"--corpus", corrupt}, corrupt},
+      {1, {"--access-log", dir.file("no-such-dir/access.log")}, "--access-log"},
+  };
+  size_t walked = 0;
+  for (const Row& row : rows) {
+    std::string shown;
+    for (const auto& a : row.args) shown += a + " ";
+    CommandResult r = start(row.args);
+    EXPECT_EQ(r.exit_code, row.code) << shown << "\n" << r.err;
+    EXPECT_NE(r.err.find(row.says), std::string::npos) << shown << ": " << r.err;
+    EXPECT_EQ(r.out.find("listening on"), std::string::npos) << shown << ": " << r.out;
+    ++walked;
+  }
+  // None of the refused starts touched the file that is not a store file.
+  struct stat st {};
+  ASSERT_EQ(::stat(precious.c_str(), &st), 0);
+  EXPECT_EQ(read_file(precious), text);
+  EXPECT_EQ(st.st_size, static_cast<off_t>(text.size()));
+  EXPECT_EQ(st.st_mtim.tv_sec, 1000000000);
+  EXPECT_FALSE(fs::exists(dir.file("new.dat")));
+
+  // 0: stopped cleanly by SIGTERM or SIGINT
+  for (int sig : {SIGTERM, SIGINT}) {
+    ServerProcess server({"--store", "memory"});
+    ASSERT_EQ(http_get(server.port(), "/page/1").status, 200);
+    server.signal(sig);
+    const int status = server.wait_exit(10'000);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "signal " << sig << ": status " << status;
+    ++walked;
+  }
+  EXPECT_EQ(walked, rows.size() + 2);
+  EXPECT_EQ(walked, 22u);
+}
+
+// Regression (issue 30): SO_REUSEPORT on every acceptor let a second server start on the port of
+// the first; both listened and /stats alternated between two pids.
+TEST(ServerPort, SecondServerOnATakenPortExits1AndTheFirstAnswersAlone) {
+  ServerProcess first({"--threads", "2"});
+  const std::string port = std::to_string(first.port());
+  CommandResult second = start({"--port", port});
+  EXPECT_EQ(second.exit_code, 1) << second.err;
+  EXPECT_NE(second.err.find("127.0.0.1:" + port + " is taken"), std::string::npos) << second.err;
+  // What holds it: the first server's pid, from /proc (same user).
+  EXPECT_NE(second.err.find("pid " + std::to_string(first.pid()) + " "), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("hitcost-server"), std::string::npos) << second.err;
+  // On the wildcard address too: 0.0.0.0 overlaps 127.0.0.1.
+  CommandResult wildcard = start({"--port", port, "--host", "0.0.0.0"});
+  EXPECT_EQ(wildcard.exit_code, 1) << wildcard.err;
+  EXPECT_NE(wildcard.err.find("0.0.0.0:" + port + " is taken"), std::string::npos) << wildcard.err;
+  size_t answered = 0;
+  for (int i = 0; i < 20; ++i) {  // fresh connections: each could have gone to another listener
+    EXPECT_EQ(pid_of_server_answering(first.port()), first.pid()) << "connection " << i;
+    ++answered;
+  }
+  EXPECT_EQ(answered, 20u);
+  EXPECT_TRUE(first.alive());
+}
+
+// --reuse-port on both: the documented multi-process setup, where the kernel spreads
+// connections over the processes.
+TEST(ServerPort, ReusePortOnBothStartsBoth) {
+  ServerProcess first({"--reuse-port"});
+  ServerProcess second({"--port", std::to_string(first.port()), "--reuse-port"});
+  EXPECT_EQ(second.port(), first.port());
+  std::set<int> pids;
+  size_t connections = 0;
+  for (int i = 0; i < 200 && pids.size() < 2; ++i) {
+    pids.insert(pid_of_server_answering(first.port()));
+    ++connections;
+  }
+  EXPECT_EQ(pids, (std::set<int>{first.pid(), second.pid()})) << "after " << connections << " connections";
+  // Without --reuse-port on the newcomer the port is still refused.
+  CommandResult third = start({"--port", std::to_string(first.port())});
+  EXPECT_EQ(third.exit_code, 1) << third.err;
+}
