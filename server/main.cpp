@@ -34,11 +34,14 @@ std::string strategy_help() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // redirected (CI, a script's log): lines in order with stderr's
   using hitcost::server::ServerOptions;
   ServerOptions o;
   CLI::App app{"hitcost-server: an HTTP server that renders pages from cached data"};
   app.add_option("--host", o.host, "Address to listen on")->capture_default_str();
-  app.add_option("--port", o.port, "Port (0 picks a free one and prints it)")->capture_default_str();
+  app.add_option("--port", o.port, "Port 1..65535 (0 picks a free one and prints it)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
   app.add_option("--threads", o.threads, "io threads, one io_context each")->capture_default_str();
   app.add_option("--cpus", o.cpus, "Pin thread i to CPU cpus[i % n], e.g. --cpus 0,1")->delimiter(',');
   app.add_option("--store", o.store,
