@@ -16,9 +16,11 @@
 # (set HITCOST_SERVER_CPU / HITCOST_OTHER_CPU to change it; a CPU not online is a usage error).
 # Environment: HITCOST_BUILD_DIR (default build/release), HITCOST_NO_BUILD=1 uses it as built
 # (no install, no build).
-# Exit codes: 0 done, 1 failed (could not install, build, start or measure), 2 usage error,
+# Exit codes: 0 done, 1 failed (could not install, build, start or measure), 2 usage error
+# (also from hitcost-load sweep: a strategy the server refuses, checked before anything runs),
 # 3 errors above --max-error-rate, 4 an output not written (all three from hitcost-load sweep,
-# passed on), 130 interrupted (Ctrl-C, SIGTERM).
+# passed on), 130 interrupted (Ctrl-C, SIGTERM: the sweep stops first and puts the server's
+# configuration back, then memcached and the server are stopped).
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/lib.sh

@@ -1,6 +1,7 @@
 #include "client/files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +25,8 @@ Status write_output(const std::string& path, std::string_view text) {
     const int err = errno;
     return Error{Errc::io_error, "cannot write " + path + ": " + step + std::strerror(err)};
   };
+  // The rename below would replace a read-only file as readily as any other: ask first.
+  if (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0) return fail("");
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return fail("");
   size_t done = 0;
@@ -51,6 +54,64 @@ Status write_output(const std::string& path, std::string_view text) {
     ::unlink(tmp.c_str());
     errno = err;
     return fail("rename: ");
+  }
+  return ok_status();
+}
+
+namespace {
+// The directory PATH.tmp would be created in: "." for a bare name, "/" for "/name".
+std::string directory_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Status check_output_path(const OutputPath& out) {
+  auto refuse = [&](const std::string& why) -> Status {
+    return Error{Errc::invalid_argument, out.option + " " + out.path + ": " + why};
+  };
+  struct stat st {};
+  if (::stat(out.path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return refuse("is a directory (name a file in it)");
+    if (::access(out.path.c_str(), W_OK) != 0) return refuse(std::strerror(errno));
+  } else if (errno != ENOENT) {
+    return refuse(std::strerror(errno));  // ENOTDIR, EACCES, ELOOP on the way to it
+  }
+  const std::string dir = directory_of(out.path);
+  if (::stat(dir.c_str(), &st) != 0) return refuse("directory " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return refuse(dir + " is not a directory");
+  // W_OK also answers EROFS on a read-only file system, for root too.
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return refuse("cannot create files in " + dir + ": " + std::strerror(errno));
+  return ok_status();
+}
+
+// The same file under two names (a.json, ./a.json, a hard link) is one inode; a file not there
+// yet is compared by its directory's inode and its name.
+std::string identity_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return "f" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  const size_t slash = path.find_last_of('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (::stat(directory_of(path).c_str(), &st) == 0)
+    return "d" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + "/" + name;
+  return "p" + path;
+}
+}  // namespace
+
+bool same_file(const std::string& a, const std::string& b) { return identity_of(a) == identity_of(b); }
+
+Status check_output_paths(const std::vector<OutputPath>& outputs) {
+  std::vector<std::pair<std::string, const OutputPath*>> seen;  // identity, first option naming it
+  for (const OutputPath& out : outputs) {
+    if (out.path.empty()) continue;
+    if (Status st = check_output_path(out); !st) return st;
+    const std::string id = identity_of(out.path);
+    for (const auto& [other_id, other] : seen)
+      if (other_id == id)
+        return Error{Errc::invalid_argument, other->option + " and " + out.option + " both name " + out.path +
+                                                 ": one would overwrite the other"};
+    seen.emplace_back(id, &out);
   }
   return ok_status();
 }

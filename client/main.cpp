@@ -13,6 +13,7 @@
 #include "client/html_report.h"
 #include "client/merge.h"
 #include "client/options.h"
+#include "client/preflight.h"
 #include "client/report.h"
 #include "client/series.h"
 #include "client/summary.h"
@@ -36,8 +37,16 @@ std::vector<nlohmann::json> load_all(const std::vector<std::string>& paths, bool
   return docs;
 }
 
+// Every output path of a command checked before it reads, loads or measures anything.
+bool outputs_writable(const char* who, const std::vector<hitcost::client::OutputPath>& outputs) {
+  const hitcost::Status st = hitcost::client::check_output_paths(outputs);
+  if (!st) std::fprintf(stderr, "%s: %s\n", who, st.error().message.c_str());
+  return bool(st);
+}
+
 int run_report(const hitcost::client::FilesOptions& o) {
   using namespace hitcost::client;
+  if (!outputs_writable("hitcost-load report", {{"--html", o.html_out}})) return kExitUsage;
   bool ok = true;
   const auto docs = load_all(o.inputs, &ok);
   if (!ok) return kExitUsage;
@@ -48,6 +57,8 @@ int run_report(const hitcost::client::FilesOptions& o) {
 
 int run_merge(const hitcost::client::FilesOptions& o) {
   using namespace hitcost::client;
+  if (!outputs_writable("hitcost-load merge", {{"--json", o.json_out}, {"--csv", o.csv_out}, {"--html", o.html_out}}))
+    return kExitUsage;
   bool ok = true;
   const auto docs = load_all(o.inputs, &ok);
   if (!ok) return kExitUsage;
@@ -79,6 +90,8 @@ int run_merge(const hitcost::client::FilesOptions& o) {
 
 int run_compare(const hitcost::client::CompareOptions& o) {
   using namespace hitcost::client;
+  if (!outputs_writable("hitcost-load compare", {{"--json", o.json_out}, {"--csv", o.csv_out}, {"--html", o.html_out}}))
+    return kExitUsage;
   std::vector<std::pair<std::string, nlohmann::json>> docs;
   std::vector<std::string> labels;
   for (const std::string& in : o.inputs) {
@@ -123,7 +136,8 @@ int run_compare(const hitcost::client::CompareOptions& o) {
   return out.all_written() ? kExitOk : kExitOutput;
 }
 
-// A plain run: measure, print, write every output asked for, then say how it went.
+// A plain run: check what can be checked first (outputs, the server, the first request),
+// measure, print, write every output asked for, then say how it went.
 int run_once(const hitcost::client::RunOptions& run) {
   using namespace hitcost::client;
   auto plan = build_plan(run, run.duration, run.requests, run.hit_ratio, run.rows, run.strategy);
@@ -134,6 +148,18 @@ int run_once(const hitcost::client::RunOptions& run) {
   auto mo = measure_options(run);
   if (!mo) {
     std::fprintf(stderr, "hitcost-load: %s\n", mo.error().message.c_str());
+    return kExitUsage;
+  }
+  if (!outputs_writable(
+          "hitcost-load",
+          {{"--json", run.json_out}, {"--csv", run.csv_out}, {"--hdr-out", run.hdr_out}, {"--html", run.html_out}}))
+    return kExitUsage;
+  if (const hitcost::Status reachable = check_reachable(plan->endpoint); !reachable) {
+    std::fprintf(stderr, "hitcost-load: %s: nothing measured\n", reachable.error().message.c_str());
+    return kExitFailed;
+  }
+  if (const hitcost::Status first = check_first_request(*plan); !first) {
+    std::fprintf(stderr, "hitcost-load: %s\n", first.error().message.c_str());
     return kExitUsage;
   }
   mo->progress = !run.no_progress && ::isatty(2);  // transient, so -q keeps it too
@@ -162,6 +188,9 @@ int run_once(const hitcost::client::RunOptions& run) {
 }
 
 int main(int argc, char** argv) {
+  // Redirected to a file or a pipe (CI, a script's log), stdout would be block-buffered and its
+  // lines would land after the stderr lines printed later: one line at a time keeps the order.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   using namespace hitcost::client;
   CLI::App app{"hitcost-load: load generator and cost report for hitcost-server"};
   RunOptions run;
@@ -180,6 +209,10 @@ int main(int argc, char** argv) {
       "compare", "compare the same strategies on different backends (C++ and PHP), from sweep JSONs");
   add_compare_options(*compare_cmd, compare_opts);
   app.require_subcommand(0, 1);
+  app.footer(
+      "Exit codes: 0 a measurement, 1 nothing measured (the server unreachable: told within 2 s), 2 usage (also "
+      "an output path that cannot be written, a strategy the server refuses: all checked before the first run), 3 "
+      "errors above the limits, 4 an output not written at the end, 130 interrupted.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -17,7 +17,20 @@ Result<Endpoint> parse_url(std::string_view url) {
   auto fail = [](std::string why) -> Result<Endpoint> { return Error{Errc::invalid_argument, std::move(why)}; };
   if (url.substr(0, 7) != "http://") return fail("URL must start with http:// (https is not supported)");
   std::string_view rest = url.substr(7);
-  rest = rest.substr(0, rest.find('/'));
+  // A path (or a query) after the authority would be dropped, and the load would ask
+  // --path-template's paths on the server's root: refused, with where it belongs.
+  const size_t path_at = rest.find_first_of("/?#");
+  if (path_at != std::string_view::npos) {
+    const std::string_view path = rest.substr(path_at);
+    const std::string_view just_path = path.substr(0, path.find_first_of("?#"));
+    if (path != "/")
+      return fail("the URL is the server's base, http://HOST:PORT: its path '" + std::string(path) +
+                  "' would be ignored; request paths go in --path-template (default /page/{id})" +
+                  (just_path.size() > 1 ? ", e.g. --url http://" + std::string(rest.substr(0, path_at)) +
+                                              " --path-template '" + std::string(just_path) + "'"
+                                        : std::string()));
+    rest = rest.substr(0, path_at);
+  }
   Endpoint ep;
   std::string_view host, port;
   if (!rest.empty() && rest.front() == '[') {
@@ -35,10 +48,12 @@ Result<Endpoint> parse_url(std::string_view url) {
     if (colon != std::string_view::npos) port = rest.substr(colon + 1);
   }
   if (host.empty()) return fail("URL has no host");
-  if (!port.empty()) {
+  const bool port_given = rest.find(':') != std::string_view::npos;  // "http://h:" names no port: refused
+  if (port_given) {
     unsigned p = 0;
     const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
-    if (ec != std::errc() || end != port.data() + port.size() || p == 0 || p > 65535) return fail("bad port in URL");
+    if (ec != std::errc() || end != port.data() + port.size() || p == 0 || p > 65535)
+      return fail("bad port in URL: '" + std::string(port) + "' (want 1..65535)");
     ep.port = uint16_t(p);
   }
   ep.host = std::string(host);

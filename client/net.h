@@ -21,9 +21,9 @@ struct Endpoint {
   socklen_t addr_len = 0;
 };
 
-// "http://127.0.0.1:8080", "http://localhost:8080/", "http://[::1]:9000". A path after the
-// authority is ignored. invalid_argument otherwise (https, names, bad port), the message
-// saying which.
+// "http://127.0.0.1:8080", "http://localhost:8080/", "http://[::1]:9000": a base URL. A path
+// other than "/" (or a query) is refused with a hint: request paths are --path-template's.
+// invalid_argument otherwise (https, names, a port outside 1..65535), the message saying which.
 Result<Endpoint> parse_url(std::string_view url);
 
 // Non-blocking TCP socket with TCP_NODELAY (small requests must not wait for delayed ACKs),

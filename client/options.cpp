@@ -118,7 +118,9 @@ uint64_t default_miss_start(uint64_t keys) {
 
 namespace {
 void add_load_options(CLI::App& app, LoadOptions& o) {
-  app.add_option("--url", o.url, "server base URL, http://IP:PORT (numeric IP or localhost)");
+  app.add_option("--url", o.url,
+                 "server base URL, http://IP:PORT (numeric IP or localhost, port 1..65535); a path is refused: "
+                 "request paths go in --path-template. Checked before the first run: no answer within 2 s exits 1");
   app.add_option("--warmup", o.warmup, "load before the measured window, not counted (500ms, 1s)")
       ->capture_default_str();
   app.add_option("--timeout", o.timeout, "per-request timeout; counted as a timeout error")->capture_default_str();
@@ -155,7 +157,9 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
                  "re-run a run flagged contaminated (other work on its CPUs) up to N times; keep the cleanest")
       ->capture_default_str()
       ->check(CLI::Range(0, 100));
-  app.add_option("--html", o.html_out, "write a self-contained HTML report (inline SVG charts) to FILE");
+  app.add_option("--html", o.html_out,
+                 "write a self-contained HTML report (inline SVG charts) to FILE (every output's directory is "
+                 "checked before the first run)");
   app.add_option("--idle", o.idle,
                  "before each run, measure the CPU of server, cache and client with no load for this long "
                  "(net figures subtract it); 0 = none")
@@ -199,7 +203,9 @@ void add_run_options(CLI::App& app, RunOptions& o) {
                  "fraction of requests for warmed ids; the rest ask never-seen ids (guaranteed misses)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--rows", o.rows, "append ?rows=R to every request")->check(CLI::Range(1, 1000000));
-  app.add_option("--strategy", o.strategy, "append ?strategy=S to every request");
+  app.add_option("--strategy", o.strategy,
+                 "append ?strategy=S to every request (one request is sent first: a strategy the server refuses "
+                 "exits 2 with its reason)");
   app.add_option("--json", o.json_out, "write the run as JSON to FILE");
   app.add_option("--hdr-out", o.hdr_out, "write the HdrHistogram percentile distribution (µs) to FILE");
   app.add_option("--csv", o.csv_out, "write the run as one CSV row (with a header line) to FILE");
@@ -253,8 +259,12 @@ void add_merge_options(CLI::App& app, FilesOptions& o) {
 void add_sweep_options(CLI::App& app, SweepOptions& o) {
   add_load_options(app, o);
   app.add_option("--duration,-d", o.duration, "measured window per run")->capture_default_str();
-  app.add_option("--strategies", o.strategies, "comma-separated strategies")->capture_default_str();
-  app.add_option("--stores", o.stores, "comma-separated stores (default: keep the server's)");
+  app.add_option("--strategies", o.strategies,
+                 "comma-separated strategies; the server is asked to take each before anything runs (a refusal "
+                 "exits 2 with its reason)")
+      ->capture_default_str();
+  app.add_option("--stores", o.stores,
+                 "comma-separated stores (default: keep the server's); checked with the server like --strategies");
   app.add_option("--rows", o.rows, "rows per page")->capture_default_str()->check(CLI::Range(1, 1000000));
   app.add_option("--hit-ratio", o.hit_ratio, "target hit ratio")->capture_default_str()->check(CLI::Range(0.0, 1.0));
   app.add_option("--repeat", o.repeat,

@@ -12,6 +12,7 @@
 #include "client/exit_code.h"
 #include "client/files.h"
 #include "client/html_report.h"
+#include "client/preflight.h"
 #include "client/report.h"
 #include "client/summary.h"
 
@@ -402,6 +403,13 @@ void restore_config(const Endpoint& admin, const nlohmann::json& original) {
     std::fprintf(stderr, "hitcost-load sweep: server configuration restored (strategy %s, namespace %s)\n",
                  original.value("strategy", std::string("?")).c_str(),
                  original.value("namespace", std::string("?")).c_str());
+  else if (r.status == 0 && r.error_kind == Errc::connection && r.error.rfind("connect to ", 0) == 0)
+    // Nothing listens any more (stopped with the sweep, e.g. by a Ctrl-C to both): it runs no
+    // cell of ours, and there is nothing to put back.
+    std::fprintf(stderr,
+                 "hitcost-load sweep: the server is gone (%s): it was stopped before the sweep could put its "
+                 "configuration back; nothing to restore\n",
+                 r.error.c_str());
   else
     std::fprintf(stderr,
                  "hitcost-load sweep: could NOT restore the server's configuration (%s); it runs the "
@@ -431,6 +439,9 @@ std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
   if (!plan) return fail(plan.error().message);
   auto measure = measure_options(o);
   if (!measure) return fail(measure.error().message);
+  if (Status outputs = check_output_paths({{"--json", o.json_out}, {"--csv", o.csv_out}, {"--html", o.html_out}});
+      !outputs)
+    return fail(outputs.error().message);
   SweepSetup s{std::move(plan).value(), std::move(measure).value(), {}, {}, {}, {}, 0, {}, 0};
   if (o.latency_rate != "auto") {
     char* end = nullptr;
@@ -530,6 +541,31 @@ std::optional<int> check_log_modes(const Endpoint& admin, const std::vector<std:
   return std::nullopt;
 }
 
+// Asks the server to take every strategy (under the sweep's flags, threshold and rows) and
+// every store of --stores (POST /admin/config of each) before anything is warmed or measured.
+// The server is the authority: its flag scheme decides which presets hold and its build which
+// compressors exist, which a local parse could only guess. Every refusal is printed with the
+// server's reason, not only the first. Returns kExitUsage when one got a 400 (a typo),
+// kExitFailed when the server did not answer. The server is left on the last one it took:
+// restore_config follows.
+std::optional<int> check_cells(const Endpoint& admin, const SweepOptions& o, const SweepSetup& s) {
+  std::vector<std::pair<std::string, nlohmann::json>> asks;  // "--strategies X", its config body
+  for (const std::string& strategy : s.strategies)
+    asks.emplace_back("--strategies " + strategy, sweep_config(o, "", strategy));
+  for (const std::string& store : s.stores)
+    if (!store.empty()) asks.emplace_back("--stores " + store, nlohmann::json{{"store", store}});
+  std::optional<int> code;
+  for (const auto& [what, body] : asks) {
+    const HttpReply r = http_request(admin, "POST", "/admin/config", body.dump());
+    if (r.ok()) continue;
+    std::string why = r.error;
+    while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
+    std::fprintf(stderr, "hitcost-load sweep: %s: the server refused it: %s\n", what.c_str(), why.c_str());
+    code = worse_exit(code.value_or(kExitOk), r.status == 0 ? kExitFailed : kExitUsage);
+  }
+  return code;
+}
+
 int sweep_exit_code(const Sweep& sw, bool interrupted) {
   if (interrupted) return kExitInterrupted;
   if (sw.runs.empty() || sw.failures) return sw.refused ? kExitUsage : kExitFailed;
@@ -547,6 +583,14 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   auto setup = set_up(o);
   if (const int* code = std::get_if<int>(&setup)) return *code;
   const SweepSetup& s = std::get<SweepSetup>(setup);
+  // Within seconds, not after a round of runs: every server the sweep talks to answers.
+  for (const Endpoint* ep : {&s.admin, &s.plan.endpoint}) {
+    if (ep == &s.plan.endpoint && o.admin_url.empty()) break;
+    if (const Status reachable = check_reachable(*ep); !reachable) {
+      std::fprintf(stderr, "hitcost-load sweep: %s: nothing measured\n", reachable.error().message.c_str());
+      return kExitFailed;
+    }
+  }
   if (!o.quiet) {
     const std::string cells =
         s.log_modes.empty()
@@ -570,7 +614,9 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
                  before.ok() ? "POST /admin/config {} did not answer a JSON object" : before.error.c_str());
     return before.status == 0 ? kExitFailed : kExitUsage;
   }
-  if (const auto refused = check_log_modes(s.admin, s.log_modes, o.quiet)) {
+  std::optional<int> refused = check_cells(s.admin, o, s);
+  if (!refused) refused = check_log_modes(s.admin, s.log_modes, o.quiet);
+  if (refused) {
     std::fprintf(stderr, "hitcost-load sweep: nothing measured\n");
     restore_config(s.admin, original);
     return *refused;

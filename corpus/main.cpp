@@ -4,9 +4,12 @@
 //   compare  corpus → one table strategy × (bytes, decode+inflate per hit), JSON/CSV/HTML
 //   redact   corpus → a corpus safe to hand over (same sizes and shapes, none of the text)
 //   show     corpus → its manifest and what its flags say, by kind
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <map>
 #include <random>
@@ -19,6 +22,7 @@
 #include "corpus/compare.h"
 #include "corpus/compare_report.h"
 #include "corpus/corpus_file.h"
+#include "corpus/memcached_text.h"
 #include "corpus/redact_record.h"
 #include "corpus/sampler.h"
 #include "stores/store.h"
@@ -28,6 +32,7 @@ using namespace hitcost;
 using namespace hitcost::corpus;
 using client::kExitErrors;
 using client::kExitFailed;
+using client::kExitInterrupted;
 using client::kExitOk;
 using client::kExitOutput;
 using client::kExitUsage;
@@ -58,10 +63,37 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
+// Ctrl-C or SIGTERM: exit 130 (client/exit_code.h) and leave no half-written FILE.tmp behind;
+// the output itself appears only when complete (renamed over at the end), so it is never
+// half a corpus.
+char g_partial_output[4096] = "";
+extern "C" void on_stop_signal(int) {
+  if (g_partial_output[0] != '\0') ::unlink(g_partial_output);
+  ::_exit(kExitInterrupted);
+}
+void remove_on_signal(const std::string& tmp_path) {
+  if (tmp_path.size() < sizeof g_partial_output) std::memcpy(g_partial_output, tmp_path.c_str(), tmp_path.size() + 1);
+}
+
 // A secret for --redact nobody has to think about: random, printed nowhere, kept nowhere.
 uint64_t random_secret() {
   std::random_device rd;
   return (uint64_t(rd()) << 32) ^ rd();
+}
+
+// "812 B", "457.3 KiB", "1.7 MiB", "2.0 GiB": binary units, as --max-bytes takes them.
+std::string bytes_text(uint64_t bytes) {
+  char buf[32];
+  if (bytes < 1024) {
+    std::snprintf(buf, sizeof buf, "%llu B", (unsigned long long)bytes);
+    return buf;
+  }
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double v = double(bytes) / 1024.0;
+  size_t u = 0;
+  while (v >= 1024.0 && u + 1 < std::size(units)) v /= 1024.0, ++u;
+  std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
 }
 
 // ---- sample --------------------------------------------------------------------------------
@@ -74,9 +106,12 @@ struct SampleArgs {
 
 int run_sample(const SampleArgs& a) {
   SampleOptions o;
-  std::string from = a.from;
-  if (from.rfind("memcached:", 0) == 0) from = from.substr(10);
-  o.nodes = split_commas(from);
+  // The prefix says what --from reads, as a store spec does; a bare HOST:PORT is refused rather
+  // than guessed, so a later kind of source cannot be mistaken for memcached.
+  if (a.from.rfind("memcached:", 0) != 0)
+    return fail(kExitUsage,
+                "--from '" + a.from + "': want memcached:HOST:PORT[,HOST:PORT...], e.g. --from memcached:" + a.from);
+  o.nodes = split_commas(a.from.substr(10));
   if (o.nodes.empty()) return fail(kExitUsage, "--from: no memcached node given (memcached:HOST:PORT[,HOST:PORT])");
   o.key_file = a.keys;
   o.output_path = a.out;
@@ -94,6 +129,12 @@ int run_sample(const SampleArgs& a) {
   auto scheme = parse_flag_scheme(a.scheme);
   if (!scheme) return fail(kExitUsage, "--scheme: " + scheme.error().message);
   o.scheme = to_string(*scheme);
+  for (const std::string& node : o.nodes)
+    if (auto hp = split_host_port(node); !hp) return fail(kExitUsage, "--from: " + hp.error().message);
+  if (Status out = client::check_output_paths({{"-o", a.out}}); !out) return fail(kExitUsage, out.error().message);
+  if (!a.keys.empty() && client::same_file(a.keys, a.out))
+    return fail(kExitUsage, "-o " + a.out + " is the --keys file: the corpus would overwrite it");
+  remove_on_signal(a.out + ".tmp");
   if (a.redact) {
     const uint64_t secret = random_secret();
     const FlagScheme fs = *scheme;
@@ -110,8 +151,8 @@ int run_sample(const SampleArgs& a) {
   auto r = sample(o, progress);
   if (!r) return fail(r.error().code == Errc::invalid_argument ? kExitUsage : kExitFailed, r.error().message);
   const Manifest& m = r->manifest;
-  std::printf("corpus %s: %llu values, %.1f MiB from %s (%s sampling of %llu keys listed)%s\n", r->path.c_str(),
-              (unsigned long long)m.values, double(m.value_bytes) / 1048576.0, m.source.c_str(), m.sampling.c_str(),
+  std::printf("corpus %s: %llu values, %s from %s (%s sampling of %llu keys listed)%s\n", r->path.c_str(),
+              (unsigned long long)m.values, bytes_text(m.value_bytes).c_str(), m.source.c_str(), m.sampling.c_str(),
               (unsigned long long)m.keys_seen, m.redacted ? ", redacted" : "");
   return kExitOk;
 }
@@ -126,6 +167,8 @@ struct CompareArgs {
 };
 
 int run_compare_verb(const CompareArgs& a) {
+  if (Status out = client::check_output_paths({{"--json", a.json}, {"--csv", a.csv}, {"--html", a.html}}); !out)
+    return fail(kExitUsage, out.error().message);
   auto corpus = read_corpus(a.corpus);
   if (!corpus) return fail(kExitFailed, corpus.error().message);
   auto scheme = parse_flag_scheme(corpus->manifest.scheme);
@@ -172,6 +215,10 @@ int run_compare_verb(const CompareArgs& a) {
 
 // ---- redact --------------------------------------------------------------------------------
 int run_redact(const std::string& in, const std::string& out_path) {
+  if (Status out = client::check_output_paths({{"-o", out_path}}); !out) return fail(kExitUsage, out.error().message);
+  if (client::same_file(in, out_path))
+    return fail(kExitUsage, "-o " + out_path + " is the corpus to redact: write the redacted copy to another file");
+  remove_on_signal(out_path + ".tmp");
   auto corpus = read_corpus(in);
   if (!corpus) return fail(kExitFailed, corpus.error().message);
   auto scheme = parse_flag_scheme(corpus->manifest.scheme);
@@ -189,21 +236,45 @@ int run_redact(const std::string& in, const std::string& out_path) {
     if (Status st = writer->add(*red); !st) return fail(kExitOutput, st.error().message);
   }
   Manifest m = corpus->manifest;
-  m.redacted = true;
   std::string note = "strings and keys replaced (same lengths and character classes)";
   for (const auto& [kind, n] : left_out) note += "; " + std::to_string(n) + " values left out (" + kind + ")";
-  m.redact_note = note;
+  redact_manifest(m, note);
   if (Status st = writer->finish(m); !st) return fail(kExitOutput, st.error().message);
   std::printf("corpus %s: %llu values redacted from %s; %s\n", out_path.c_str(), (unsigned long long)writer->records(),
-              in.c_str(), note.c_str());
+              in.c_str(), m.redact_note.c_str());
   return kExitOk;
 }
 
 // ---- show ----------------------------------------------------------------------------------
+// The manifest a person reads: one field a line, sizes in units, the time in UTC. The JSON
+// itself (corpus/corpus_file.h) is for programs; `compare --json` carries it whole.
+void print_manifest(const std::string& path, const Manifest& m) {
+  auto field = [](const char* name, const std::string& value) { std::printf("  %-18s %s\n", name, value.c_str()); };
+  std::printf("corpus %s\n", path.c_str());
+  field("format", m.format + " version " + std::to_string(m.version));
+  field("source", m.source.empty() ? "-" : m.source);
+  for (size_t i = 0; i < m.nodes.size(); ++i) field(i == 0 ? "nodes" : "", m.nodes[i]);
+  char when[64] = "-";
+  const std::time_t t = static_cast<std::time_t>(m.sampled_at_unix_s);
+  std::tm utc{};
+  if (m.sampled_at_unix_s > 0 && ::gmtime_r(&t, &utc)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &utc);
+  field("sampled at", when);
+  field("flag scheme", m.scheme);
+  field("sampling", m.sampling + ", seed " + std::to_string(m.seed));
+  field("keys listed", std::to_string(m.keys_seen) + " (" + std::to_string(m.keys_eligible) + " eligible)");
+  field("asked for", std::to_string(m.requested_count) + " values, at most " + bytes_text(m.byte_budget));
+  field("values", std::to_string(m.values) + ", " + bytes_text(m.value_bytes) + " (values only)");
+  field("gone when fetched", std::to_string(m.gone));
+  field("too large", std::to_string(m.too_large));
+  field("redacted", m.redacted ? "yes: " + m.redact_note : "no");
+  for (size_t i = 0; i < m.notes.size(); ++i) field(i == 0 ? "notes" : "", m.notes[i]);
+}
+
 int run_show(const std::string& path) {
   auto corpus = read_corpus(path);
   if (!corpus) return fail(kExitFailed, corpus.error().message);
-  std::printf("%s\n", manifest_to_json(corpus->manifest).c_str());
+  print_manifest(path, corpus->manifest);
+  std::printf("\n");
   auto scheme = parse_flag_scheme(corpus->manifest.scheme);
   if (!scheme) return fail(kExitFailed, path + ": manifest scheme: " + scheme.error().message);
   struct Kind {
@@ -221,22 +292,32 @@ int run_show(const std::string& path) {
     kinds[name].values++;
     kinds[name].bytes += rec.value.size();
   }
-  std::printf("%-28s %10s %12s\n", "stored as (flags)", "values", "bytes");
+  std::printf("  %-28s %10s %12s\n", "stored as (flags)", "values", "bytes");
   for (const auto& [name, k] : kinds)
-    std::printf("%-28s %10llu %12llu\n", name.c_str(), (unsigned long long)k.values, (unsigned long long)k.bytes);
+    std::printf("  %-28s %10llu %12s\n", name.c_str(), (unsigned long long)k.values, bytes_text(k.bytes).c_str());
   return kExitOk;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // redirected (CI): lines in order with stderr's
   CLI::App app{"hitcost-corpus: sample a live memcached and compare every strategy on its values"};
   app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 done, 1 could not start (a corpus file missing, truncated or corrupt; memcached unreachable), "
+      "2 usage (also an output path that cannot be written, checked before anything runs), 3 a value that did not "
+      "read back as written (a codec bug), 4 an output not written at the end, 130 interrupted.");
 
   SampleArgs s;
   CLI::App* sample_cmd = app.add_subcommand("sample", "read a sample of values, with their flags, from memcached");
-  sample_cmd->add_option("--from", s.from, "memcached:HOST:PORT[,HOST:PORT...] (only read from)")->required();
-  sample_cmd->add_option("--out,-o", s.out, "the corpus file to write")->required();
+  sample_cmd
+      ->add_option("--from", s.from,
+                   "memcached:HOST:PORT[,HOST:PORT...] (the memcached: prefix is required; ports 1..65535; only read "
+                   "from)")
+      ->required();
+  sample_cmd->add_option("--out,-o", s.out, "the corpus file to write (its directory is checked before sampling)")
+      ->required();
   sample_cmd->add_option("--keys", s.keys, "a file of keys, one per line, instead of lru_crawler metadump");
   sample_cmd->add_option("--count,-n", s.count, "values to sample")->capture_default_str();
   sample_cmd->add_option("--max-bytes", s.max_bytes, "byte budget of the sample (K/M/G)")->capture_default_str();
@@ -275,10 +356,11 @@ int main(int argc, char** argv) {
   std::string redact_in, redact_out;
   CLI::App* redact_cmd = app.add_subcommand("redact", "write a corpus safe to hand over: strings and keys replaced");
   redact_cmd->add_option("corpus", redact_in, "the corpus to redact")->required();
-  redact_cmd->add_option("--out,-o", redact_out, "the redacted corpus to write")->required();
+  redact_cmd->add_option("--out,-o", redact_out, "the redacted corpus to write (not the input)")->required();
 
   std::string show_path;
-  CLI::App* show_cmd = app.add_subcommand("show", "print a corpus's manifest and its values by stored form");
+  CLI::App* show_cmd =
+      app.add_subcommand("show", "print a corpus's manifest (a field a line) and its values by stored form");
   show_cmd->add_option("corpus", show_path, "a corpus file")->required();
 
   try {
@@ -287,6 +369,8 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
   if (*sample_cmd) return run_sample(s);
   if (*compare_cmd) return run_compare_verb(c);
   if (*redact_cmd) return run_redact(redact_in, redact_out);

@@ -49,4 +49,14 @@ Result<CorpusRecord> redact_record(const CorpusRecord& record, FlagScheme scheme
   return out;
 }
 
+void redact_manifest(Manifest& manifest, std::string note) {
+  const size_t n = manifest.nodes.size();
+  const std::string kind = manifest.source.substr(0, manifest.source.find(':'));
+  manifest.source = (kind.empty() ? std::string("source") : kind) + " (" + std::to_string(n) +
+                    (n == 1 ? " node" : " nodes") + ", addresses redacted)";
+  for (size_t i = 0; i < n; ++i) manifest.nodes[i] = "node " + std::to_string(i + 1) + " (address redacted)";
+  manifest.redacted = true;
+  manifest.redact_note = std::move(note) + "; the source's addresses removed";
+}
+
 }  // namespace hitcost::corpus

@@ -17,4 +17,10 @@ namespace hitcost::corpus {
 // parse_error, ...): such a value cannot be redacted and must be left out, never kept raw.
 Result<CorpusRecord> redact_record(const CorpusRecord& record, FlagScheme scheme, uint64_t secret);
 
+// The manifest of a redacted corpus: marked redacted with `note` (what was replaced, what left
+// out), and where the values came from taken out too — the source's hosts and ports become
+// "memcached (N nodes, addresses redacted)" and each node "node I (address redacted)", so the
+// records still name a node by index and nothing names a host of the user's network.
+void redact_manifest(Manifest& manifest, std::string note);
+
 }  // namespace hitcost::corpus

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "corpus/memcached_text.h"
+#include "corpus/redact_record.h"
 
 namespace hitcost::corpus {
 namespace {
@@ -280,10 +281,10 @@ Result<SampleResult> sample(const SampleOptions& o, const SampleProgressFn& prog
     report(false);
   }
   if (o.redact) {
-    m.redacted = true;
-    m.redact_note = "strings and keys replaced at sampling (same lengths and character classes)";
+    std::string note = "strings and keys replaced at sampling (same lengths and character classes)";
     for (const auto& [kind, n] : unredactable)
-      m.redact_note += "; " + std::to_string(n) + " values left out, not decodable (" + kind + ")";
+      note += "; " + std::to_string(n) + " values left out, not decodable (" + kind + ")";
+    redact_manifest(m, std::move(note));
   }
   if (budget_reached) m.notes.push_back("stopped at the byte budget of " + std::to_string(o.byte_budget) + " bytes");
   if (prog.values_fetched < o.count && !budget_reached)

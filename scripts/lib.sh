@@ -17,13 +17,21 @@
 #   wait_bg PID               waits for a started process, returns its exit code, forgets it
 #   run_bg PROGRAM ARGS...    start_bg and wait_bg: a signal to the script acts at once (a
 #                             foreground child would delay the trap until the child ends)
-#   start_service PROGRAM ARGS...   start_bg for a process the others talk to: stopped after them
+#   start_service PROGRAM ARGS...   start_bg for a process the others talk to: stopped after them,
+#                             in a process group of its own (a terminal's Ctrl-C reaches the
+#                             script and its clients, not the services they still need)
 #   stop_pid PID [WAIT_S]     TERM one started process, KILL after WAIT_S (5), forget it
 #   stop_started              the same for everything started: the clients, then the services
+#   stop_clients              TERM, then KILL, the started processes that are not services, and
+#                             wait until they are gone (reaped later, by stop_started)
+#   lib_caught                prints the signal caught (INT, TERM, or USR1 for the time limit)
+#                             and succeeds, or fails when none was: an at_cleanup command tells
+#                             an interrupted run from a finished one with it
 #   child_exit CODE           a child's exit code as this script's: the contract's codes pass,
 #                             killed by INT or TERM → 130, anything else → 1
 #   check_child CODE WHAT [LOG]   after a hitcost-load run: 3 → a warning and LIB_EXIT=3 (the
-#                             outputs exist; the script goes on), other failures → exit
+#                             outputs exist; the script goes on), 130 → the script is
+#                             interrupted (as by its own trap), other failures → exit
 #   http_get URL [MAX_S], http_post URL [DATA] [MAX_S]
 #                             sets HTTP_STATUS, HTTP_BODY (text) and HTTP_BODY_FILE (the exact
 #                             bytes, until the next call); on no answer or a non-2xx status it
@@ -34,6 +42,11 @@
 #   pid_alive PID             the process runs and is not a zombie (builtins only: cheap in loops)
 #   check_cpus WHAT LIST      returns 2 with a message when a CPU of LIST is not online or
 #                             not allowed to this process
+#   check_port WHAT PORT [ZERO]   returns 2 with a message unless PORT is 1..65535, or 0 when
+#                             ZERO says what 0 means there ("a free port"); never wrapped
+#   check_address WHAT HOST:PORT[,HOST:PORT...]   each a host and such a port ([v6]:PORT too)
+#   check_base_url WHAT URL   http://HOST:PORT[/], the port checked; a path is refused (the
+#                             programs' paths are their own options)
 #   ensure_built DEFAULT_DIR TYPE DEPS
 #                             the build-directory rule: sets BUILD_DIR to HITCOST_BUILD_DIR, else
 #                             DEFAULT_DIR (both relative to the checkout, where the scripts run);
@@ -73,6 +86,7 @@ _LIB_HOOKS=()
 _LIB_TIME_LIMIT=""
 _LIB_HTTP_DIR=""
 _LIB_WAIT_PID=""    # the started process wait_bg is waiting for
+_LIB_OWN_GROUP=""   # set by start_service: the next start_bg gives its process a group of its own
 _LIB_OUT="" _LIB_ERR=""  # the script's own stdout and stderr, kept by lib_init
 
 exit_meaning() {
@@ -169,17 +183,27 @@ _lib_forget() {
 }
 
 start_bg() {
+  local own_group=${_LIB_OWN_GROUP:-}
+  _LIB_OWN_GROUP=""
   if [ "$(type -t "$1")" != file ]; then
     echo "$LIB_NAME: start_bg runs programs, not the $(type -t "$1") '$1' (its children would outlive a stop)" >&2
     return "$EXIT_FAILED"
   fi
   hold_signals
-  if [ -n "$_LIB_ERR" ]; then
+  # Job control for this one start gives the process a group of its own; its stdin is then
+  # /dev/null by hand, as a background job without job control gets it.
+  if [ -n "$own_group" ]; then
+    set -m
+    if [ -n "$_LIB_ERR" ]; then "$@" </dev/null {_LIB_OUT}>&- {_LIB_ERR}>&- & else "$@" </dev/null & fi
+    BG_PID=$!
+    set +m
+  elif [ -n "$_LIB_ERR" ]; then
     "$@" {_LIB_OUT}>&- {_LIB_ERR}>&- &  # the kept copies stay with the script
+    BG_PID=$!
   else
     "$@" &
+    BG_PID=$!
   fi
-  BG_PID=$!
   STARTED_PIDS+=("$BG_PID")
   release_signals
 }
@@ -200,8 +224,14 @@ run_bg() {
   wait_bg "$BG_PID"
 }
 
+# A service runs in a process group of its own: a terminal's Ctrl-C goes to the foreground
+# group only — the script and its clients — so a client that is told to stop still finds its
+# services while it finishes (a sweep puts the server's configuration back), and the cleanup
+# stops the services after the clients, as it does for a SIGTERM to the script. They stay in
+# the script's session.
 start_service() {
   hold_signals
+  _LIB_OWN_GROUP=1
   if start_bg "$@"; then _LIB_SERVICES+=("$BG_PID"); else release_signals; return "$EXIT_FAILED"; fi
   release_signals
 }
@@ -264,6 +294,29 @@ stop_started() {
   release_signals
 }
 
+# Not reaped here: the cleanup's stop_started waits for every pid once the services are told to
+# stop as well. A `wait` for a child bash has already reaped (a client whose wait_bg was
+# interrupted) can block until some other child ends: with the services still running, that
+# would be never (see _lib_on_signal).
+stop_clients() {
+  hold_signals
+  local p first=()
+  for p in ${STARTED_PIDS[@]+"${STARTED_PIDS[@]}"}; do
+    [[ " ${_LIB_SERVICES[*]-} " == *" $p "* ]] || first+=("$p")
+  done
+  _lib_term "$LIB_STOP_WAIT_S" ${first[@]+"${first[@]}"}
+  for p in ${first[@]+"${first[@]}"}; do
+    if pid_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi
+  done
+  _lib_wait_gone 1 ${first[@]+"${first[@]}"}
+  release_signals
+}
+
+lib_caught() {
+  [ -n "$_LIB_CAUGHT" ] || return 1
+  echo "$_LIB_CAUGHT"
+}
+
 # The --time-limit timer, a background subshell: it sleeps, then sends USR1 to the script.
 # Stopped with TERM, it takes its sleep down with it: the trap is set before the sleep starts
 # and kills it once its pid is known, and the pid is checked after the trap may have run.
@@ -271,6 +324,10 @@ _lib_timer() {
   local seconds=$1 script=$2 cancelled="" sleep_pid=""
   set +e
   trap 'cancelled=1; if [ -n "$sleep_pid" ]; then kill "$sleep_pid" 2>/dev/null; fi' TERM
+  # A terminal's Ctrl-C reaches the script's whole process group, this subshell too: left to
+  # its default, SIGINT ended the subshell and left its sleep running after the script. The
+  # script stops the timer itself (TERM, above) when it acts on the signal.
+  trap '' INT
   exec >/dev/null 2>&1 </dev/null
   sleep "$seconds" &
   sleep_pid=$!
@@ -302,6 +359,14 @@ check_child() {
   local code what=$2 log=${3:-}
   code=$(child_exit "$1")
   [ "$code" = 0 ] && return 0
+  # An interrupted child means an interrupted script: the terminal's Ctrl-C reaches the script's
+  # whole process group, and the child may end before the script's own trap has run. The
+  # interruption path (the cleanup's hooks, then exit 130) follows either way, never the
+  # child's log of a window cut short.
+  if [ "$code" = "$EXIT_INTERRUPTED" ]; then
+    [ -n "$_LIB_CAUGHT" ] || _LIB_CAUGHT=INT
+    _lib_interrupted
+  fi
   if [ "$code" = "$EXIT_ERRORS" ]; then
     echo "$LIB_NAME: warning: $what had errors above --max-error-rate (its figures are in its outputs); exit code 3 at the end" >&2
     LIB_EXIT=$EXIT_ERRORS
@@ -387,6 +452,36 @@ check_cpus() {
       return "$EXIT_USAGE"
     fi
   done
+}
+
+check_port() {
+  local what=$1 port=$2 zero=${3:-}
+  if [[ $port =~ ^[0-9]{1,5}$ ]] && ((10#$port >= 1 && 10#$port <= 65535)); then return 0; fi
+  if [ -n "$zero" ] && [[ $port =~ ^0+$ ]]; then return 0; fi
+  echo "$LIB_NAME: $what: '$port' is not a port (1..65535${zero:+, or 0 for $zero})" >&2
+  return "$EXIT_USAGE"
+}
+
+check_address() {
+  local what=$1 list=$2 item items
+  IFS=, read -r -a items <<<"$list"
+  [ "${#items[@]}" -gt 0 ] || { echo "$LIB_NAME: $what: no HOST:PORT given" >&2; return "$EXIT_USAGE"; }
+  for item in "${items[@]}"; do
+    if [[ ! $item =~ ^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([^:]*)$ ]]; then
+      echo "$LIB_NAME: $what: '$item' is not HOST:PORT" >&2
+      return "$EXIT_USAGE"
+    fi
+    check_port "$what $item" "${BASH_REMATCH[2]}" || return
+  done
+}
+
+check_base_url() {
+  local what=$1 url=$2
+  if [[ ! $url =~ ^http://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:([^/]*))?/?$ ]]; then
+    echo "$LIB_NAME: $what: '$url' is not a base URL http://HOST:PORT (no path: paths are the programs' own)" >&2
+    return "$EXIT_USAGE"
+  fi
+  [ -z "${BASH_REMATCH[2]}" ] || check_port "$what" "${BASH_REMATCH[3]}"
 }
 
 tcp_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }

@@ -35,7 +35,7 @@ php_stack_usage() {
   --cpus LIST                pin php-fpm and nginx with taskset -c LIST (CPUs online)
   --fpm-cpus LIST, --nginx-cpus LIST   pin each one on its own (overrides --cpus)
   --fpm-listen unix|tcp      php-fpm on a unix socket (default) or a free loopback port
-  --port PORT                nginx port (default: a free one)
+  --port PORT                nginx port, 1..65535 (default: a free one)
 EOF
 }
 
@@ -93,6 +93,9 @@ start_php_stack() {
     shift 2
   done
   [ -n "$memcached" ] && [ -n "$origin" ] || { echo "php stack: --memcached and --origin are required" >&2; return 2; }
+  check_address --memcached "$memcached" || return
+  check_base_url --origin "$origin" || return
+  [ -z "$port" ] || check_port --port "$port" || return
   [[ $workers =~ ^[1-9][0-9]*$ ]] || { echo "php stack: --workers wants a positive integer" >&2; return 2; }
   [[ $listen == unix || $listen == tcp ]] || { echo "php stack: --fpm-listen unix|tcp" >&2; return 2; }
   local opt_name

@@ -22,7 +22,7 @@ usage() {
   echo "  --time-limit S             stop after S seconds (default: run until INT/TERM)"
   echo "  PHP_STACK_KEEP=1 keeps the run directory (configs, logs) after the stop"
   echo "Exit codes: 0 --help, 1 failed (did not start, or a process exited on its own), 2 usage error"
-  echo "  (also a CPU not online), 130 interrupted (Ctrl-C, SIGTERM) or --time-limit reached:"
+  echo "  (also a CPU not online, a port outside 1..65535), 130 interrupted (Ctrl-C, SIGTERM) or --time-limit reached:"
   echo "  its normal end."
 }
 

@@ -22,7 +22,8 @@
 #   counted in that window (`pages` in GET /stats, taken just before instrumentation is
 #   switched on and just after the window is dumped, so those two GETs are not in the Ir);
 #   N subtracts I x the window's seconds first. The window still holds hitcost-load's own
-#   GET /stats before and after its run (counted in Ir, not in pages).
+#   GET /healthz before its run and GET /stats before and after it (counted in Ir, not in
+#   pages).
 #   Browse further with `callgrind_annotate OUT/callgrind.out` or kcachegrind.
 # perf: sampling of real time on CPU (`perf record -e cpu-clock -g`, a software event, so it
 #   works without hardware counters too; the server runs at full speed, load at --rate, or
@@ -205,9 +206,11 @@ if [ "$tool" = callgrind ]; then
   else
     read -r pages reqs <<<"$delta"
     client_reqs=$(jq '.requests' "$out/load.json")
-    # reqs - pages: hitcost-load's GET /stats before and after its run, plus our second
-    # GET /stats, which counts itself before answering.
-    echo "pages served in the window (server's /stats pages delta): $pages; other requests: $((reqs - pages)) (GET /stats); hitcost-load counted $client_reqs requests"
+    # reqs - pages: hitcost-load's GET /healthz (it checks the server answers) and GET /stats
+    # before and after its run, plus our second GET /stats, which counts itself before
+    # answering. pages - client_reqs: hitcost-load's first request, sent once before its run
+    # (client/preflight.h), and its warm-up's.
+    echo "pages served in the window (server's /stats pages delta): $pages; other requests: $((reqs - pages)) (GET /healthz, GET /stats); hitcost-load counted $client_reqs requests in its window"
     awk -v t="$total" -v p="$pages" -v i="$idle_ir" -v is="$idle_s" -v w="$window_s" 'BEGIN {
       if (p <= 0) { print "profile: no pages in the window" > "/dev/stderr"; exit }
       rate = is > 0 ? i / is : 0

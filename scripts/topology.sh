@@ -28,8 +28,11 @@
 # Environment: HITCOST_BUILD_DIR (default build/release), HITCOST_NO_BUILD=1 skips the
 # dependency check and the build (the binaries must exist).
 # Exit codes: 0 done, 1 failed (could not start or run), 2 usage error (also a strategy or value
-# the server rejects), 3 a client had errors above --max-error-rate (the report is still made),
-# 4 an output not written, 130 interrupted (Ctrl-C, SIGTERM) or --time-limit reached.
+# the server rejects, a port outside 1..65535), 3 a client had errors above --max-error-rate (the report is still made),
+# 4 an output not written, 130 interrupted (Ctrl-C, SIGTERM) or --time-limit reached (the steps
+# that finished are merged and reported first; the one in progress is left out).
+# Every CPU figure of the report says whether it is raw or net of the idle baseline, and under
+# which attribution (the runs' cpu.attribution).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -73,6 +76,8 @@ steps=$(( ${#strategy_list[@]} * repeat ))
 
 if [ -n "$server_url" ]; then
   [ -n "$node_list" ] || { echo "topology: --server needs --memcached HOST:PORT,... (its nodes)" >&2; exit "$EXIT_USAGE"; }
+  check_base_url --server "$server_url" || exit
+  check_address --memcached "$node_list" || exit
   load_bin=${HITCOST_LOAD_BIN:-}
   if [ -z "$load_bin" ]; then ensure_built build/release Release "build test" || exit; load_bin=$BUILD_DIR/client/hitcost-load; fi
   tools=(curl jq)
@@ -132,6 +137,92 @@ else
 fi
 echo "== $clients clients x $connections connections, ${duration} per run after ${warmup} warm-up, $steps steps" >&2
 
+# 4-5. The report of the first DONE steps (all of them, or those an interruption left
+# finished): one sweep JSON per client, the merge, how the keys spread over the nodes, the
+# tables. Returns the merge's exit code instead of exiting: on an interruption it runs inside
+# the cleanup, which must go on to stop the nodes and the server.
+make_report() {
+  local done=$1 c i code=0 runs inputs=() interrupted=""
+  interrupted=$(lib_caught) || interrupted=""
+  for c in $(seq 1 "$clients"); do
+    runs=()
+    for i in $(seq 0 $((done - 1))); do runs+=("$out/runs/c$c-step$i.labelled.json"); done
+    jq -s '{runs: .}' "${runs[@]}" >"$out/client-$c.json"
+    inputs+=("$out/client-$c.json")
+  done
+  run_bg "$load_bin" merge "${inputs[@]}" --json "$out/merged.json" --html "$out/merged.html" --csv "$out/merged.csv" \
+    --title "hitcost: $nodes memcached nodes, $clients clients${interrupted:+ (interrupted after $done of $steps steps)}" \
+    2>"$out/merge.log" || code=$?
+  if [ "$code" != 0 ]; then
+    echo "topology: hitcost-load merge exited $code ($(exit_meaning "$(child_exit "$code")")):" >&2
+    tail -20 "$out/merge.log" >&2
+    return "$(child_exit "$code")"
+  fi
+
+  # How the keys spread over the nodes (libmemcached ketama), then the report.
+  memcached_nodes_table "${mc_nodes[@]}" >"$out/nodes.txt"
+
+  echo
+  if [ -n "$interrupted" ]; then
+    local why="SIG$interrupted"
+    [ "$interrupted" = USR1 ] && why="--time-limit ${time_limit}s reached"
+    echo "hitcost topology: INTERRUPTED ($why) after $done of $steps steps: the report covers the $done that"
+    echo "finished; the step in progress is left out"
+  fi
+  echo "hitcost topology: $nodes memcached nodes, 1 hitcost-server ($([ -n "$server_url" ] && echo "at $url" || echo "$server_threads threads")), $clients clients x $connections connections"
+  echo
+  echo "memcached nodes (keys spread by libmemcached's consistent hashing):"
+  cat "$out/nodes.txt"
+  echo
+  echo "per client and step (requests, errors, req/s):"
+  for c in $(seq 1 "$clients"); do
+    jq -r --arg c "client $c" '.runs[] | "  \($c)  \(.strategy) (repeat \(.repeat + 1))  requests \(.requests)  errors \(.errors.total)  \(.throughput_rps | floor) req/s"' \
+      "$out/client-$c.json"
+  done
+  echo
+  echo "merged ($clients clients, closed loop; percentiles from the merged histograms, queueing included;"
+  echo "server CPU from one client's /stats delta: per hit as the server sampled it, per request by getrusage):"
+  # Every CPU figure says what it is, from the run's own fields: raw (as measured over the
+  # window, idle included, billed as the kernel bills) or net (the --idle baseline subtracted,
+  # split by the run's cpu.attribution: sender-pays or receiver-pays).
+  jq -r '
+    def f(x; d): if x == null then "-" else (x * pow(10; d) | round / pow(10; d) | tostring) end;
+    (["strategy", "repeat", "requests", "errors", "req/s", "hit%", "closed-loop p50us", "p99us", "p99.9us", "max_us",
+      "srv_us/hit net", "srv_us/req raw", "srv_us/req net", "mc_us/req raw", "attribution"] | @tsv),
+    (.runs[] | [.strategy, .repeat + 1, .requests, .errors.total, f(.throughput_rps; 0), f(.hit_ratio * 100; 2),
+                f(.latency_us.p50; 1), f(.latency_us.p99; 1), f(.latency_us.p999; 1), f(.latency_us.max; 1),
+                f(.server_cpu_us_per_hit; 2), f(.cpu.per_request_us.raw.server // .server_cpu_us_per_req; 2),
+                f(.cpu.per_request_us.attributed.server; 2), f(.cpu.per_request_us.raw.cache // .cache_cpu_us_per_req; 2),
+                (.cpu.attribution // "-")] | @tsv)' "$out/merged.json" |
+    align
+  echo "  raw: as measured over the window (idle included); net: the idle baseline (--idle) subtracted, under"
+  echo "  the attribution shown (sender-pays: loopback receive work billed to the sender, as the kernel bills it)"
+  echo
+  echo "summary (median [min..max] over repeats; CPU net of idle, $(jq -r '[.runs[].cpu.attribution // empty] | unique | if length == 0 then "attribution unknown" else join(", ") end' "$out/merged.json")):"
+  jq -r '
+    def r(x; d): if x == null then "-" else "\(x.median * pow(10; d) | round / pow(10; d)) [\(x.min * pow(10; d) | round / pow(10; d))..\(x.max * pow(10; d) | round / pow(10; d))]" end;
+    (["strategy", "runs kept", "errors", "req/s", "server us/hit net", "server us/req net", "cache us/req net"] | @tsv),
+    (.summary[] | [.strategy, "\(.used)/\(.runs)", .errors, r(.throughput_rps; 0), r(.server_cpu_us_per_hit; 2),
+                   r(.server_cpu_us_per_req; 2), r(.cache_cpu_us_per_req; 2)] | @tsv)' "$out/merged.json" |
+    align
+  jq -r '.verdicts[]? | "  " + .text' "$out/merged.json"
+  [ -s "$out/merge.log" ] && sed 's/^/  /' "$out/merge.log"
+  echo
+  echo "files: $out/merged.json $out/merged.html $out/merged.csv (clients: $out/client-*.json, runs: $out/runs/)"
+}
+
+# Interrupted (Ctrl-C, SIGTERM, --time-limit) once some steps finished: their report, made
+# while the nodes and the server are still up (cleanup hooks run before they are stopped); the
+# clients of the step in progress are stopped first, and that step is left out. Exit 130 stays.
+report_finished_steps() {
+  lib_caught >/dev/null || return 0
+  stop_clients
+  [ "$steps_done" -gt 0 ] || return 0
+  make_report "$steps_done" || true
+}
+steps_done=0
+at_cleanup report_finished_steps
+
 # 3. Each step: configure + warm once, then K clients at once, then wait for all of them.
 token() { tr -c 'a-z0-9\n' '-' <<<"$1" | tr -s '-'; }
 step=0
@@ -173,57 +264,9 @@ for rep in $(seq 0 $((repeat - 1))); do
       jq --arg s "$s" --argjson rep "$rep" '.strategy = $s | .sweep_store = "" | .repeat = $rep' \
         "$out/runs/c$c-step$step.json" >"$out/runs/c$c-step$step.labelled.json"
     done
-    step=$((step + 1))
+    step=$((step + 1)) steps_done=$((steps_done + 1))
   done
 done
 
-# 4. One sweep JSON per client, then the merge.
-inputs=()
-for c in $(seq 1 "$clients"); do
-  runs=()
-  for i in $(seq 0 $((steps - 1))); do runs+=("$out/runs/c$c-step$i.labelled.json"); done
-  jq -s '{runs: .}' "${runs[@]}" >"$out/client-$c.json"
-  inputs+=("$out/client-$c.json")
-done
-code=0
-run_bg "$load_bin" merge "${inputs[@]}" --json "$out/merged.json" --html "$out/merged.html" --csv "$out/merged.csv" \
-  --title "hitcost: $nodes memcached nodes, $clients clients" 2>"$out/merge.log" || code=$?
-check_child "$code" "hitcost-load merge" "$out/merge.log"
-
-# 5. How the keys spread over the nodes (libmemcached ketama), then the report.
-memcached_nodes_table "${mc_nodes[@]}" >"$out/nodes.txt"
-
-echo
-echo "hitcost topology: $nodes memcached nodes, 1 hitcost-server ($([ -n "$server_url" ] && echo "at $url" || echo "$server_threads threads")), $clients clients x $connections connections"
-echo
-echo "memcached nodes (keys spread by libmemcached's consistent hashing):"
-cat "$out/nodes.txt"
-echo
-echo "per client and step (requests, errors, req/s):"
-for c in $(seq 1 "$clients"); do
-  jq -r --arg c "client $c" '.runs[] | "  \($c)  \(.strategy) (repeat \(.repeat + 1))  requests \(.requests)  errors \(.errors.total)  \(.throughput_rps | floor) req/s"' \
-    "$out/client-$c.json"
-done
-echo
-echo "merged ($clients clients, closed loop; percentiles from the merged histograms, queueing included;"
-echo "server CPU from one client's /stats delta: per hit as the server sampled it, per request by getrusage):"
-jq -r '
-  def f(x; d): if x == null then "-" else (x * pow(10; d) | round / pow(10; d) | tostring) end;
-  (["strategy", "repeat", "requests", "errors", "req/s", "hit%", "closed-loop p50us", "p99us", "p99.9us", "max_us", "srv_us/hit", "srv_us/req", "mc_us/req"] | @tsv),
-  (.runs[] | [.strategy, .repeat + 1, .requests, .errors.total, f(.throughput_rps; 0), f(.hit_ratio * 100; 2),
-              f(.latency_us.p50; 1), f(.latency_us.p99; 1), f(.latency_us.p999; 1), f(.latency_us.max; 1),
-              f(.server_cpu_us_per_hit; 2), f(.server_cpu_us_per_req; 2), f(.cache_cpu_us_per_req; 2)] | @tsv)' "$out/merged.json" |
-  align
-echo
-echo "summary (median [min..max] over repeats):"
-jq -r '
-  def r(x; d): if x == null then "-" else "\(x.median * pow(10; d) | round / pow(10; d)) [\(x.min * pow(10; d) | round / pow(10; d))..\(x.max * pow(10; d) | round / pow(10; d))]" end;
-  (["strategy", "runs kept", "errors", "req/s", "server us/hit", "server us/req", "cache us/req"] | @tsv),
-  (.summary[] | [.strategy, "\(.used)/\(.runs)", .errors, r(.throughput_rps; 0), r(.server_cpu_us_per_hit; 2),
-                 r(.server_cpu_us_per_req; 2), r(.cache_cpu_us_per_req; 2)] | @tsv)' "$out/merged.json" |
-  align
-jq -r '.verdicts[]? | "  " + .text' "$out/merged.json"
-[ -s "$out/merge.log" ] && sed 's/^/  /' "$out/merge.log"
-echo
-echo "files: $out/merged.json $out/merged.html $out/merged.csv (clients: $out/client-*.json, runs: $out/runs/)"
+make_report "$steps" || exit
 exit "$LIB_EXIT"

@@ -36,6 +36,7 @@ std::string strategy_help() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // redirected (CI, a script's log): lines in order with stderr's
   using hitcost::server::ServerOptions;
   ServerOptions o;
   CLI::App app{"hitcost-server: an HTTP server that renders pages from cached data"};

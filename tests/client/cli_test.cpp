@@ -1,8 +1,11 @@
 // hitcost-load as a user runs it: the real binary against a real hitcost-server, judged by
 // its exit status (client/exit_code.h), what it prints and what it writes. Interruptions are
 // real signals sent while it runs.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,10 +16,12 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tests/support/command.h"
 #include "tests/support/cpu_flags_check.h"
 #include "tests/support/http_client.h"
+#include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
 
 namespace fs = std::filesystem;
@@ -97,21 +102,24 @@ TEST(LoadCli, HelpIsASuccess) {
   EXPECT_NE(r.out.find("--max-error-rate"), std::string::npos);
 }
 
-TEST(LoadCli, MisspeltStrategyExitsWithErrorsAndShowsTheServersReason) {
+// The issue this guards: every answer a 400 "bad strategy" ran the whole window and exited 3
+// with a report of errors. The first request is sent once before the window: the server's
+// reason, exit 2 (a bad value), no report and no output file.
+TEST(LoadCli, MisspeltStrategyIsRefusedBeforeTheRunWithTheServersReason) {
   ServerProcess server({"--store", "memory", "--threads", "1"});
   const fs::path dir = fresh_dir("strategy");
+  const auto t0 = std::chrono::steady_clock::now();
   const CommandResult r = hitcost::testing::run_command(
-      short_run(server, {"--strategy", "struct:jsn", "--json", (dir / "r.json").string()}));
-  EXPECT_EQ(r.exit_code, 3) << show(r);
-  EXPECT_NE(r.out.find("unknown serializer 'jsn'"), std::string::npos) << show(r);
-  EXPECT_EQ(r.out.find("unknown serializer 'jsn'"), r.out.rfind("unknown serializer 'jsn'")) << "printed once\n"
-                                                                                             << r.out;
-  const json j = read_json(dir / "r.json");
-  ASSERT_EQ(j["error_samples"].size(), 1u) << j["error_samples"].dump();
-  EXPECT_EQ(j["error_samples"][0]["kind"], "status 400");
-  EXPECT_NE(j["error_samples"][0]["first"].get<std::string>().find("unknown serializer 'jsn'"), std::string::npos);
-  EXPECT_TRUE(j["error_limit"]["exceeded"].is_string()) << j["error_limit"].dump();
-  EXPECT_GT(j["errors"]["status"].get<uint64_t>(), 0u);
+      short_argv(server, "", "5s", {"--strategy", "struct:jsn", "--json", (dir / "r.json").string()}));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  EXPECT_NE(r.err.find("GET /page/0?strategy=struct%3Ajsn: the server refused it: HTTP 400: bad strategy"),
+            std::string::npos)
+      << show(r);
+  EXPECT_NE(r.err.find("unknown serializer 'jsn'"), std::string::npos) << show(r);
+  EXPECT_EQ(r.out, "") << "no report of a run that did not run";
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+  EXPECT_LT(seconds, 4.0) << "the 5 s window ran";
 }
 
 TEST(LoadCli, WrongPathTemplateExitsWithErrors) {
@@ -124,25 +132,147 @@ TEST(LoadCli, WrongPathTemplateExitsWithErrors) {
 TEST(LoadCli, ErrorsWithinMaxErrorRateAreAMeasurement) {
   ServerProcess server({"--store", "memory", "--threads", "1"});
   const CommandResult r =
-      hitcost::testing::run_command(short_run(server, {"--strategy", "struct:jsn", "--max-error-rate", "1"}));
+      hitcost::testing::run_command(short_run(server, {"--path-template", "/pages/{id}", "--max-error-rate", "1"}));
   EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("status 404"), std::string::npos) << show(r);
 }
 
-TEST(LoadCli, UnwritableOutputNamesPathAndReason) {
+namespace {
+// The requests the server has answered (its /stats), to tell "refused before the run" from
+// "refused after it".
+uint64_t server_requests(const ServerProcess& s) {
+  const json stats = json::parse(hitcost::testing::http_get(s.port(), "/stats").body);
+  return stats.at("requests").get<uint64_t>();
+}
+}  // namespace
+
+// The issue this guards: an output in a directory that is not there was found after the run
+// (its figures lost). Every output option of a run, a sweep and the file commands is checked
+// first: exit 2 with the option, the path and the reason, and no page asked of the server.
+TEST(LoadCli, UnwritableOutputIsRefusedBeforeTheRun) {
   ServerProcess server({"--store", "memory", "--threads", "1"});
-  const std::string bad = "/nonexistent-hitcost-dir/r.json";
-  const CommandResult r = hitcost::testing::run_command(short_run(server, {"--json", bad}));
-  EXPECT_EQ(r.exit_code, 4) << show(r);
-  EXPECT_NE(r.err.find("cannot write " + bad + ": No such file or directory"), std::string::npos) << show(r);
+  const fs::path dir = fresh_dir("outputs");
+  const std::string bad = (dir / "none" / "out.file").string();
+  const std::string input = (dir / "in.json").string();
+  ASSERT_EQ(hitcost::testing::run_command(short_run(server, {"--json", input})).exit_code, 0);
+  const std::string load = hitcost::testing::load_binary();
+  std::vector<std::pair<std::string, std::vector<std::string>>> cases;
+  for (const char* flag : {"--json", "--csv", "--hdr-out", "--html"})
+    cases.push_back({flag, short_argv(server, "", "5s", {flag, bad})});
+  for (const char* flag : {"--json", "--csv", "--html"})
+    cases.push_back({flag, short_sweep(server, "5s", {"--strategies", "html", "--repeat", "1", flag, bad})});
+  for (const char* flag : {"--json", "--csv", "--html"}) {
+    cases.push_back({flag, {load, "merge", input, flag, bad}});
+    cases.push_back({flag, {load, "compare", "a=" + input, flag, bad}});
+  }
+  cases.push_back({"--html", {load, "report", input, "--html", bad}});
+  size_t checked = 0;
+  for (const auto& [flag, argv] : cases) {
+    SCOPED_TRACE(argv[1] + " " + flag);
+    const uint64_t before = server_requests(server);
+    const CommandResult r = hitcost::testing::run_command(argv);
+    EXPECT_EQ(r.exit_code, 2) << show(r);
+    EXPECT_NE(r.err.find(flag + " " + bad + ": directory " + (dir / "none").string() + ": No such file or directory"),
+              std::string::npos)
+        << show(r);
+    // One request: the /stats this test just sent.
+    EXPECT_EQ(server_requests(server), before + 1) << "the server was asked for pages:\n" << show(r);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4u + 3u + 6u + 1u);
+  EXPECT_FALSE(fs::exists(dir / "none"));
 }
 
-TEST(LoadCli, NothingListeningIsAFailureWithTheReason) {
-  // Port 1: nothing listens there unless root put it there.
+// Two options naming one file: one would overwrite the other.
+TEST(LoadCli, TwoOutputsNamingOneFileAreRefused) {
+  const fs::path dir = fresh_dir("twice");
   const CommandResult r =
-      hitcost::testing::run_command({hitcost::testing::load_binary(), "--url", "http://127.0.0.1:1", "-d", "300ms",
-                                     "--warmup", "0", "--idle", "0", "--no-server-stats", "-q"});
+      hitcost::testing::run_command({hitcost::testing::load_binary(), "--url", "http://127.0.0.1:1", "--json",
+                                     (dir / "r").string(), "--csv", (dir / "r").string()});
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  EXPECT_NE(r.err.find("--json and --csv both name " + (dir / "r").string()), std::string::npos) << show(r);
+}
+
+// What the up-front check cannot see (a full disk, a directory removed meanwhile) is still told
+// at the end: every other output is written, and the exit code is 4.
+TEST(LoadCli, OutputThatCannotBeWrittenAtTheEndIsExit4) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const fs::path dir = fresh_dir("gone"), kept = fresh_dir("kept");
+  std::thread remover([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    fs::remove_all(dir);
+  });
+  const CommandResult r = hitcost::testing::run_command(
+      short_argv(server, "", "2s", {"-q", "--json", (dir / "r.json").string(), "--csv", (kept / "r.csv").string()}));
+  remover.join();
+  EXPECT_EQ(r.exit_code, 4) << show(r);
+  EXPECT_NE(r.err.find("cannot write " + (dir / "r.json").string() + ": No such file or directory"), std::string::npos)
+      << show(r);
+  EXPECT_TRUE(fs::exists(kept / "r.csv"));
+}
+
+// The issue this guards: nothing listening cost the idle baseline, the warm-up and the whole
+// window (12 s by default) and printed a report of zeros. Now: the OS's reason within a few
+// seconds, exit 1, nothing on stdout — for a run and for a sweep.
+TEST(LoadCli, UnreachableServerIsToldWithinSecondsWithNoReport) {
+  const int port = hitcost::testing::free_loopback_port();  // nothing listens there
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  size_t checked = 0;
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{hitcost::testing::load_binary(), "--url", url},
+        std::vector<std::string>{hitcost::testing::load_binary(), "sweep", "--url", url}}) {
+    SCOPED_TRACE(argv[1]);
+    const auto t0 = std::chrono::steady_clock::now();
+    const CommandResult r = hitcost::testing::run_command(argv);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    EXPECT_NE(r.err.find("cannot reach " + url + ": connect to 127.0.0.1:" + std::to_string(port) +
+                         ": Connection refused: nothing measured"),
+              std::string::npos)
+        << show(r);
+    EXPECT_EQ(r.out, "") << "no report of a run that did not run";
+    EXPECT_LT(seconds, 5.0) << show(r);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2u);
+}
+
+// A server that accepts the connection and never answers is unreachable too, within 2 s.
+TEST(LoadCli, ServerThatNeverAnswersIsToldWithinTwoSeconds) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 16), 0);  // the kernel completes connections; nobody reads them
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  const auto t0 = std::chrono::steady_clock::now();
+  const CommandResult r = hitcost::testing::run_command({hitcost::testing::load_binary(), "--url", url});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::close(listener);
   EXPECT_EQ(r.exit_code, 1) << show(r);
-  EXPECT_NE(r.out.find("Connection refused"), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("cannot reach " + url + ": no answer within 2 s"), std::string::npos) << show(r);
+  EXPECT_EQ(r.out, "");
+  EXPECT_LT(seconds, 5.0) << show(r);
+}
+
+// The issue this guards: --url http://host:port/value/{id} was taken as the server's root and
+// the run measured /page/{id}, a figure of the wrong thing.
+TEST(LoadCli, UrlWithAPathIsAUsageErrorNamingPathTemplate) {
+  size_t checked = 0;
+  for (const char* sub : {"", "sweep"}) {
+    std::vector<std::string> argv = {hitcost::testing::load_binary()};
+    if (*sub) argv.push_back(sub);
+    argv.insert(argv.end(), {"--url", "http://127.0.0.1:8080/value/{id}"});
+    const CommandResult r = hitcost::testing::run_command(argv);
+    EXPECT_EQ(r.exit_code, 2) << show(r);
+    EXPECT_NE(r.err.find("--path-template '/value/{id}'"), std::string::npos) << show(r);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2u);
 }
 
 TEST(LoadCli, CpuThatIsNotOnlineIsAUsageError) {
@@ -271,6 +401,35 @@ TEST(LoadCli, SweepRestoresTheServerWhenItEnds) {
   const json after = server_config(server);
   EXPECT_EQ(after["namespace"], "before-sweep");
   EXPECT_EQ(after["strategy"], before["strategy"]);
+}
+
+// The issue this guards: a mistyped strategy (or store) was skipped and the sweep ran every
+// other one to the end before it exited 2. The server is asked about each first; every
+// refusal is printed, nothing is warmed or measured, the server's configuration is put back.
+TEST(LoadCli, SweepWithAMisspeltStrategyOrStoreStopsBeforeMeasuring) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  ASSERT_EQ(hitcost::testing::http_post(server.port(), "/admin/config", R"({"namespace":"mine"})").status, 200);
+  const json before = server_config(server);
+  const fs::path dir = fresh_dir("sweep-typo");
+  const CommandResult r =
+      hitcost::testing::run_command(short_sweep(server, "2s",
+                                                {"--repeat", "3", "--strategies", "html,struct:jsn,html+zlb",
+                                                 "--stores", "memory,memroy", "--json", (dir / "s.json").string()}));
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  size_t checked = 0;
+  for (const std::string what : {"--strategies struct:jsn", "--strategies html+zlb", "--stores memroy"}) {
+    EXPECT_NE(r.err.find("hitcost-load sweep: " + what + ": the server refused it: HTTP 400"), std::string::npos)
+        << what << "\n"
+        << show(r);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3u);
+  EXPECT_NE(r.err.find("nothing measured"), std::string::npos) << show(r);
+  EXPECT_EQ(r.out.find("warmed"), std::string::npos) << show(r);
+  EXPECT_EQ(r.out.find("round 1/"), std::string::npos) << show(r);
+  EXPECT_FALSE(fs::exists(dir / "s.json"));
+  const json after = server_config(server);
+  for (const char* key : {"strategy", "namespace", "store"}) EXPECT_EQ(after[key], before[key]) << key;
 }
 
 TEST(LoadCli, SweepOfAStrategyTheServerRefusesIsAUsageError) {
@@ -447,15 +606,59 @@ TEST(LoadCli, MergeRefusesTheSameRunTwice) {
   }
 }
 
-TEST(LoadCli, ReportToAnUnwritablePathIsAnOutputError) {
+// A write that fails at the end (the up-front check passed: the directory is there) is exit 4
+// with the path and the OS's reason. A directory in the way of the temporary file makes it fail.
+TEST(LoadCli, ReportWhoseWriteFailsAtTheEndIsAnOutputError) {
   ServerProcess server({"--store", "memory", "--threads", "1"});
   const fs::path dir = fresh_dir("report");
   const std::string a = (dir / "a.json").string();
   ASSERT_EQ(hitcost::testing::run_command(short_run(server, {"--json", a})).exit_code, 0);
+  fs::create_directories(dir / "r.html.tmp");
   const CommandResult r = hitcost::testing::run_command(
-      {hitcost::testing::load_binary(), "report", a, "--html", "/nonexistent-hitcost-dir/r.html"});
+      {hitcost::testing::load_binary(), "report", a, "--html", (dir / "r.html").string()});
   EXPECT_EQ(r.exit_code, 4) << show(r);
-  EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("cannot write " + (dir / "r.html").string() + ": Is a directory"), std::string::npos) << show(r);
+  EXPECT_FALSE(fs::exists(dir / "r.html"));
+}
+
+// Redirected to a file (CI, a script's log), stdout must not hold its lines back behind the
+// stderr lines printed after them: a sweep prints its plan (stdout), says it restored the
+// server (stderr), then prints the summary (stdout), in that order in one file.
+TEST(LoadCli, RedirectedStdoutAndStderrKeepTheirOrder) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const fs::path dir = fresh_dir("order");
+  std::string cmd;
+  for (const std::string& a : short_sweep(server, "200ms", {"--repeat", "1", "--strategies", "html"}))
+    cmd += "'" + a + "' ";
+  const CommandResult r =
+      hitcost::testing::run_command({"/bin/bash", "-c", cmd + ">'" + (dir / "both.log").string() + "' 2>&1"});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  std::ifstream in(dir / "both.log");
+  const std::string both{std::istreambuf_iterator<char>(in), {}};
+  const size_t plan = both.find("1 strategy x 1 runs"), restored = both.find("server configuration restored"),
+               summary = both.find("capacity and CPU", restored == std::string::npos ? 0 : restored);
+  ASSERT_NE(plan, std::string::npos) << both;
+  ASSERT_NE(restored, std::string::npos) << both;
+  ASSERT_NE(summary, std::string::npos) << both;
+  EXPECT_LT(plan, restored) << both;
+  EXPECT_LT(restored, summary) << both;
+}
+
+// hitcost-server's --port: 0 picks one, 1..65535 are ports, anything else is refused (70000
+// listened on 4464 and -1 on 65535 before).
+TEST(ServerCli, PortOutsideTheRangeIsAUsageError) {
+  size_t checked = 0;
+  for (const char* port : {"70000", "65536", "-1"}) {
+    // A server that took the port would listen until killed: 10 s is the verdict.
+    const CommandResult r =
+        hitcost::testing::run_command({hitcost::testing::server_binary(), "--port", port}, {.timeout_ms = 10'000});
+    EXPECT_FALSE(r.timed_out) << port << ": it started and listened";
+    EXPECT_EQ(r.exit_code, 2) << port << "\n" << show(r);
+    EXPECT_NE(r.err.find("--port"), std::string::npos) << show(r);
+    EXPECT_EQ(r.out.find("listening on"), std::string::npos) << show(r);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3u);
 }
 
 // hitcost-server shares the table (README, client/exit_code.h): usage errors are 2.

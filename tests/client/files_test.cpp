@@ -110,3 +110,62 @@ TEST(Files, LoadTellsAMissingFileFromAnUnparsableOne) {
   ASSERT_FALSE(list);
   EXPECT_EQ(list.error().code, Errc::parse_error);
 }
+
+// Checked before a command measures: a path whose directory is missing, a directory, or a path
+// through a file is refused naming the option, the path and the reason; what can be written
+// passes; nothing is created, truncated or removed either way.
+TEST(Files, OutputPathsAreCheckedBeforeAnythingIsWrittenAndNothingIsCreated) {
+  const fs::path d = fresh_dir();
+  std::ofstream(d / "kept.json") << "keep me";
+  std::ofstream(d / "plain") << "a file, not a directory";
+  struct Case {
+    OutputPath out;
+    std::string says;  // "" = passes
+  };
+  const std::vector<Case> cases = {
+      {{"--json", (d / "none/r.json").string()},
+       "--json " + (d / "none/r.json").string() + ": directory " + (d / "none").string() +
+           ": No such file or directory"},
+      {{"--html", d.string()}, "--html " + d.string() + ": is a directory (name a file in it)"},
+      {{"--csv", (d / "plain/r.csv").string()}, "--csv " + (d / "plain/r.csv").string() + ": Not a directory"},
+      {{"--json", (d / "kept.json").string()}, ""},  // replaced only at the end, by write_output
+      {{"--hdr-out", (d / "new.txt").string()}, ""},
+      {{"-o", "bare-name-in-the-working-directory.hcorpus"}, ""},
+      {{"--json", ""}, ""},  // not asked for
+  };
+  size_t checked = 0;
+  for (const Case& c : cases) {
+    const Status st = check_output_paths({c.out});
+    if (c.says.empty()) {
+      EXPECT_TRUE(st) << c.out.path << ": " << st.error().message;
+    } else {
+      ASSERT_FALSE(st) << c.out.path;
+      EXPECT_EQ(st.error().code, Errc::invalid_argument);
+      EXPECT_EQ(st.error().message, c.says);
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, cases.size());
+  EXPECT_EQ(slurp(d / "kept.json"), "keep me");
+  EXPECT_FALSE(fs::exists(d / "new.txt"));
+  EXPECT_FALSE(fs::exists(d / "none"));
+  EXPECT_FALSE(fs::exists("bare-name-in-the-working-directory.hcorpus"));
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(d)) ++entries;
+  EXPECT_EQ(entries, 2u) << "only kept.json and plain";
+}
+
+// --json r.json --csv ./r.json would write one file twice, the second over the first.
+TEST(Files, TwoOptionsNamingOneFileAreRefused) {
+  const fs::path d = fresh_dir();
+  const std::string a = (d / "r.out").string(), same = (d / "." / "r.out").string();
+  const Status st = check_output_paths({{"--json", a}, {"--csv", same}});
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, Errc::invalid_argument);
+  EXPECT_EQ(st.error().message, "--json and --csv both name " + same + ": one would overwrite the other");
+  std::ofstream(a) << "x";  // there now: the same by inode
+  EXPECT_FALSE(check_output_paths({{"--json", a}, {"--html", same}}));
+  EXPECT_TRUE(check_output_paths({{"--json", a}, {"--csv", (d / "r.csv").string()}}));
+  EXPECT_TRUE(same_file(a, same));
+  EXPECT_FALSE(same_file(a, (d / "r.csv").string()));
+}

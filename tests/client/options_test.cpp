@@ -55,7 +55,9 @@ TEST(Options, BadUrlIsInvalidArgumentSayingWhy) {
       {"http://[::1:80", "unterminated [ in URL"},
       {"http://[::1]x", "junk after ] in URL"},
       {"http://:80", "URL has no host"},
-      {"http://127.0.0.1:0", "bad port in URL"},
+      {"http://127.0.0.1:0", "bad port in URL: '0' (want 1..65535)"},
+      {"http://127.0.0.1:70000", "bad port in URL: '70000' (want 1..65535)"},
+      {"http://127.0.0.1:-1", "bad port in URL: '-1' (want 1..65535)"},
       {"http://example.com:80", "host must be a numeric IP address or localhost: example.com"},
   };
   size_t checked = 0;
@@ -66,7 +68,38 @@ TEST(Options, BadUrlIsInvalidArgumentSayingWhy) {
     EXPECT_EQ(ep.error().message, message) << url;
     ++checked;
   }
-  EXPECT_EQ(checked, 6u);
+  EXPECT_EQ(checked, 8u);
+}
+
+// The issue this guards: --url http://host:port/value/{id} was taken as http://host:port and the
+// load asked /page/{id}, a silent wrong figure. A path is refused, and the message says where it
+// goes; "/" alone is the base and passes.
+TEST(Options, UrlWithAPathIsRefusedWithTheFlagItBelongsTo) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"http://127.0.0.1:8080/page",
+       "the URL is the server's base, http://HOST:PORT: its path '/page' would be ignored; request paths go in "
+       "--path-template (default /page/{id}), e.g. --url http://127.0.0.1:8080 --path-template '/page'"},
+      {"http://127.0.0.1:8080/value/{id}?strategy=html",
+       "the URL is the server's base, http://HOST:PORT: its path '/value/{id}?strategy=html' would be ignored; request "
+       "paths go in --path-template (default /page/{id}), e.g. --url http://127.0.0.1:8080 --path-template "
+       "'/value/{id}'"},
+      {"http://[::1]:9000/x", nullptr},
+      {"http://localhost:8080?rows=5", nullptr},
+  };
+  size_t checked = 0;
+  for (const auto& [url, message] : cases) {
+    const auto ep = parse_url(url);
+    ASSERT_FALSE(ep) << url;
+    EXPECT_EQ(ep.error().code, hitcost::Errc::invalid_argument) << url;
+    EXPECT_NE(ep.error().message.find("--path-template"), std::string::npos) << ep.error().message;
+    if (message) {
+      EXPECT_EQ(ep.error().message, message);
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4u);
+  ASSERT_TRUE(parse_url("http://127.0.0.1:8080/"));
+  EXPECT_EQ(parse_url("http://127.0.0.1:8080/")->host_header, "127.0.0.1:8080");
 }
 
 TEST(Options, RequestTemplateEncodesStrategyAndRows) {

@@ -9,6 +9,7 @@
 //   bad corpus files and bad options are refused with the reason.
 // php-cli, php-memcached and php-memcache are test dependencies: missing, the test fails.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <fstream>
@@ -227,6 +228,14 @@ TEST_F(PhpFilled, RedactedCorpusKeepsSizesAndShapesButNoneOfTheText) {
   ASSERT_TRUE(orig.ok() && red.ok());
   EXPECT_TRUE(red->manifest.redacted);
   EXPECT_NE(red->manifest.redact_note.find("1 values left out"), std::string::npos) << red->manifest.redact_note;
+  // Where the values came from is the user's network: no host or port of it is kept, the
+  // nodes are still counted (records name them by index), and the manifest says so.
+  EXPECT_EQ(orig->manifest.source, "memcached:" + md.address());
+  EXPECT_EQ(red->manifest.source, "memcached (1 node, addresses redacted)");
+  EXPECT_EQ(red->manifest.nodes, (std::vector<std::string>{"node 1 (address redacted)"}));
+  EXPECT_EQ(manifest_to_json(red->manifest).find(std::to_string(md.port())), std::string::npos)
+      << manifest_to_json(red->manifest);
+  EXPECT_NE(red->manifest.redact_note.find("the source's addresses removed"), std::string::npos);
   ASSERT_EQ(red->records.size(), orig->records.size() - 1);  // the int cannot be decoded, so it is left out
   const FlagScheme scheme = FlagScheme::php_memcached;
   size_t i = 0, exact_sizes = 0, compressed = 0;
@@ -285,6 +294,9 @@ TEST_F(PhpFilled, PeclMemcacheValuesSampledRedactedUnderTheirOwnScheme) {
   auto c = read_corpus(path);
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_TRUE(c->manifest.redacted);
+  EXPECT_EQ(c->manifest.source, "memcached (1 node, addresses redacted)");
+  EXPECT_EQ(manifest_to_json(c->manifest).find(std::to_string(mc.port())), std::string::npos)
+      << manifest_to_json(c->manifest);
   EXPECT_EQ(c->records.size(), count_of("php-memcache"));
   size_t zlib = 0;
   for (const CorpusRecord& rec : c->records) {
@@ -332,6 +344,18 @@ TEST(CorpusCli, BadCorpusFilesAndOptionsAreRefusedWithTheReason) {
       {{"compare", good, "--rounds", "0"}, 2, "round"},
       {{"compare", good, "--weight", "often"}, 2, "--weight"},
       {{"sample", "--from", "memcached:127.0.0.1:1", "-o", dir.file("s.hcorpus"), "--weight", "often"}, 2, "often"},
+      // A bare HOST:PORT was taken as memcached's before: the prefix is asked for, with the form.
+      {{"sample", "--from", "127.0.0.1:11211", "-o", dir.file("s.hcorpus")},
+       2,
+       "--from '127.0.0.1:11211': want memcached:HOST:PORT[,HOST:PORT...], e.g. --from memcached:127.0.0.1:11211"},
+      {{"sample", "--from", "memcached:127.0.0.1:70000", "-o", dir.file("s.hcorpus")}, 2, "port 1-65535"},
+      // Outputs are checked before anything is read or sampled (4 after the work, before).
+      {{"sample", "--from", "memcached:127.0.0.1:1", "-o", dir.file("none/s.hcorpus")},
+       2,
+       "-o " + dir.file("none/s.hcorpus")},
+      {{"compare", good, "--csv", dir.file("none/c.csv")}, 2, "--csv " + dir.file("none/c.csv") + ": directory"},
+      {{"redact", good, "-o", dir.file("none/r.hcorpus")}, 2, "-o " + dir.file("none/r.hcorpus")},
+      {{"redact", good, "-o", good}, 2, "is the corpus to redact"},
       {{"sample", "--from", "memcached:127.0.0.1:1", "-o", dir.file("s.hcorpus"), "-q"}, 1, "127.0.0.1:1"},
       {{"frobnicate"}, 2, ""},
   };
@@ -347,10 +371,71 @@ TEST(CorpusCli, BadCorpusFilesAndOptionsAreRefusedWithTheReason) {
   EXPECT_EQ(checked, cases.size());
   EXPECT_FALSE(std::filesystem::exists(dir.file("r.hcorpus")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("s.hcorpus")));
-  // The good one still reads: show names its stored forms.
+  EXPECT_FALSE(std::filesystem::exists(dir.file("none")));
+  // The good one still reads (redact did not write over it): show names its stored forms.
   const CommandResult ok = run_command({corpus_binary(), "show", good});
   EXPECT_EQ(ok.exit_code, 0) << show(ok);
   EXPECT_NE(ok.out.find("string"), std::string::npos) << ok.out;
+}
+
+// The issue this guards: show printed the manifest as one line of raw JSON. Now one field a
+// line, sizes in units, the time in UTC.
+TEST(CorpusCli, ShowPrintsTheManifestAFieldALine) {
+  TempDir dir;
+  const std::string path = dir.file("one.hcorpus");
+  {
+    auto w = CorpusWriter::create(path);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w->add(CorpusRecord{"k", 0, 0, 0, std::string(3000, 'x')}).ok());
+    Manifest m;
+    m.source = "memcached:127.0.0.1:1";
+    m.nodes = {"127.0.0.1:1"};
+    m.sampled_at_unix_s = 1'700'000'000;
+    m.byte_budget = 256ull << 20;
+    m.requested_count = 1000;
+    m.notes = {"fewer values than requested: only 1 could be fetched"};
+    ASSERT_TRUE(w->finish(m).ok());
+  }
+  const CommandResult r = run_command({corpus_binary(), "show", path});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_EQ(r.out.find("{\""), std::string::npos) << "no raw JSON:\n" << r.out;
+  const std::vector<std::string> lines = {
+      "corpus " + path,
+      "  source             memcached:127.0.0.1:1",
+      "  nodes              127.0.0.1:1",
+      "  sampled at         2023-11-14 22:13:20 UTC",
+      "  asked for          1000 values, at most 256.0 MiB",
+      "  values             1, 2.9 KiB (values only)",
+      "  redacted           no",
+      "  notes              fewer values than requested: only 1 could be fetched",
+  };
+  size_t checked = 0;
+  for (const std::string& line : lines) {
+    EXPECT_NE(r.out.find(line + "\n"), std::string::npos) << line << "\n" << r.out;
+    ++checked;
+  }
+  EXPECT_EQ(checked, lines.size());
+  EXPECT_NE(r.out.find("2.9 KiB\n", r.out.find("stored as (flags)")), std::string::npos) << r.out;
+}
+
+// Ctrl-C during a long sample or compare: exit 130 and no half-written file left behind.
+TEST(CorpusCli, InterruptedCompareExits130AndLeavesNoPartialOutput) {
+  TempDir dir;
+  const std::string path = dir.file("one.hcorpus");
+  {
+    auto w = CorpusWriter::create(path);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w->add(CorpusRecord{"k", 0, 0, 0, "<p>x</p>"}).ok());
+    ASSERT_TRUE(w->finish(Manifest{}).ok());
+  }
+  hitcost::testing::CommandOptions o;
+  o.signal = SIGINT;
+  o.signal_after_ms = 700;
+  const CommandResult r = run_command(
+      {corpus_binary(), "compare", path, "--rounds", "5", "--min-time-us", "50000", "--json", dir.file("c.json")}, o);
+  EXPECT_EQ(r.exit_code, 130) << show(r);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("c.json")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("c.json.tmp")));
 }
 
 }  // namespace

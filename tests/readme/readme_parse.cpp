@@ -10,6 +10,9 @@ namespace hitcost::readme {
 namespace {
 
 const char* const kRunMarker = "<!-- readme-test: run -->";
+// A block that goes on from the runnable block before it (the memcached it started, the file
+// it wrote): both run as one script, in order, as a user pastes them one after the other.
+const char* const kContinueMarker = "<!-- readme-test: run, continuing the block before -->";
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
@@ -184,7 +187,8 @@ std::vector<CodeBlock> code_blocks(const std::vector<SourceLine>& lines) {
     for (size_t k = i; k-- > 0;) {
       const std::string before = trim(lines[k].text);
       if (before.empty()) continue;
-      b.runnable = before == kRunMarker;
+      b.continues = before == kContinueMarker;
+      b.runnable = before == kRunMarker || b.continues;
       break;
     }
     size_t j = i + 1;
@@ -434,7 +438,8 @@ std::vector<std::string> cli11_subcommands(const std::string& help) {
   return subs;
 }
 
-std::vector<RunnableBlock> runnable_blocks(const std::string& readme, const std::string& build_dir, int port) {
+std::vector<RunnableBlock> runnable_blocks(const std::string& readme, const std::string& build_dir, int port,
+                                           int memcached_port) {
   std::vector<RunnableBlock> out;
   for (const auto& block : code_blocks(lines_of(readme))) {
     if (!block.runnable) continue;
@@ -442,7 +447,13 @@ std::vector<RunnableBlock> runnable_blocks(const std::string& readme, const std:
     for (const auto& line : command_lines(block)) script += line.text + "\n";
     replace_all(script, "build/release/", build_dir + "/");
     replace_all(script, "8080", std::to_string(port));
-    out.push_back({block.fence_line, script});
+    if (memcached_port > 0) replace_all(script, "11211", std::to_string(memcached_port));
+    if (block.continues && !out.empty()) {
+      out.back().script += script;
+      out.back().fence_lines.push_back(block.fence_line);
+    } else {
+      out.push_back({block.fence_line, {block.fence_line}, script});
+    }
   }
   return out;
 }

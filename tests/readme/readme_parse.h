@@ -50,6 +50,9 @@ struct CodeBlock {
   std::string info;    // what follows the ``` ("sh", "console", "")
   std::vector<SourceLine> lines;
   bool runnable = false;  // preceded by <!-- readme-test: run --> (blank lines between allowed)
+  // preceded by <!-- readme-test: run, continuing the block before -->: runnable, and run in
+  // one script with the runnable block before it
+  bool continues = false;
 };
 
 // A simple command of a code block: split at && || ; | &, comments dropped, \-continued
@@ -90,11 +93,15 @@ std::vector<std::string> cli11_subcommands(const std::string& help);
 std::vector<bool> lines_in_code(const std::vector<SourceLine>& lines, const std::vector<CodeBlock>& blocks);
 
 // Blocks marked runnable, as bash scripts: prompts removed (console blocks keep their prompt
-// lines only), build/release/ pointed at build_dir, the literal port 8080 replaced by port.
+// lines only), build/release/ pointed at build_dir, the literal port 8080 replaced by port and
+// 11211 (memcached's) by memcached_port when it is > 0. A block marked as continuing the one
+// before is appended to that one's script: they run as one, in order.
 struct RunnableBlock {
-  int fence_line = 0;
+  int fence_line = 0;            // the first block's
+  std::vector<int> fence_lines;  // every block of the script, in order
   std::string script;
 };
-std::vector<RunnableBlock> runnable_blocks(const std::string& readme, const std::string& build_dir, int port);
+std::vector<RunnableBlock> runnable_blocks(const std::string& readme, const std::string& build_dir, int port,
+                                           int memcached_port = 0);
 
 }  // namespace hitcost::readme

@@ -25,18 +25,27 @@ std::string tail(const std::string& s, size_t n = 3000) { return s.size() > n ? 
 
 TEST(ReadmeRun, MarkedBlocksRunAndExitZero) {
   const std::string readme = slurp(std::string(HITCOST_SOURCE_DIR) + "/README.md");
-  const size_t count = runnable_blocks(readme, HITCOST_BINARY_DIR, 8080).size();
+  const size_t count = runnable_blocks(readme, HITCOST_BINARY_DIR, 8080, 11211).size();
   ASSERT_GE(count, 1u) << "README.md: no code block is preceded by the line `<!-- readme-test: run -->`: "
                           "the quick start by hand must be marked so that it is run here";
   for (size_t i = 0; i < count; ++i) {
-    // A fresh port per block: a previous block's server may still hold its own.
-    const auto block = runnable_blocks(readme, HITCOST_BINARY_DIR, hitcost::testing::free_loopback_port())[i];
+    // Fresh ports per block (the server's 8080, memcached's 11211): a previous block's
+    // processes may still hold their own, and another test's memcached may hold 11211.
+    const int port = hitcost::testing::free_loopback_port();
+    int memcached_port = hitcost::testing::free_loopback_port();
+    while (memcached_port == port) memcached_port = hitcost::testing::free_loopback_port();
+    const auto block = runnable_blocks(readme, HITCOST_BINARY_DIR, port, memcached_port)[i];
+    // 60 s for each block of the script (a journey's blocks run as one).
+    const int timeout_ms = 60'000 * static_cast<int>(block.fence_lines.size());
     const auto r = hitcost::testing::run_command(
         {"bash", "-euo", "pipefail", "-c", block.script},
-        {.timeout_ms = 60'000, .cwd = HITCOST_SOURCE_DIR, .own_session = true, .grace_ms = 10'000});
-    const std::string what = "README.md:" + std::to_string(block.fence_line) + ": the block run as\n" + block.script +
-                             "--- stdout:\n" + tail(r.out) + "\n--- stderr:\n" + tail(r.err);
-    EXPECT_FALSE(r.timed_out) << "still running after 60 s (killed): " << what;
+        {.timeout_ms = timeout_ms, .cwd = HITCOST_SOURCE_DIR, .own_session = true, .grace_ms = 10'000});
+    std::string lines;
+    for (int l : block.fence_lines) lines += (lines.empty() ? "" : ", ") + std::to_string(l);
+    const std::string what = "README.md:" + lines + ": the block" + (block.fence_lines.size() > 1 ? "s" : "") +
+                             " run as\n" + block.script + "--- stdout:\n" + tail(r.out) + "\n--- stderr:\n" +
+                             tail(r.err);
+    EXPECT_FALSE(r.timed_out) << "still running after " << timeout_ms / 1000 << " s (killed): " << what;
     EXPECT_EQ(r.exit_code, 0) << "exit status " << r.exit_code << " (signal " << r.term_signal << "): " << what;
     EXPECT_TRUE(r.left_running.empty()) << "left running 10 s after it ended (now killed):\n"
                                         << hitcost::testing::describe(r.left_running) << what;

@@ -361,6 +361,32 @@ TEST(ReadmeChecker, RunnableBlocksAreMarkedAndPointedAtTheTestBuild) {
             "    -d 2s\n");
 }
 
+// A journey's snippets chain (journey 5: memcached and a corpus from the first, the server on
+// them in the second): a block marked as continuing runs in one script after the one before,
+// and memcached's 11211 gets a port of its own as the server's 8080 does.
+TEST(ReadmeChecker, ContinuingBlocksRunAfterTheBlockBeforeWithTheirOwnPorts) {
+  const std::string readme =
+      "<!-- readme-test: run -->\n"
+      "```sh\nmemcached -p 11211 & mc=$!\n```\n"  // 2
+      "Some prose between them.\n\n"
+      "<!-- readme-test: run, continuing the block before -->\n"
+      "```sh\nhitcost-server --port 8080 --store memcached:127.0.0.1:11211 & s=$!\nkill $s $mc\n```\n"  // 8
+      "<!-- readme-test: run -->\n"
+      "```sh\necho alone\n```\n";  // 13
+  const auto blocks = runnable_blocks(readme, "/b", 4242, 5151);
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks[0].fence_line, 2);
+  EXPECT_EQ(blocks[0].fence_lines, (std::vector<int>{2, 8}));
+  EXPECT_EQ(blocks[0].script,
+            "memcached -p 5151 & mc=$!\n"
+            "hitcost-server --port 4242 --store memcached:127.0.0.1:5151 & s=$!\n"
+            "kill $s $mc\n");
+  EXPECT_EQ(blocks[1].fence_lines, (std::vector<int>{13}));
+  EXPECT_EQ(blocks[1].script, "echo alone\n");
+  // Without a memcached port, 11211 stays as written.
+  EXPECT_EQ(runnable_blocks(readme, "/b", 4242)[0].script.find("11211"), 13u);
+}
+
 TEST(ReadmeChecker, HelpParsersTakeOptionNamesNotFlagsNamedInDescriptions) {
   const std::string cli11 =
       "Usage: x [OPTIONS] [SUBCOMMAND]\n\nOptions:\n"

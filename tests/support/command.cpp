@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -168,21 +169,30 @@ void stop_session(pid_t sid) {
 
 // --- waiting for it -------------------------------------------------------------------------
 
-// Its wait status, after sending options.signal on time and killing it at the deadline.
-int wait_for_exit(pid_t pid, const CommandOptions& options, bool& timed_out) {
+// Its wait status, after sending options.signal on time and killing it at the deadline. `out`
+// and `err` are what it has written so far (for options.signal_after_output).
+int wait_for_exit(pid_t pid, const CommandOptions& options, int out, int err, bool& timed_out) {
   const auto start = Clock::now();
-  auto elapsed_ms = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count(); };
+  auto since_ms = [](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
+  };
   const pid_t signal_target = options.own_session && options.signal_group ? -pid : pid;
   bool signalled = options.signal == 0;
+  std::optional<Clock::time_point> signal_from;  // when the signal's delay starts counting
+  if (options.signal_after_output.empty()) signal_from = start;
   int status = 0;
   for (;;) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) return status;
     if (done < 0 && errno != EINTR) throw std::runtime_error("waitpid failed");
+    if (!signalled && !signal_from &&
+        (read_all(out).find(options.signal_after_output) != std::string::npos ||
+         read_all(err).find(options.signal_after_output) != std::string::npos))
+      signal_from = Clock::now();
     // A group that does not exist yet (the child has not reached setsid()) is tried again.
-    if (!signalled && elapsed_ms() >= options.signal_after_ms)
+    if (!signalled && signal_from && since_ms(*signal_from) >= options.signal_after_ms)
       signalled = ::kill(signal_target, options.signal) == 0 || errno != ESRCH;
-    if (elapsed_ms() >= options.timeout_ms) break;
+    if (since_ms(start) >= options.timeout_ms) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   timed_out = true;
@@ -203,7 +213,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   const pid_t pid = start(argv, options, in.fd, out.fd, err.fd);
 
   CommandResult r;
-  const int status = wait_for_exit(pid, options, r.timed_out);
+  const int status = wait_for_exit(pid, options, out.fd, err.fd, r.timed_out);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
   if (options.own_session) {

@@ -35,6 +35,10 @@ struct CommandOptions {
   int timeout_ms = 120'000;
   int signal = 0;  // sent once, signal_after_ms after the start (0 = none)
   int signal_after_ms = 0;
+  // Non-empty: signal_after_ms counts from when this text first shows in the command's stdout
+  // or stderr, not from the start (a phase the command announces, whenever it comes on a busy
+  // machine). If it never shows, the signal is never sent.
+  std::string signal_after_output{};
   bool signal_group = false;       // own_session only: `signal` goes to its process group, not only the child
   std::string cwd{};               // "" = the test's own
   std::vector<std::string> env{};  // "NAME=value", added to the test's environment (replacing NAME)

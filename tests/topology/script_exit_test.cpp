@@ -5,6 +5,7 @@
 // Each script runs in a session of its own (setsid), so every process it started, re-parented
 // or not, is found afterwards by its session id in /proc/*/stat.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
@@ -176,6 +178,119 @@ TEST(Scripts, CpuThatIsNotOnlineIsAUsageError) {
     ++checked;
   }
   EXPECT_EQ(checked, 4);
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
+// The issue this guards: a port of 70000 was taken as 4464, 65536 as a free port, -1 as 65535.
+// Every port and address a script takes is 1..65535 (0 nowhere means "pick one" here: the
+// scripts pick free ports themselves when none is given), refused with exit 2 before anything
+// starts.
+TEST(Scripts, PortsAndAddressesOutsideTheRangeAreUsageErrors) {
+  const std::string stack = kSource + "/scripts/php-stack.sh", topo = kSource + "/scripts/topology.sh";
+  const std::vector<std::string> mc = {"--memcached", "127.0.0.1:11211"},
+                                 origin = {"--origin", "http://127.0.0.1:8080"};
+  struct Case {
+    std::vector<std::string> argv;
+    std::string says;
+  };
+  auto with = [](std::vector<std::string> a, const std::vector<std::string>& b, const std::vector<std::string>& c) {
+    a.insert(a.end(), b.begin(), b.end());
+    a.insert(a.end(), c.begin(), c.end());
+    return a;
+  };
+  const std::vector<Case> cases = {
+      {with({stack, "--port", "70000"}, mc, origin), "php stack: --port: '70000' is not a port (1..65535)"},
+      {with({stack, "--port", "65536"}, mc, origin), "php stack: --port: '65536' is not a port"},
+      {with({stack, "--port", "-1"}, mc, origin), "php stack: --port: '-1' is not a port"},
+      {with({stack, "--port", "0"}, mc, origin), "php stack: --port: '0' is not a port"},
+      {with({stack, "--memcached", "127.0.0.1:70000"}, origin, {}),
+       "php stack: --memcached 127.0.0.1:70000: '70000' is not a port"},
+      {with({stack, "--memcached", "127.0.0.1"}, origin, {}), "php stack: --memcached: '127.0.0.1' is not HOST:PORT"},
+      {with({stack, "--origin", "http://127.0.0.1:8080/page"}, mc, {}), "is not a base URL http://HOST:PORT"},
+      {{topo, "--server", "http://127.0.0.1:8080", "--memcached", "127.0.0.1:1,127.0.0.1:99999"},
+       "topology: --memcached 127.0.0.1:99999: '99999' is not a port"},
+      {{topo, "--server", "http://127.0.0.1:0", "--memcached", "127.0.0.1:1"}, "topology: --server: '0' is not a port"},
+  };
+  int checked = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.says);
+    const CommandResult r =
+        run_command(bash(c.argv), in_own_session({"HITCOST_LOAD_BIN=" + hitcost::testing::load_binary()}, 30));
+    ASSERT_FALSE(r.timed_out) << r.err;
+    EXPECT_EQ(shell_status(r), 2) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_TRUE(r.left_running.empty()) << describe(r.left_running);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 9);
+}
+
+// The issue this guards: Ctrl-C at the terminal reached the server as well as the sweep, so the
+// sweep's restore found no server ("could NOT restore the server's configuration"). The
+// services run in a process group of their own: the sweep stops first and puts the server's
+// configuration back, then the script stops the server.
+TEST(Scripts, CtrlCToRunShStopsTheSweepWhichRestoresTheServerBeforeItStops) {
+  require_tools();
+  const fs::path dir = fresh_dir("run-ctrl-c");
+  CommandOptions o = in_own_session(
+      {"HITCOST_NO_BUILD=1", "HITCOST_BUILD_DIR=" + kBinary, "HITCOST_OUT=" + (dir / "out").string()}, 60);
+  o.signal = SIGINT;
+  o.signal_group = true;                   // as a terminal sends it: to the whole foreground process group
+  o.signal_after_output = "html: warmed";  // the sweep is about to measure: 1 s of warm-up, 5 s runs
+  o.signal_after_ms = 2000;
+  const CommandResult r = run_command(bash({kSource + "/run.sh", "--strategies", "html", "--repeat", "3", "-d", "5s",
+                                            "--latency-rate", "0", "--idle", "0"}),
+                                      o);
+  ASSERT_FALSE(r.timed_out) << r.err;
+  EXPECT_EQ(shell_status(r), 130) << r.err;
+  EXPECT_NE(r.err.find("hitcost-load sweep: interrupted"), std::string::npos) << "the signal came too early\n" << r.err;
+  EXPECT_NE(r.err.find("hitcost-load sweep: server configuration restored"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("could NOT restore"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("the server is gone"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.left_running.empty()) << "alive after the script exited:\n" << describe(r.left_running);
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
+// The issue this guards: Ctrl-C after some steps had finished printed a client's all-zero
+// report of the step it cut short, and nothing of the steps that were done. Now the finished
+// steps are merged and reported, the cut one is left out, and the exit code stays 130.
+TEST(TopologyScript, InterruptedAfterFinishedStepsReportsThemAndExits130) {
+  require_tools();
+  const fs::path dir = fresh_dir("topology-ctrl-c");
+  CommandOptions o = in_own_session(kPrebuilt, 60);
+  o.signal = SIGINT;
+  o.signal_group = true;
+  o.signal_after_output = "== step 3/8";  // steps 1 and 2 are done, step 3's clients start
+  o.signal_after_ms = 1500;
+  const CommandResult r =
+      run_command(bash(topology(dir, {"--nodes", "1", "--clients", "2", "--strategies", "html,html+zlib", "--repeat",
+                                      "4", "--duration", "3s", "--warmup", "200ms", "--keys", "100", "--connections",
+                                      "2", "--time-limit", "120"})),
+                  o);
+  ASSERT_FALSE(r.timed_out) << r.err;
+  EXPECT_EQ(shell_status(r), 130) << r.err;
+  static const std::regex header(R"(INTERRUPTED \(SIGINT\) after (\d+) of 8 steps)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, header)) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
+  const int done = std::stoi(m[1].str());
+  EXPECT_EQ(done, 2) << r.out;
+  // The merged report holds the finished steps, each with the requests of both clients.
+  std::ifstream in(dir / "out" / "merged.json");
+  const nlohmann::json merged = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(merged.is_object() && merged.contains("runs")) << r.out;
+  int runs = 0;
+  for (const nlohmann::json& run : merged["runs"]) {
+    EXPECT_GT(run.at("requests").get<uint64_t>(), 0u) << run.at("strategy");
+    ++runs;
+  }
+  EXPECT_EQ(runs, done);
+  EXPECT_EQ(merged.at("merged").at("inputs"), 2);
+  EXPECT_EQ(count(r.out, std::regex(R"(  client 1  html)")), done) << r.out;
+  EXPECT_EQ(count(r.out, std::regex(R"(  client 2  html)")), done) << r.out;
+  EXPECT_NE(r.out.find("summary (median"), std::string::npos) << r.out;
+  // No client's report of the window the Ctrl-C cut short.
+  EXPECT_EQ((r.out + r.err).find("requests      0"), std::string::npos) << r.out << r.err;
+  EXPECT_TRUE(r.left_running.empty()) << "alive after the script exited:\n" << describe(r.left_running);
   if (!HasFailure()) fs::remove_all(dir);
 }
 

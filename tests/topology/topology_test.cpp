@@ -211,6 +211,27 @@ TEST(Topology, ThreeNodesTwoClientsRunASweepAndMergeIntoOneReport) {
   EXPECT_EQ(merged.at("summary").size(), 2u);
   EXPECT_TRUE(fs::file_size(out / "merged.html") > 1000);
 
+  // The issue this guards: two CPU figures side by side ("79.84 and 79.23 µs/req") with nothing
+  // saying which is raw and which net of idle, nor under which attribution. Each column says
+  // it, the attribution comes from the runs' own cpu.attribution, one per run row.
+  const std::string attribution = merged["runs"][0].at("cpu").at("attribution").get<std::string>();
+  EXPECT_EQ(attribution, "sender-pays");
+  int labelled = 0;
+  for (const char* label :
+       {"srv_us/hit net", "srv_us/req raw", "srv_us/req net", "mc_us/req raw", "attribution", "server us/hit net",
+        "server us/req net", "cache us/req net", "CPU net of idle, sender-pays", "raw: as measured over the window"}) {
+    EXPECT_NE(r.text.find(label), std::string::npos) << label << "\n" << r.text;
+    ++labelled;
+  }
+  EXPECT_EQ(labelled, 10);
+  std::istringstream report(r.text);
+  int run_rows = 0;
+  for (std::string row; std::getline(report, row);)
+    if ((row.rfind("  html ", 0) == 0 || row.rfind("  struct:json+zlib ", 0) == 0) &&
+        row.find("sender-pays") != std::string::npos)
+      ++run_rows;
+  EXPECT_EQ(run_rows, 2) << r.text;
+
   // Keys spread over every node: each one holds items (consistent hashing, 300 keys x 2 steps).
   std::istringstream nodes(read_file(out / "nodes.txt"));
   std::string line;
