@@ -4,12 +4,15 @@
 # serialized structure vs pre-rendered HTML, each with and without zlib, on memcached,
 # at 99 % hits), prints the table and stops everything it started, also on Ctrl-C.
 #
-# What it prints: server CPU per hit and capacity from closed-loop runs (5 rounds, each
-# strategy once per round, in a shuffled order), latency from one open-loop run per strategy
-# at a common rate, and verdicts against html with their intervals (hitcost-load sweep).
+# What it prints: server CPU per hit and capacity from closed-loop runs in rounds (each
+# strategy once per round, in a shuffled order) until every verdict against html is decided —
+# "costs X× [interval]" or "the same within 5 %" — or the budget is spent (at most 8 rounds,
+# 170 s: the whole run fits in 3 minutes), latency from one open-loop run per strategy at a
+# common rate, and the verdicts with how many rounds each took (hitcost-load sweep).
 #
 # Longer or different runs: arguments go to `hitcost-load sweep`, e.g.
-#   ./run.sh --duration 10s --repeat 8
+#   ./run.sh --duration 10s --max-rounds 20 --max-time 15m
+#   ./run.sh --repeat 8                 (exactly 8 rounds, one look at the verdicts)
 #   ./run.sh --strategies html,struct:msgpack,struct:msgpack+zlib --rows 500
 # (all of them: build/release/client/hitcost-load sweep --help; ./run.sh --help prints this).
 # Placement: on 2+ CPUs the server runs on CPU 0, memcached and the load on CPU 1
@@ -49,10 +52,13 @@ echo "== hitcost-server at $SERVER_URL (pid $SERVER_PID, CPU $server_cpu)" >&2
 
 # In the background and waited for: a signal to this script acts at once, and the sweep is
 # stopped (TERM: it writes what it finished) before the server it talks to.
+# The default budget, unless the arguments set the rounds themselves.
+budget=(--max-rounds 8 --max-time 170s)
+for a in "$@"; do case $a in --repeat|--repeat=*|--max-rounds|--max-rounds=*|--max-time|--max-time=*) budget=() ;; esac; done
 code=0
 run_bg "$BUILD_DIR/client/hitcost-load" sweep --url "$SERVER_URL" --cpus "$other_cpu" \
-  --json "$out/sweep.json" --csv "$out/sweep.csv" --html "$out/sweep.html" "$@" || code=$?
+  --json "$out/sweep.json" --csv "$out/sweep.csv" --html "$out/sweep.html" ${budget[@]+"${budget[@]}"} "$@" || code=$?
 check_child "$code" "hitcost-load sweep"
 echo "== results: $out/sweep.html (report with charts), $out/sweep.json, $out/sweep.csv" >&2
-echo "   longer run: ./run.sh --duration 10s --repeat 8   (all options: $BUILD_DIR/client/hitcost-load sweep --help)" >&2
+echo "   longer run: ./run.sh --duration 10s --max-rounds 20 --max-time 15m   (all options: $BUILD_DIR/client/hitcost-load sweep --help)" >&2
 exit "$LIB_EXIT"

@@ -105,8 +105,8 @@ Contamination judge_contamination(const CpuReadings& r, const PartyCpu& own) {
   c.why = fmt("on CPUs %s: %.3f cores of other work and %.3f of steal next to %.3f of our own (limit %.3f)",
               proc::format_cpu_list(c.cpus).c_str(), c.other_cores, c.steal_cores, c.own_cores, limit);
   if (c.other_server_cores)
-    c.why += fmt("; other work on the server's CPUs %.3f, on its peers' %.3f", *c.other_server_cores,
-                 *c.other_peer_cores);
+    c.why +=
+        fmt("; other work on the server's CPUs %.3f, on its peers' %.3f", *c.other_server_cores, *c.other_peer_cores);
   if (c.kernel_cores)
     c.why += fmt("; kernel work billed to none of ours %.3f cores, not counted (%s)", *c.kernel_cores,
                  c.kernel_where.c_str());
@@ -390,6 +390,9 @@ constexpr Check kChecks[] = {
     {"/cpu/softirq_us_per_req/*", Rule::idle_rate, nullptr, "us/req"},
     {"/cpu/cpus_busy_us_per_req/*", Rule::idle_rate, nullptr, "us/req"},
     {"/cpu/contamination/other_cores", Rule::own_above_busy, nullptr, "cores"},
+    {"/cpu/contamination/other_server_cores", Rule::own_above_busy, nullptr, "cores"},
+    {"/cpu/contamination/other_peer_cores", Rule::own_above_busy, nullptr, "cores"},
+    {"/cpu/contamination/kernel_cores", Rule::own_above_busy, nullptr, "cores"},
     {"/cpu/contamination/fraction", Rule::own_above_busy, nullptr, "of our own"},
 };
 

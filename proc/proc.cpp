@@ -319,8 +319,9 @@ CensusCpu census_cpu(const ProcessCensus& before, const ProcessCensus& after) {
   for (const auto& [pid, e] : after.by_pid) {
     while (b != before.by_pid.end() && b->first < pid) ++b;
     const bool same = b != before.by_pid.end() && b->first == pid && b->second.start_ticks == e.start_ticks;
-    const double used = same ? std::max(0.0, e.cpu_s - b->second.cpu_s) + std::max(0.0, e.children_s - b->second.children_s)
-                             : e.cpu_s + e.children_s;
+    const double used =
+        same ? std::max(0.0, e.cpu_s - b->second.cpu_s) + std::max(0.0, e.children_s - b->second.children_s)
+             : e.cpu_s + e.children_s;
     (e.kernel_thread ? out.kernel_threads_s : out.user_s) += used;
     ++out.processes;
   }

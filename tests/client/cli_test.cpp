@@ -635,7 +635,7 @@ TEST(LoadCli, RedirectedStdoutAndStderrKeepTheirOrder) {
   ASSERT_EQ(r.exit_code, 0) << show(r);
   std::ifstream in(dir / "both.log");
   const std::string both{std::istreambuf_iterator<char>(in), {}};
-  const size_t plan = both.find("1 strategy x 1 runs"), restored = both.find("server configuration restored"),
+  const size_t plan = both.find("1 strategy, 1 round,"), restored = both.find("server configuration restored"),
                summary = both.find("capacity and CPU", restored == std::string::npos ? 0 : restored);
   ASSERT_NE(plan, std::string::npos) << both;
   ASSERT_NE(restored, std::string::npos) << both;
