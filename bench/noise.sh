@@ -66,7 +66,7 @@ sweep() {  # sweep JSON [extra options]
 
 # One rate for every condition's latency runs: half the slowest capacity, without a burner.
 sweep "$out/calibrate.json" --latency-rate 0 || exit
-rate=$(jq '[.summary[].throughput_rps.median] | min / 2 | floor' "$out/calibrate.json")
+rate=$(jq '[.runs[] | select(.role == "capacity") | .throughput_rps] | min / 2 | floor' "$out/calibrate.json")
 echo "== latency runs at $rate req/s" >&2
 
 burn() {  # burn CPU DUTY: spins DUTY of every 10 ms on CPU

@@ -242,7 +242,9 @@ std::string summary_section(const Summary& summary) {
     }
     h << "</table>";
   }
-  h << "<h3>Verdicts</h3><ul class=\"verdicts\">";
+  h << "<h3>Verdicts</h3><p>" << esc(verdict_header(summary)) << "</p>";
+  if (!summary.noise.empty()) h << "<p class=\"noise\">" << esc(summary.noise) << "</p>";
+  h << "<ul class=\"verdicts\">";
   if (summary.verdicts.empty()) h << "<li>none (fewer than two strategies with server CPU figures)</li>";
   for (const auto& [store, v] : summary.verdicts)
     h << "<li class=\"" << esc(to_string(v.kind)) << "\">" << esc((store.empty() ? "" : "[" + store + "] ") + v.text)

@@ -46,6 +46,7 @@ json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); 
 struct RunUse {
   std::string why_not;  // "errors", "no_figures", "flagged", "hit_ratio": left out of every figure; "" = kept
   bool cpu = false, capacity = false;
+  double cpu_bias = 0;  // the bound of how high other work may have pushed its CPU figures
 };
 RunUse run_use(const RunRecord& r, const SummaryOptions& o, bool per_hit_metric) {
   RunUse u;
@@ -62,6 +63,7 @@ RunUse run_use(const RunRecord& r, const SummaryOptions& o, bool per_hit_metric)
   const NoiseEffect noise = noise_effect(r);
   u.cpu = !noise.moves_cpu;
   u.capacity = !noise.moves_capacity;
+  u.cpu_bias = noise.cpu_move;
   return u;
 }
 
@@ -200,6 +202,7 @@ SweepRow summarize_row(const RowKey& key, const std::vector<const RunRecord*>& r
     row.attribution = row.attribution.empty() || row.attribution == attribution ? attribution : "mixed";
     row.metric_values.push_back(*(per_hit_metric ? per_hit(*r) : per_request(*r)));
     row.metric_rounds.push_back(round_of(*r, place));
+    row.metric_bias.push_back(use.cpu_bias);
     kept.take(*r, row);
   }
   // Nothing kept: the figures of the runs left out, marked, so that a busy machine still
@@ -223,7 +226,7 @@ void add_verdicts(Summary& out, const SummaryOptions& o) {
   for (const SweepRow& row : out.rows) {
     if (row.runs == 0) continue;
     if (!by_store.count(row.store)) stores.push_back(row.store);
-    by_store[row.store].push_back({row.strategy, row.metric_values, row.metric_rounds});
+    by_store[row.store].push_back({row.strategy, row.metric_values, row.metric_rounds, row.metric_bias});
   }
   for (const auto& store : stores) out.comparisons += by_store[store].size() - 1;
   if (o.family) out.comparisons = std::max(out.comparisons, o.family);
@@ -247,6 +250,7 @@ Summary summarize(const std::vector<RunRecord>& runs, const SummaryOptions& o) {
   out.metric = per_hit_metric ? "server CPU per hit" : "server CPU per request";
   for (const auto& [key, members] : rows_in_order(runs, o))
     out.rows.push_back(summarize_row(key, members, o, per_hit_metric));
+  out.noise = noise_note(runs);
   add_verdicts(out, o);
   return out;
 }
@@ -323,6 +327,7 @@ json summary_json(const Summary& s) {
                 {"figures_from_left_out_runs", r.from_left_out},
                 {"metric_values", r.metric_values},
                 {"metric_rounds", r.metric_rounds},
+                {"metric_bias", r.metric_bias},
                 {"latency", r.latency_rate ? json{{"rate_rps", *r.latency_rate},
                                                   {"p50_us", opt(r.p50_us)},
                                                   {"p99_us", opt(r.p99_us)},
@@ -358,6 +363,7 @@ json summary_json(const Summary& s) {
           {"verdicts", verdicts},
           {"metric", s.metric},
           {"comparisons", s.comparisons},
+          {"noise", s.noise},
           {"verdict_options", summary_options_json(s.options)}};
 }
 
@@ -455,6 +461,7 @@ std::string format_summary(const Summary& s) {
                      : "");
     }
   }
+  if (!s.noise.empty()) out += "\n" + s.noise + "\n";
   if (!s.verdicts.empty()) {
     out += "\n" + verdict_header(s) + "\n";
     for (const auto& [store, v] : s.verdicts) out += "  " + (store.empty() ? "" : "[" + store + "] ") + v.text + "\n";

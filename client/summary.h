@@ -56,6 +56,7 @@ struct SweepRow {
   std::optional<Range> own_mib, store_file_mib;  // server memory: its own, the store file's cached pages
   std::vector<double> metric_values;             // the verdict figure of each kept run, in run order
   std::vector<int> metric_rounds;                // the round of each of them (the verdicts pair by round)
+  std::vector<double> metric_bias;               // how high other work may have pushed each (client/noise.h)
   // CPU figures of the runs taken that were flagged (client/run_record.h flag_of: a net figure
   // below zero...): left out of the medians above, counted here.
   int flagged_figures = 0;
@@ -81,6 +82,7 @@ struct Summary {
   std::vector<std::pair<std::string, Verdict>> verdicts;  // (store, verdict)
   std::string metric;  // "server CPU per hit" (or "... per request" when a run lacks it)
   size_t comparisons = 0;
+  std::string noise;  // client/noise.h noise_note: the other work beside the runs, and what it cost
   SummaryOptions options;
 };
 

@@ -280,7 +280,7 @@ struct Sweep {
   std::vector<size_t> cells_needed(const std::vector<Cell>& cells, int rounds_done) {
     std::vector<size_t> all(cells.size());
     for (size_t i = 0; i < cells.size(); ++i) all[i] = i;
-    if (rounds_done < o.min_rounds || cells.empty()) return all;
+    if (rounds_done < o.min_rounds || cells.empty()) return all;  // before the first look (or fixed: never looked)
     const Summary now = summarize(runs_of(cells.front().store), summary_options);
     std::vector<size_t> need;
     progress.clear();
@@ -315,14 +315,14 @@ struct Sweep {
     const bool fixed = o.repeat.has_value();
     const int hard_cap = fixed ? *o.repeat : 2 * o.max_rounds;  // every run left out must not loop forever
     for (int round = 0; round < hard_cap && !stopped(); ++round) {
-      std::vector<size_t> need = cells_needed(cells, round);
-      if (fixed) {  // every cell in every round, and one look at the end
-        need.resize(cells.size());
-        for (size_t i = 0; i < cells.size(); ++i) need[i] = i;
-      }
+      // Fixed: every cell in every round, and one look at the end.
+      const std::vector<size_t> need = cells_needed(cells, fixed ? 0 : round);
       if (!fixed && round >= o.min_rounds) tell_progress(round);
       if (need.empty()) {
-        stop_reason = "every comparison decided";
+        const bool all_decided =
+            std::all_of(progress.begin(), progress.end(), [](const Verdict& v) { return v.decided(); });
+        stop_reason = all_decided ? "every comparison decided"
+                                  : "every comparison decided or at --max-rounds " + std::to_string(o.max_rounds);
         break;
       }
       const uint64_t round_start = now_ns();
@@ -599,7 +599,7 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
                   s.log_modes.size(), s.log_modes.size() == 1 ? "" : "s");
     const std::string rounds =
         o.repeat
-            ? fmt("%d rounds", *o.repeat)
+            ? fmt("%d round%s", *o.repeat, *o.repeat == 1 ? "" : "s")
             : fmt("rounds until every comparison is decided (first look after %d, at most %d paired%s)", o.min_rounds,
                   s.summary.verdict.design.max_rounds, s.max_time_ns ? (", within " + o.max_time).c_str() : "");
     std::printf("%s, %s, interleaved: a shuffled order in each round (order seed %llu)\n", cells.c_str(),

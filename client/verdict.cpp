@@ -70,8 +70,9 @@ double t_critical(double level, size_t n) {
 struct Look {
   size_t n = 0;
   double mean = 0, sd = 0, t = 0, level = 0;
-  double low() const { return mean - t * sd / std::sqrt(double(n)); }
-  double high() const { return mean + t * sd / std::sqrt(double(n)); }
+  double widen_low = 0, widen_high = 0;  // logs: what the pairs' bias bounds add to each end
+  double low() const { return mean - t * sd / std::sqrt(double(n)) - widen_low; }
+  double high() const { return mean + t * sd / std::sqrt(double(n)) + widen_high; }
 };
 Look look_at(const std::vector<double>& d, size_t n, double level) {
   Look k;
@@ -106,17 +107,22 @@ void describe(Verdict& v, const VerdictOptions& o, const std::optional<Look>& la
   }
   const std::string interval =
       ratio_text(*v.ratio) + "\u00d7 [" + ratio_text(*v.low) + ".." + ratio_text(*v.high) + "]";
+  // How much of the interval is the bias other work beside the runs may have caused.
+  const std::string widened =
+      v.widened_low >= 0.005 || v.widened_high >= 0.005
+          ? fmt("; widened -%.0f %%/+%.0f %% for other work beside the runs", 100 * v.widened_low, 100 * v.widened_high)
+          : "";
   switch (v.kind) {
     case Verdict::Kind::costs:
       v.text = v.subject + " costs " + ratio_text(*v.ratio) + "\u00d7 " + v.baseline + " [" + ratio_text(*v.low) +
-               ".." + ratio_text(*v.high) + "] in " + v.metric + " (" + rounds_text(v.decided_at) + ")";
+               ".." + ratio_text(*v.high) + "] in " + v.metric + " (" + rounds_text(v.decided_at) + widened + ")";
       return;
     case Verdict::Kind::same:
-      v.text = head + fmt("the same within %d %% (", pct) + interval + ", " + rounds_text(v.decided_at) + ")";
+      v.text = head + fmt("the same within %d %% (", pct) + interval + ", " + rounds_text(v.decided_at) + widened + ")";
       return;
     case Verdict::Kind::undecided: break;
   }
-  v.text = head + "undecided after " + rounds_text(v.pairs) + ": " + interval;
+  v.text = head + "undecided after " + rounds_text(v.pairs) + ": " + interval + widened;
   v.more_rounds = more_needed(*last, std::log1p(o.min_effect), t_last);
   if (v.more_rounds)
     v.text += fmt("; about %zu more round%s at this spread", *v.more_rounds, *v.more_rounds == 1 ? "" : "s");
@@ -124,15 +130,25 @@ void describe(Verdict& v, const VerdictOptions& o, const std::optional<Look>& la
     v.text += "; the estimate sits on the band's edge: more rounds narrow it, a decision is not in sight";
 }
 
+double mean_of_first(const std::vector<double>& x, size_t n) {
+  double sum = 0;
+  for (size_t i = 0; i < n && i < x.size(); ++i) sum += x[i];
+  return n ? sum / double(n) : 0;
+}
+
 // `v` comes with its names (subject, baseline, metric): the text is built from them.
-Verdict decide(const std::vector<double>& d, const VerdictOptions& o, size_t comparisons, Verdict v) {
+Verdict decide(const Pairs& p, const VerdictOptions& o, size_t comparisons, Verdict v) {
+  const std::vector<double>& d = p.d;
   v.pairs = d.size();
   const double alpha = o.alpha / double(std::max<size_t>(1, comparisons));
   const double band = std::log1p(o.min_effect);
   const size_t first = first_look(o, d.size()), last = last_look(o, d.size());
   std::optional<Look> seen;
   for (size_t n = first; n <= last; ++n) {
-    const Look k = look_at(d, n, look_level(o, alpha, n));
+    Look k = look_at(d, n, look_level(o, alpha, n));
+    // Other work may have pushed either side up: the truth may lie that much further out.
+    k.widen_low = mean_of_first(p.subject_high, n);
+    k.widen_high = mean_of_first(p.baseline_high, n);
     seen = k;
     const double lo = k.low(), hi = k.high();
     if (lo > -band && hi < band)
@@ -149,6 +165,8 @@ Verdict decide(const std::vector<double>& d, const VerdictOptions& o, size_t com
     v.low = std::exp(seen->low());
     v.high = std::exp(seen->high());
     v.confidence = 1 - seen->level;
+    v.widened_low = std::expm1(seen->widen_low);
+    v.widened_high = std::expm1(seen->widen_high);
   }
   // The critical value the last planned look would use: what "more rounds" must beat.
   const size_t final_n = o.sequential ? size_t(std::max(o.design.min_rounds, o.design.max_rounds)) : d.size();
@@ -161,26 +179,36 @@ Verdict decide(const std::vector<double>& d, const VerdictOptions& o, size_t com
 }  // namespace
 
 Verdict decide_pairs(const std::vector<double>& d, const VerdictOptions& o, size_t comparisons) {
-  return decide(d, o, comparisons, Verdict{});
+  return decide(Pairs{d, {}, {}}, o, comparisons, Verdict{});
 }
 
-std::vector<double> paired_log_ratios(const Sample& s, const Sample& b) {
+Pairs pairs_of(const Sample& s, const Sample& b) {
+  struct Figure {
+    double log_value, log_bias;
+  };
   auto by_round = [](const Sample& x) {
-    std::map<int, double> m;  // round → log figure; a round's first usable figure
+    std::map<int, Figure> m;  // round → log figure and log(1 + bias); a round's first usable figure
     for (size_t i = 0; i < x.values.size(); ++i) {
       const double v = x.values[i];
       if (!(v > 0) || !std::isfinite(v)) continue;
       const int round = x.rounds.empty() ? int(i) : x.rounds[i];
-      m.emplace(round, std::log(v));
+      const double bias = i < x.bias.size() && x.bias[i] > 0 ? x.bias[i] : 0;
+      m.emplace(round, Figure{std::log(v), std::log1p(bias)});
     }
     return m;
   };
-  const std::map<int, double> sm = by_round(s), bm = by_round(b);
-  std::vector<double> d;
-  for (const auto& [round, log_s] : sm)
-    if (auto it = bm.find(round); it != bm.end()) d.push_back(log_s - it->second);
-  return d;
+  const std::map<int, Figure> sm = by_round(s), bm = by_round(b);
+  Pairs p;
+  for (const auto& [round, fs] : sm)
+    if (auto it = bm.find(round); it != bm.end()) {
+      p.d.push_back(fs.log_value - it->second.log_value);
+      p.subject_high.push_back(fs.log_bias);
+      p.baseline_high.push_back(it->second.log_bias);
+    }
+  return p;
 }
+
+std::vector<double> paired_log_ratios(const Sample& s, const Sample& b) { return pairs_of(s, b).d; }
 
 std::vector<Verdict> compare_to_baseline(const std::vector<Sample>& samples, const std::string& baseline,
                                          const std::string& metric, const VerdictOptions& o, size_t comparisons) {
@@ -195,7 +223,7 @@ std::vector<Verdict> compare_to_baseline(const std::vector<Sample>& samples, con
     v.subject = s.name;
     v.baseline = baseline;
     v.metric = metric;
-    out.push_back(decide(paired_log_ratios(s, *base_it), o, m, std::move(v)));
+    out.push_back(decide(pairs_of(s, *base_it), o, m, std::move(v)));
   }
   return out;
 }

@@ -67,6 +67,7 @@ struct Verdict {
   std::optional<double> ratio;        // exp(mean log ratio) at that look (or the last one)
   std::optional<double> low, high;    // its interval
   double confidence = 0;              // the look's own level (1 − its nominal two-sided error)
+  double widened_low = 0, widened_high = 0;  // what other work added to each end of the interval (fractions)
   std::optional<size_t> more_rounds;  // undecided: about this many more paired rounds, at the spread seen
   std::string text;                   // one line for people
   bool decided() const noexcept { return kind != Kind::undecided; }
@@ -78,6 +79,11 @@ struct Sample {
   std::string name;
   std::vector<double> values;  // > 0; others are ignored (a ratio needs > 0)
   std::vector<int> rounds;     // rounds[i] is the round of values[i]; empty = values are rounds 0, 1, ...
+  // bias[i]: how much higher than the truth values[i] may read, a fraction of it (other work
+  // beside that run, client/noise.h); empty = none. A comparison's interval is widened by the
+  // mean of its pairs' bounds, each side by the side that can push it there, so noise the
+  // runs were measured to have can make a verdict undecided but never decide one.
+  std::vector<double> bias;
 };
 
 // Each subject against `baseline` (an entry of `samples`), paired by round; `comparisons` is
@@ -90,5 +96,13 @@ std::vector<double> paired_log_ratios(const Sample& subject, const Sample& basel
 
 // One comparison's verdict from its paired log ratios (exposed for the simulation tests).
 Verdict decide_pairs(const std::vector<double>& log_ratios, const VerdictOptions& o, size_t comparisons);
+
+// The pairs of a comparison in round order, with what each side's bias bound adds.
+struct Pairs {
+  std::vector<double> d;              // log(subject) − log(baseline) per round
+  std::vector<double> subject_high;   // log(1 + subject's bias): the truth may be this much lower
+  std::vector<double> baseline_high;  // log(1 + baseline's bias): the truth may be this much higher
+};
+Pairs pairs_of(const Sample& subject, const Sample& baseline);
 
 }  // namespace hitcost::client

@@ -13,6 +13,7 @@ build_pkgs=(
   libmemcached-dev libcli11-dev
   libbenchmark-dev libgtest-dev
   memcached curl
+  ccache  # scripts/ccache.sh: an unchanged file is not compiled again, in any clone
 )
 # PHP in the loop: the extensions are the reference readers/writers for the flag schemes
 # (FORMATS.md; the tests check hitcost's values against them through memcached), and

@@ -6,13 +6,14 @@
 # (never into the repository's seeds). Prints executions per target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/ccache.sh
 secs=${HITCOST_FUZZ_SECONDS:-50}
 dir=${HITCOST_FUZZ_BUILD:-build/fuzz}
 targets=(fuzz_http fuzz_value fuzz_decoders fuzz_decompress fuzz_store_file fuzz_tree)
 
 echo "== building $dir (clang, libFuzzer)" >&2
 mkdir -p "$dir"
-CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHITCOST_BUILD_FUZZ=ON \
+CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHITCOST_BUILD_FUZZ=ON ${hitcost_launcher[@]+"${hitcost_launcher[@]}"} \
   >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
 cmake --build "$dir" -j"$(nproc)" --target hitcost_fuzzers
 

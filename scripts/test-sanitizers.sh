@@ -13,6 +13,7 @@
 # Usage: scripts/test-sanitizers.sh [asan|tsan]...   (default: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/ccache.sh
 which=("$@")
 [ ${#which[@]} -gt 0 ] || which=(asan tsan)
 
@@ -38,7 +39,7 @@ for w in "${which[@]}"; do
                     stores_memcached_store_test faults_server_test server_unit_test server_access_log_test)
       echo "== building build/tsan (ThreadSanitizer): ${tsan_targets[*]}" >&2
       mkdir -p build/tsan
-      cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHITCOST_TSAN=ON "${common[@]}" \
+      cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHITCOST_TSAN=ON "${common[@]}" ${hitcost_launcher[@]+"${hitcost_launcher[@]}"} \
         >build/tsan.configure.log 2>&1 || { cat build/tsan.configure.log >&2; exit 1; }
       cmake --build build/tsan -j"$(nproc)" --target "${tsan_targets[@]}"
       echo "== running the concurrency tests under TSan" >&2
