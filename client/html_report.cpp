@@ -192,8 +192,11 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
   return s.str();
 }
 
-std::string range_cell(const std::optional<Range>& r) {
-  return "<td>" + (r ? html::range_text(*r) : std::string("-")) + "</td>";
+// `kept`: how many runs the figure is over, where fewer than the row's (req/s leaves runs whose
+// other work moves it and keeps their CPU figures: client/noise.h).
+std::string range_cell(const std::optional<Range>& r, std::optional<int> kept = std::nullopt) {
+  return "<td>" + (r ? html::range_text(*r) : std::string("-")) + (kept ? " (" + std::to_string(*kept) + ")" : "") +
+         "</td>";
 }
 
 // The summary table (capacity), the latency table (open loop) and the verdicts.
@@ -209,8 +212,9 @@ std::string summary_section(const Summary& summary) {
   std::ostringstream h;
   h << "<h2>Summary</h2><p class=\"note\">Capacity and CPU from closed-loop runs; CPU figures net of idle, "
     << esc(attribution.empty() ? "sender-pays" : attribution)
-    << "; median [min..max] over the runs kept (runs with errors, off the target hit ratio, contaminated, or whose "
-       "CPU per hit cannot be right are left out and counted), rounded to what their spread resolves.";
+    << "; median [min..max] over the runs kept (runs with errors, off the target hit ratio, with other work that "
+       "could move the figure past its limit, or whose CPU per hit cannot be right are left out and counted; "
+       "req/s (N): over N runs only), rounded to what their spread resolves.";
   if (flagged)
     h << " " << flagged << " CPU figure(s) that cannot be right (see “CPU per run”) are left out of these medians.";
   h << "</p><div class=\"wide\"><table><tr><th>strategy</th><th>store</th><th>runs kept</th>";
@@ -224,7 +228,10 @@ std::string summary_section(const Summary& summary) {
     h << "<tr><td>" << html::breakable(row.strategy) << "</td><td>" << html::breakable(row.store) << "</td><td>"
       << row.used << "/" << row.runs << "</td>";
     for (const RangeColumn& c : range_columns())
-      if (c.html) h << range_cell(row.*c.member);
+      if (c.html)
+        h << range_cell(row.*c.member, c.member == &SweepRow::rps && row.used_capacity < row.used
+                                           ? std::optional<int>(row.used_capacity)
+                                           : std::nullopt);
     h << "<td>" << row.errors << "</td></tr>";
   }
   h << "</table></div>";

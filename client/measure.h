@@ -27,7 +27,7 @@ struct IdleBaseline {
   std::optional<double> cache_cpu_s;
   double client_cpu_s = 0;
   std::optional<proc::MachineCpu> machine;
-  std::optional<proc::CensusCpu> census;  // every process's CPU over the idle window
+  std::optional<proc::CensusCpu> census = {};  // every process's CPU over the idle window
 };
 
 struct RunReport : RunRequest {

@@ -65,10 +65,11 @@ NoiseEffect noise_effect(const RunRecord& r) {
   e.moves_cpu = e.cpu_move > kNoiseCpuPerHit.limit;
   e.moves_capacity = e.capacity_move > kNoiseCapacity.limit;
   if (e.moves_cpu || e.moves_capacity)
-    e.why = fmt("other work %.2f cores%s: CPU per hit may read up to %.1f %% high (limit %.0f %%), req/s %.0f %% low (limit %.0f %%)",
-                w.server ? *w.server + *w.peers : *w.total,
-                w.server ? fmt(" (%.2f on the server's CPUs)", *w.server).c_str() : "", 100 * e.cpu_move,
-                100 * kNoiseCpuPerHit.limit, 100 * e.capacity_move, 100 * kNoiseCapacity.limit);
+    e.why = fmt(
+        "other work %.2f cores%s: CPU per hit may read up to %.1f %% high (limit %.0f %%), req/s %.0f %% low (limit %.0f %%)",
+        w.server ? *w.server + *w.peers : *w.total,
+        w.server ? fmt(" (%.2f on the server's CPUs)", *w.server).c_str() : "", 100 * e.cpu_move,
+        100 * kNoiseCpuPerHit.limit, 100 * e.capacity_move, 100 * kNoiseCapacity.limit);
   return e;
 }
 
@@ -94,14 +95,15 @@ std::string noise_note(const std::vector<RunRecord>& runs) {
     const auto x = Range::of(v);
     return x ? fmt("%.2f [%.2f..%.2f]", x->median, x->min, x->max) : std::string("-");
   };
-  std::string out = "noise: other work beside the runs (cores, median [min..max] over " + std::to_string(judged) +
-                    " runs): ";
+  std::string out =
+      "noise: other work beside the runs (cores, median [min..max] over " + std::to_string(judged) + " runs): ";
   out += server.empty() ? "on their CPUs " + range(total)
                         : "on the server's CPU " + range(server) + ", on its peers' " + range(peers);
   if (!kernel.empty()) out += "; the kernel's work beside it, not counted: " + range(kernel);
-  out += fmt("; CPU per hit may read up to %.1f %% high in the median run (the verdicts' intervals are widened by it); "
-             "left out of CPU per hit and the verdicts: %d run%s, of req/s only: %d",
-             100 * Range::of(moves)->median, left_cpu, left_cpu == 1 ? "" : "s", left_capacity_only);
+  out +=
+      fmt("; CPU per hit may read up to %.1f %% high in the median run (the verdicts' intervals are widened by it); "
+          "left out of CPU per hit and the verdicts: %d run%s, of req/s only: %d",
+          100 * Range::of(moves)->median, left_cpu, left_cpu == 1 ? "" : "s", left_capacity_only);
   return out;
 }
 

@@ -42,8 +42,8 @@ struct NoiseFigure {
 extern const NoiseFigure kNoiseCpuPerHit, kNoiseCapacity;
 
 struct NoiseEffect {
-  bool moves_cpu = false;       // CPU per hit beyond its limit: left out of the CPU figures and the verdicts
-  bool moves_capacity = false;  // req/s (and the latency of an open-loop run) beyond their limit
+  bool moves_cpu = false;                  // CPU per hit beyond its limit: left out of the CPU figures and the verdicts
+  bool moves_capacity = false;             // req/s (and the latency of an open-loop run) beyond their limit
   double cpu_move = 0, capacity_move = 0;  // the bound of the move, a fraction of each figure
   std::string why;                         // "" when the run had no other work to speak of
 };

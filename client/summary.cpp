@@ -359,12 +359,9 @@ json summary_json(const Summary& s) {
                         {"decided_after_rounds", v.decided_at ? json(v.decided_at) : json(nullptr)},
                         {"more_rounds", v.more_rounds ? json(*v.more_rounds) : json(nullptr)},
                         {"text", (store.empty() ? "" : "[" + store + "] ") + v.text}});
-  return {{"summary", rows},
-          {"verdicts", verdicts},
-          {"metric", s.metric},
-          {"comparisons", s.comparisons},
-          {"noise", s.noise},
-          {"verdict_options", summary_options_json(s.options)}};
+  return {{"summary", rows},    {"verdicts", verdicts},
+          {"metric", s.metric}, {"comparisons", s.comparisons},
+          {"noise", s.noise},   {"verdict_options", summary_options_json(s.options)}};
 }
 
 json summarize_runs_json(const json& runs, const SummaryOptions& o) { return summary_json(summarize(runs, o)); }

@@ -62,14 +62,14 @@ struct Verdict {
   };
   std::string subject, baseline, metric;
   Kind kind = Kind::undecided;
-  size_t pairs = 0;                   // rounds where both had a usable figure
-  size_t decided_at = 0;              // pairs at the look that decided; 0 while undecided
-  std::optional<double> ratio;        // exp(mean log ratio) at that look (or the last one)
-  std::optional<double> low, high;    // its interval
-  double confidence = 0;              // the look's own level (1 − its nominal two-sided error)
+  size_t pairs = 0;                          // rounds where both had a usable figure
+  size_t decided_at = 0;                     // pairs at the look that decided; 0 while undecided
+  std::optional<double> ratio;               // exp(mean log ratio) at that look (or the last one)
+  std::optional<double> low, high;           // its interval
+  double confidence = 0;                     // the look's own level (1 − its nominal two-sided error)
   double widened_low = 0, widened_high = 0;  // what other work added to each end of the interval (fractions)
-  std::optional<size_t> more_rounds;  // undecided: about this many more paired rounds, at the spread seen
-  std::string text;                   // one line for people
+  std::optional<size_t> more_rounds;         // undecided: about this many more paired rounds, at the spread seen
+  std::string text;                          // one line for people
   bool decided() const noexcept { return kind != Kind::undecided; }
 };
 const char* to_string(Verdict::Kind) noexcept;
@@ -77,13 +77,13 @@ const char* to_string(Verdict::Kind) noexcept;
 // One strategy's figures with the round each came from (excluded runs already left out).
 struct Sample {
   std::string name;
-  std::vector<double> values;  // > 0; others are ignored (a ratio needs > 0)
-  std::vector<int> rounds;     // rounds[i] is the round of values[i]; empty = values are rounds 0, 1, ...
+  std::vector<double> values;    // > 0; others are ignored (a ratio needs > 0)
+  std::vector<int> rounds = {};  // rounds[i] is the round of values[i]; empty = values are rounds 0, 1, ...
   // bias[i]: how much higher than the truth values[i] may read, a fraction of it (other work
   // beside that run, client/noise.h); empty = none. A comparison's interval is widened by the
   // mean of its pairs' bounds, each side by the side that can push it there, so noise the
   // runs were measured to have can make a verdict undecided but never decide one.
-  std::vector<double> bias;
+  std::vector<double> bias = {};
 };
 
 // Each subject against `baseline` (an entry of `samples`), paired by round; `comparisons` is

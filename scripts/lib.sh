@@ -279,14 +279,21 @@ stop_pid() {
   release_signals
 }
 
+# The started pids that are not services (the clients), into the array named by $1.
+_lib_clients() {
+  local -n _lib_out=$1
+  local p
+  for p in ${STARTED_PIDS[@]+"${STARTED_PIDS[@]}"}; do
+    [[ " ${_LIB_SERVICES[*]-} " == *" $p "* ]] || _lib_out+=("$p")
+  done
+}
+
 # The clients first (they may still talk to the services: a sweep writes what it finished),
 # then the services; each group within LIB_STOP_WAIT_S.
 stop_started() {
   hold_signals
-  local p first=()
-  for p in ${STARTED_PIDS[@]+"${STARTED_PIDS[@]}"}; do
-    [[ " ${_LIB_SERVICES[*]-} " == *" $p "* ]] || first+=("$p")
-  done
+  local first=()
+  _lib_clients first
   _lib_term "$LIB_STOP_WAIT_S" ${first[@]+"${first[@]}"}
   _lib_term "$LIB_STOP_WAIT_S" ${_LIB_SERVICES[@]+"${_LIB_SERVICES[@]}"}
   _lib_kill ${STARTED_PIDS[@]+"${STARTED_PIDS[@]}"}
@@ -301,9 +308,7 @@ stop_started() {
 stop_clients() {
   hold_signals
   local p first=()
-  for p in ${STARTED_PIDS[@]+"${STARTED_PIDS[@]}"}; do
-    [[ " ${_LIB_SERVICES[*]-} " == *" $p "* ]] || first+=("$p")
-  done
+  _lib_clients first
   _lib_term "$LIB_STOP_WAIT_S" ${first[@]+"${first[@]}"}
   for p in ${first[@]+"${first[@]}"}; do
     if pid_alive "$p"; then kill -KILL "$p" 2>/dev/null || true; fi

@@ -20,6 +20,7 @@
 
 #include "tests/support/command.h"
 #include "tests/support/cpu_flags_check.h"
+#include "tests/support/fresh_dir.h"
 #include "tests/support/http_client.h"
 #include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
@@ -32,12 +33,7 @@ using nlohmann::json;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("hitcost-cli-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return hitcost::testing::fresh_dir("cli", name); }
 
 json read_json(const fs::path& p) {
   std::ifstream in(p);

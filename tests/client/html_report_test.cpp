@@ -217,14 +217,17 @@ TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {
   EXPECT_EQ(count(dom, "<p class=\"note\">Store: memory.</p>"), 2u) << "one store: named under the two charts";
   EXPECT_EQ(count(dom, ">hit peak</text>"), size_t(2 * kRepeats));
   EXPECT_EQ(count(dom, ">miss peak</text>"), size_t(2 * kRepeats));
-  // 2.0..2.04 s against 0.40..0.43 s (the contaminated 0.44 left out): about 4.9×, with its interval.
+  // 2.0..2.04 s against 0.40..0.44 s, paired by round: about 4.8×, with its interval.
   EXPECT_TRUE(std::regex_search(dom, std::regex("struct:json\\+zlib costs 4\\.[89][0-9]\u00d7 html \\[")))
       << "verdict shown";
   EXPECT_NE(dom.find("closed-loop"), std::string::npos) << "mode in the header";
   EXPECT_NE(dom.find("closed loop (queueing at saturation"), std::string::npos) << "latency chart says closed loop";
   EXPECT_NE(dom.find("sweep &lt;test&gt;"), std::string::npos) << "title escaped";
   EXPECT_NE(dom.find("1 of 10 runs contaminated"), std::string::npos);
-  EXPECT_NE(dom.find("<td>4/5</td>"), std::string::npos) << "the contaminated run is left out of html's figures";
+  // A core of other work on the peers' CPU moves CPU per hit by at most 30 % (client/noise.h): the
+  // run keeps its CPU figures, and leaves req/s, which it moves one for one.
+  EXPECT_NE(dom.find("<td>5/5</td>"), std::string::npos) << "the contaminated run keeps html's CPU figures";
+  EXPECT_EQ(count(dom, " (4)</td>"), 1u) << "and leaves html's req/s only";
   // Waiting is wall − CPU, unclamped: fetch waits 30 µs in every strategy.
   EXPECT_EQ(count(dom, "<td>fetch</td>"), 2u);
   EXPECT_EQ(count(dom, "<td>+30.00</td>"), 2u);

@@ -192,9 +192,15 @@ TEST(CorpusCompare, EveryGoodValueRoundTripsUnderEveryStrategyAndBadOnesAreCount
     EXPECT_EQ(row.verdict->pairs, 2u) << row.verdict->text;
     // A row storing more bytes than as stored pays a fetch its figure leaves out: a lower bound.
     // html stores renderings, several times the bytes.
-    if (row.label == "html") EXPECT_GT(row.bytes_vs_baseline, 2.0);
-    if (row.bytes_vs_baseline > 1.05) EXPECT_EQ(row.bound, "lower bound") << row.label;
-    if (row.bytes_vs_baseline < 1 / 1.05) EXPECT_EQ(row.bound, "upper bound") << row.label;
+    if (row.label == "html") {
+      EXPECT_GT(row.bytes_vs_baseline, 2.0);
+    }
+    if (row.bytes_vs_baseline > 1.05) {
+      EXPECT_EQ(row.bound, "lower bound") << row.label;
+    }
+    if (row.bytes_vs_baseline < 1 / 1.05) {
+      EXPECT_EQ(row.bound, "upper bound") << row.label;
+    }
     ++rows_checked;
   }
   EXPECT_EQ(rows_checked, kStrategyTexts.size());
@@ -313,7 +319,9 @@ TEST(CorpusCompare, UntilDecidedStopsWhenEveryVerdictIsDecidedOrTheRoundsRunOut)
   }
   EXPECT_EQ(checked, kStrategyTexts.size());
   // It stops early only when everything is decided, and says why it stopped.
-  if (res->how.rounds < 8) EXPECT_EQ(decided, checked);
+  if (res->how.rounds < 8) {
+    EXPECT_EQ(decided, checked);
+  }
   EXPECT_EQ(res->how.stopped_because,
             decided == checked ? "every verdict decided" : "the maximum of rounds is reached");
   // html against the PHP-serialized values: hundreds of times cheaper to read, decided.

@@ -18,6 +18,7 @@
 
 #include "tests/php/php_stack_process.h"
 #include "tests/support/cpu_flags_check.h"
+#include "tests/support/fresh_dir.h"
 
 namespace {
 
@@ -31,12 +32,7 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("hitcost-php-compare-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return hitcost::testing::fresh_dir("php-compare", name); }
 
 // Runs the script in the background with output to `log`; returns its pid.
 pid_t start_script(const fs::path& out, const fs::path& log, const std::string& args) {

@@ -17,6 +17,7 @@
 
 #include "corpus/corpus_file.h"
 #include "tests/support/command.h"
+#include "tests/support/fresh_dir.h"
 #include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
 
@@ -29,12 +30,7 @@ using hitcost::testing::run_command;
 const std::string kSource = HITCOST_SOURCE_DIR;
 const std::string kBinary = HITCOST_BINARY_DIR;
 
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("hitcost-exit-codes-" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return hitcost::testing::fresh_dir("exit-codes", name); }
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/support/command.h"
+#include "tests/support/fresh_dir.h"
 
 namespace fs = std::filesystem;
 using hitcost::testing::CommandOptions;
@@ -28,12 +29,7 @@ namespace {
 const std::string kSource = HITCOST_SOURCE_DIR;
 const std::string kBinary = HITCOST_BINARY_DIR;
 
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("hitcost-run-sh-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return hitcost::testing::fresh_dir("run-sh", name); }
 
 // A process that spins `duty` of every 10 ms and sleeps the rest, wherever the scheduler puts
 // it (not pinned: other work on a user's machine is not either), until destroyed.
@@ -121,10 +117,11 @@ TEST(RunSh, DecidesTheSeedTableWithAProcessTakingHalfACpu) {
 TEST(RunSh, StrategiesThatStoreIdenticalBytesGetNoCostsVerdict) {
   const fs::path dir = fresh_dir("identical");
   CommandResult r;
-  const json doc = run_sh(dir,
-                          {"--strategies", "html,html+zlib,html+zstd,html+fastlz", "--threshold", "100000000", "-d",
-                           "1s", "--warmup", "300ms", "--idle", "300ms", "--latency-rate", "0", "--max-rounds", "6", "--alpha", "0.002"},
-                          &r);
+  const json doc =
+      run_sh(dir,
+             {"--strategies", "html,html+zlib,html+zstd,html+fastlz", "--threshold", "100000000", "-d", "1s",
+              "--warmup", "300ms", "--idle", "300ms", "--latency-rate", "0", "--max-rounds", "6", "--alpha", "0.002"},
+             &r);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   ASSERT_TRUE(doc.is_object()) << r.out;
   size_t checked = 0;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tests/support/command.h"
+#include "tests/support/fresh_dir.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -47,12 +48,7 @@ std::vector<std::string> bash(std::vector<std::string> argv) {
 // that a signal ended counts as 128 + the signal.
 int shell_status(const CommandResult& r) { return r.term_signal != 0 ? 128 + r.term_signal : r.exit_code; }
 
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("hitcost-script-exit-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return hitcost::testing::fresh_dir("script-exit", name); }
 
 const std::vector<std::string> kPrebuilt = {"HITCOST_NO_BUILD=1", "HITCOST_BUILD_DIR=" + kBinary};
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/support/cpu_flags_check.h"
+#include "tests/support/fresh_dir.h"
 #include "tests/support/http_client.h"
 #include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
@@ -85,12 +86,7 @@ std::vector<int> announced_ports(const std::string& log) {
   return ports;
 }
 
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("hitcost-topology-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return hitcost::testing::fresh_dir("topology", name); }
 
 std::string topology_command(const fs::path& out, const std::string& args) {
   return "env HITCOST_NO_BUILD=1 HITCOST_BUILD_DIR='" + kBinary + "' '" + kSource + "/scripts/topology.sh' --out '" +
@@ -138,7 +134,8 @@ TEST(Compose, HostOverridePutsEveryServiceOnTheHostNetworkWithDistinctNodePorts)
   ASSERT_EQ(config.status, 0) << config.text;
   const std::string& c = config.text;
   int host_mode = 0;
-  for (std::size_t at = c.find("network_mode: host"); at != std::string::npos; at = c.find("network_mode: host", at + 1))
+  for (std::size_t at = c.find("network_mode: host"); at != std::string::npos;
+       at = c.find("network_mode: host", at + 1))
     ++host_mode;
   EXPECT_EQ(host_mode, 2) << "mc and server on the host network (load joins the server's)\n" << c;
   EXPECT_NE(c.find("memcached:127.0.0.1:31001,127.0.0.1:31002"), std::string::npos) << c;
@@ -149,8 +146,8 @@ TEST(Compose, HostOverridePutsEveryServiceOnTheHostNetworkWithDistinctNodePorts)
 
 TEST(Compose, NodeAndClientCountsComeFromTheEnvironment) {
   ASSERT_TRUE(have("docker-compose")) << "docker-compose is not installed";
-  const Output config = run("HITCOST_NODES=5 HITCOST_LOAD_CLIENTS=2 docker-compose -f '" + kSource +
-                            "/docker-compose.yml' config");
+  const Output config =
+      run("HITCOST_NODES=5 HITCOST_LOAD_CLIENTS=2 docker-compose -f '" + kSource + "/docker-compose.yml' config");
   ASSERT_EQ(config.status, 0) << config.text;
   EXPECT_NE(config.text.find("scale: 5\n"), std::string::npos) << config.text;
   EXPECT_NE(config.text.find("HITCOST_LOAD_CLIENTS: '2'"), std::string::npos) << config.text;
