@@ -7,6 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "client/noise.h"
+#include "client/run_record.h"
+
 using namespace hitcost::client;
 using nlohmann::json;
 
@@ -143,4 +146,75 @@ TEST(Summary, ASavedSweepSummarisesAgainIntoWhatItSaved) {
     EXPECT_EQ(v.pairs, 5u);
     EXPECT_NEAR(*v.ratio / saved["ratio"].get<double>(), 1.0, 0.03) << v.text;  // mean log ratio vs Hodges–Lehmann
   }
+}
+
+// What other work does to a run (client/noise.h): req/s leaves past 5 % of a move, CPU per hit
+// keeps the run with its bias bound (0.8 per core on the server's CPUs, 0.3 on its peers') and
+// leaves only past 50 %. A saved run with only the flag is left out of everything.
+TEST(Noise, EachFigureLeavesARunOnlyPastItsOwnLimit) {
+  auto record = [](const json& contamination, bool flag) {
+    json j = run("html", 40, 0, flag);
+    if (!contamination.is_null()) j["cpu"]["contamination"] = contamination;
+    return j.get<RunRecord>();
+  };
+  size_t checked = 0;
+  {  // half a core beside the server, a little beside its peers: 0.8*0.5 + 0.3*0.1 = 43 %
+    const NoiseEffect e = noise_effect(record(
+        {{"state", "contaminated"}, {"other_cores", 0.6}, {"other_server_cores", 0.5}, {"other_peer_cores", 0.1}},
+        true));
+    EXPECT_NEAR(e.cpu_move, 0.43, 1e-9);
+    EXPECT_FALSE(e.moves_cpu);
+    EXPECT_TRUE(e.moves_capacity);
+    EXPECT_NEAR(e.capacity_move, 0.6, 1e-9);
+    ++checked;
+  }
+  {  // 0.7 cores on the server's CPU: 56 %, past the limit
+    const NoiseEffect e = noise_effect(record(
+        {{"state", "contaminated"}, {"other_cores", 0.7}, {"other_server_cores", 0.7}, {"other_peer_cores", 0.0}},
+        true));
+    EXPECT_TRUE(e.moves_cpu);
+    EXPECT_NE(e.why.find("0.70 on the server's CPUs"), std::string::npos) << e.why;
+    ++checked;
+  }
+  {  // shared CPUs: only the total is known, counted on the more sensitive side; below zero is none
+    const NoiseEffect e = noise_effect(record({{"state", "clean"}, {"other_cores", -0.05}}, false));
+    EXPECT_EQ(e.cpu_move, 0.0);
+    EXPECT_FALSE(e.moves_capacity);
+    const NoiseEffect f = noise_effect(record({{"state", "contaminated"}, {"other_cores", 0.5}}, true));
+    EXPECT_NEAR(f.cpu_move, 0.4, 1e-9);
+    ++checked;
+  }
+  {  // a run saved before the figures: the flag alone, the old rule
+    const NoiseEffect e = noise_effect(record(nullptr, true));
+    EXPECT_TRUE(e.moves_cpu && e.moves_capacity);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4u);
+}
+
+// The summary keeps a run that other work moved only in req/s in the CPU figures and the
+// verdicts, with its bias bound, and says so in the noise line.
+TEST(Noise, ARunWithOtherWorkStaysInTheVerdictsWithItsBound) {
+  json runs = json::array();
+  for (int k = 0; k < 5; ++k) {
+    json h = run("html", 40 + 0.1 * k, k, k == 1);
+    if (k == 1)
+      h["cpu"]["contamination"] = {
+          {"state", "contaminated"}, {"other_cores", 0.3}, {"other_server_cores", 0.25}, {"other_peer_cores", 0.05}};
+    runs.push_back(h);
+    runs.push_back(run("struct:json", 400 + k, k));
+  }
+  const json s = summarize_runs_json(runs);
+  size_t rows = 0;
+  for (const json& row : s["summary"]) {
+    if (row["strategy"] != "html") continue;
+    EXPECT_EQ(row["used"], 5) << row.dump();
+    EXPECT_EQ(row["used_capacity"], 4) << row.dump();
+    ASSERT_EQ(row["metric_bias"].size(), 5u);
+    EXPECT_NEAR(row["metric_bias"][1].get<double>(), 0.8 * 0.25 + 0.3 * 0.05, 1e-9);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 1u);
+  ASSERT_TRUE(s["noise"].is_string());
+  EXPECT_NE(s["noise"].get<std::string>().find("of req/s only: 1"), std::string::npos) << s["noise"];
 }

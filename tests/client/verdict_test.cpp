@@ -244,3 +244,34 @@ TEST(VerdictSimulation, AFiveFoldDifferenceIsDecidedAtTheFirstLook) {
   // Two degrees of freedom at the first look: a few sweeps with an unlucky spread take one more.
   EXPECT_LT(r.rounds_to_find, SweepOptions{}.min_rounds + 0.1);
 }
+
+// Other work beside a run may have pushed its figure up by its bias bound (client/noise.h): the
+// interval is widened by the mean bound of each side, so a difference the noise could explain
+// is not called, and the text says by how much it was widened.
+TEST(Verdict, BiasBoundsWidenTheIntervalAndCanUndecideButNeverDecide) {
+  // 1.20x with 1 % noise: decided clean at the first look.
+  const std::vector<double> base = {100, 101, 99, 100, 100.5}, subject = {120, 121.5, 118.6, 120.3, 120.1};
+  const std::vector<Sample> clean = {{"a", base}, {"b", subject}};
+  const auto v0 = compare_to_baseline(clean, "a", "x", fixed_look());
+  ASSERT_EQ(v0.size(), 1u);
+  ASSERT_EQ(v0[0].kind, Verdict::Kind::costs) << v0[0].text;
+  EXPECT_EQ(v0[0].widened_low, 0.0);
+  EXPECT_EQ(v0[0].text.find("widened"), std::string::npos) << v0[0].text;
+  // The subject's runs had other work that could push them up to 25 %: 1.20x may be the noise's.
+  const std::vector<Sample> noisy = {{"a", base}, {"b", subject, {}, {0.25, 0.25, 0.25, 0.25, 0.25}}};
+  const auto v1 = compare_to_baseline(noisy, "a", "x", fixed_look());
+  ASSERT_EQ(v1.size(), 1u);
+  EXPECT_EQ(v1[0].kind, Verdict::Kind::undecided) << v1[0].text;
+  EXPECT_NEAR(v1[0].widened_low, 0.25, 1e-9);
+  EXPECT_EQ(v1[0].widened_high, 0.0);
+  EXPECT_NEAR(*v1[0].low, *v0[0].low / 1.25, 1e-9) << "the low end moved by the subject's bound";
+  EXPECT_NEAR(*v1[0].high, *v0[0].high, 1e-9) << "the high end by the baseline's: none";
+  EXPECT_TRUE(has(v1[0].text, "widened -25 %/+0 %")) << v1[0].text;
+  // Bias on the baseline widens the other end: 5x stays decided, its interval reaching higher.
+  const std::vector<Sample> far = {{"a", base, {}, {0.1, 0.1, 0.1, 0.1, 0.1}}, {"b", {500, 505, 495, 502, 499}}};
+  const auto v2 = compare_to_baseline(far, "a", "x", fixed_look());
+  ASSERT_EQ(v2.size(), 1u);
+  EXPECT_EQ(v2[0].kind, Verdict::Kind::costs) << v2[0].text;
+  EXPECT_NEAR(v2[0].widened_high, 0.1, 1e-9);
+  EXPECT_GT(*v2[0].high / *v2[0].ratio, 1.1) << v2[0].text;
+}
