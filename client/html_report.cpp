@@ -192,11 +192,9 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
   return s.str();
 }
 
-// `kept`: how many runs the figure is over, where fewer than the row's (req/s leaves runs whose
-// other work moves it and keeps their CPU figures: client/noise.h).
-std::string range_cell(const std::optional<Range>& r, std::optional<int> kept = std::nullopt) {
-  return "<td>" + (r ? html::range_text(*r) : std::string("-")) + (kept ? " (" + std::to_string(*kept) + ")" : "") +
-         "</td>";
+// `note`: what follows the range (capacity_runs_note: req/s over fewer runs than the row's).
+std::string range_cell(const std::optional<Range>& r, const std::string& note = "") {
+  return "<td>" + (r ? html::range_text(*r) : std::string("-")) + note + "</td>";
 }
 
 // The summary table (capacity), the latency table (open loop) and the verdicts.
@@ -228,10 +226,7 @@ std::string summary_section(const Summary& summary) {
     h << "<tr><td>" << html::breakable(row.strategy) << "</td><td>" << html::breakable(row.store) << "</td><td>"
       << row.used << "/" << row.runs << "</td>";
     for (const RangeColumn& c : range_columns())
-      if (c.html)
-        h << range_cell(row.*c.member, c.member == &SweepRow::rps && row.used_capacity < row.used
-                                           ? std::optional<int>(row.used_capacity)
-                                           : std::nullopt);
+      if (c.html) h << range_cell(row.*c.member, c.member == &SweepRow::rps ? capacity_runs_note(row) : "");
     h << "<td>" << row.errors << "</td></tr>";
   }
   h << "</table></div>";

@@ -381,6 +381,10 @@ std::string verdict_header(const Summary& s) {
       (1 - v.alpha) * 100);
 }
 
+std::string capacity_runs_note(const SweepRow& r) {
+  return r.used_capacity < r.used ? fmt(" (%d)", r.used_capacity) : "";
+}
+
 std::string format_summary(const Summary& s) {
   std::string out;
   int store_width = std::max(5, int(s.options.group_label.size()));
@@ -408,8 +412,8 @@ std::string format_summary(const Summary& s) {
     out +=
         fmt("%-*s %-*s %-5s %-24s %-24s %-24s %-22s %-22s %-9s %s\n", label_width, r.strategy.c_str(), store_width,
             r.store.empty() ? "-" : r.store.c_str(), fmt(r.from_left_out ? "%d/%d!" : "%d/%d", r.used, r.runs).c_str(),
-            (range_text(r.rps, "%.0f") + (r.used_capacity < r.used ? fmt(" (%d)", r.used_capacity) : "")).c_str(),
-            range_text(r.server_hit, "%.2f").c_str(), range_text(r.server_req, "%.2f").c_str(),
+            (range_text(r.rps, "%.0f") + capacity_runs_note(r)).c_str(), range_text(r.server_hit, "%.2f").c_str(),
+            range_text(r.server_req, "%.2f").c_str(),
             (range_text(r.cache_req, "%.2f") + (r.cache_sender_pays ? " *" : "")).c_str(),
             range_text(r.total_req, "%.2f").c_str(), r.hit_ratio ? fmt("%.3f", r.hit_ratio->median).c_str() : "-",
             ((r.own_mib ? fmt("%.0f", r.own_mib->median) : std::string("-")) +

@@ -97,6 +97,9 @@ SummaryOptions summary_options_of(const nlohmann::json& sweep_doc);
 nlohmann::json summary_options_json(const SummaryOptions& o);
 
 // One line: what the verdicts compare, how the rounds are paired and looked at, the family.
+// " (N)" after the req/s range when it is over fewer runs than the CPU figures (runs whose other
+// work moves req/s and not CPU per hit: client/noise.h); "" otherwise. Text and HTML print it.
+std::string capacity_runs_note(const SweepRow& r);
 std::string verdict_header(const Summary& s);
 std::string format_summary(const Summary& s);  // the tables and the verdict lines
 std::string csv_summary(const Summary& s);     // one row per store × strategy
