@@ -19,7 +19,7 @@ ARG DEBIAN_FRONTEND=noninteractive
 RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends \
       build-essential cmake pkg-config \
-      libboost-dev nlohmann-json3-dev libmsgpack-cxx-dev libsimdjson-dev \
+      libboost-dev nlohmann-json3-dev libsimdjson-dev \
       zlib1g-dev libzstd-dev liblz4-dev libmemcached-dev libssl-dev libcli11-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src

@@ -30,7 +30,7 @@ source scripts/lib.sh
 lib_init run
 
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
-  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  print_usage
   exit "$EXIT_OK"
 fi
 ncpu=$(nproc)

@@ -16,17 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh  # http_get: a failed request says the server's status and reason
 lib_init anchor_nginx
-duration=10; repeat=3; conns=16
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-while [ $# -gt 0 ]; do
-  case $1 in
-    --duration) duration=$2; shift 2 ;;
-    --repeat) repeat=$2; shift 2 ;;
-    --connections) conns=$2; shift 2 ;;
-    -h|--help) usage; exit "$EXIT_OK" ;;
-    *) echo "unknown option $1" >&2; exit "$EXIT_USAGE" ;;
-  esac
-done
+duration=10; repeat=3; connections=16
+value_options "duration repeat connections" "$@"
 HITCOST_DEPS="build bench" ./scripts/install-deps.sh  # wrk and nginx, also for a tree built before
 ensure_built build/release Release "" || exit
 . bench/proc_cpu.sh
@@ -59,7 +50,7 @@ done
 mkdir -p "$tmp/www"
 cp "$HTTP_BODY_FILE" "$tmp/www/page.html"
 stop_pid "$hc_pid"
-echo "page: $rows rows, $size bytes; server on CPU $server_cpu, wrk on CPU $load_cpu, $conns connections, ${duration}s x $repeat"
+echo "page: $rows rows, $size bytes; server on CPU $server_cpu, wrk on CPU $load_cpu, $connections connections, ${duration}s x $repeat"
 
 # 2. nginx, one worker, the same bytes as a static file.
 ng_port=$(./scripts/free-port.sh)
@@ -105,7 +96,7 @@ run_one() {  # run_one NAME URL PIDS... -> appends "rps cpu_us_per_req p50 p99" 
   local name=$1 url=$2; shift 2
   local c0 c1 out rps reqs
   c0=$(cpu_us "$@")
-  out=$(taskset -c "$load_cpu" wrk -t1 -c"$conns" -d"${duration}s" --latency "$url")
+  out=$(taskset -c "$load_cpu" wrk -t1 -c"$connections" -d"${duration}s" --latency "$url")
   c1=$(cpu_us "$@")
   rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
   reqs=$(awk '/requests in/ {print $1}' <<<"$out")

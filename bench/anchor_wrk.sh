@@ -21,18 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh  # http_get: a failed request says the server's status and reason
 lib_init anchor_wrk
-duration=5; repeat=3; conns=16; rows=50
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-while [ $# -gt 0 ]; do
-  case $1 in
-    --duration) duration=$2; shift 2 ;;
-    --repeat) repeat=$2; shift 2 ;;
-    --connections) conns=$2; shift 2 ;;
-    --rows) rows=$2; shift 2 ;;
-    -h|--help) usage; exit "$EXIT_OK" ;;
-    *) echo "unknown option $1" >&2; exit "$EXIT_USAGE" ;;
-  esac
-done
+duration=5; repeat=3; connections=16; rows=50
+value_options "duration repeat connections rows" "$@"
 HITCOST_DEPS="build bench" ./scripts/install-deps.sh  # wrk, also for a tree built before
 ensure_built build/release Release "" || exit
 . bench/proc_cpu.sh  # median()
@@ -52,7 +42,7 @@ path="/page/1?rows=$rows"
 http_get "$url$path" || exit   # also warms the page: every timed request is a hit
 size=$(wc -c <"$HTTP_BODY_FILE")
 curl -s -D - -o /dev/null "$url$path" | grep -qi '^x-cache: hit' || { echo "page is not a hit after warming" >&2; exit 1; }
-echo "page $path: $size bytes; server on CPU $server_cpu, load on CPU $load_cpu, $conns connections, 1 load thread, ${duration}s x $repeat, interleaved"
+echo "page $path: $size bytes; server on CPU $server_cpu, load on CPU $load_cpu, $connections connections, 1 load thread, ${duration}s x $repeat, interleaved"
 
 # cpu_of CMD... : runs CMD in a subshell and prints its user+system CPU in µs (from `times`,
 # which reports the waited-for children of the subshell) on the last line of $tmp/cpu.
@@ -71,7 +61,7 @@ to_us() {  # wrk latency "812.00us" / "1.20ms" / "2.00s" -> µs
 }
 
 run_wrk() {
-  cpu_of taskset -c "$load_cpu" wrk -t1 -c"$conns" -d"${duration}s" --latency "$url$path"
+  cpu_of taskset -c "$load_cpu" wrk -t1 -c"$connections" -d"${duration}s" --latency "$url$path"
   local out reqs rps p50 p99
   out=$(head -n -2 "$tmp/out")
   grep -q 'Non-2xx\|Socket errors' <<<"$out" && { echo "wrk saw errors:" >&2; echo "$out" >&2; }
@@ -84,7 +74,7 @@ run_wrk() {
 
 run_hitcost() {
   cpu_of taskset -c "$load_cpu" "$BUILD_DIR/client/hitcost-load" --url "$url" --path-template /page/1 --rows "$rows" \
-    --keys 1 -t 1 -c "$conns" -d "${duration}s" --warmup 0 --no-server-stats --no-progress -q --csv "$tmp/hc.csv"
+    --keys 1 -t 1 -c "$connections" -d "${duration}s" --warmup 0 --no-server-stats --no-progress -q --csv "$tmp/hc.csv"
   # CSV columns: 7 requests, 8 errors, 10 throughput_rps, 12 p50_us, 14 p99_us
   local row; row=$(tail -1 "$tmp/hc.csv")
   local errors; errors=$(cut -d, -f8 <<<"$row")

@@ -92,7 +92,7 @@ class BenchMemcached {
 };
 
 // Opened stores are cached per spec so repetitions reuse the warm store.
-Store* store_for(const std::string& kind, std::string* why) {
+hitcost::Result<Store*> store_for(const std::string& kind) {
   static std::map<std::string, std::unique_ptr<Store>> stores;
   auto& slot = stores[kind];
   if (slot) return slot.get();
@@ -105,22 +105,27 @@ Store* store_for(const std::string& kind, std::string* why) {
     spec = "pread:" + bench_dir() + "/pread.dat?size=256M&create=1";
   else if (kind == "memcached") {
     auto& mc = BenchMemcached::instance();
-    if (!mc.ok()) {
-      *why = "memcached not available";
-      return nullptr;
-    }
+    if (!mc.ok()) return hitcost::Error{hitcost::Errc::connection, "memcached not available"};
     spec = "memcached:127.0.0.1:" + std::to_string(mc.port());
   }
   auto s = hitcost::open_store(spec);
-  if (!s) {
-    *why = s.error().message;
-    return nullptr;
-  }
+  if (!s) return s.error();
   slot = std::move(*s);
   return slot.get();
 }
 
 const char* kKinds[] = {"memory", "mmap", "pread", "memcached"};
+
+// The store of the benchmark's first argument; nullptr when there is none, the benchmark then
+// skipped with the reason.
+Store* store_or_skip(benchmark::State& state) {
+  auto s = store_for(kKinds[state.range(0)]);
+  if (!s) {
+    state.SkipWithError(s.error().message.c_str());
+    return nullptr;
+  }
+  return *s;
+}
 
 std::string value_of(size_t size, size_t i) {
   std::string v(size, '\0');
@@ -128,77 +133,83 @@ std::string value_of(size_t size, size_t i) {
   return v;
 }
 
-size_t keys_for(size_t size) { return size >= 100000 ? 256 : 1024; }
-
-void BM_StoreGet(benchmark::State& state) {
-  const std::string kind = kKinds[state.range(0)];
-  const auto size = static_cast<size_t>(state.range(1));
-  std::string why;
-  Store* s = store_for(kind, &why);
-  if (!s) {
-    state.SkipWithError(why.c_str());
-    return;
-  }
-  const size_t n = keys_for(size);
+// "PREFIX:0" .. "PREFIX:N-1".
+std::vector<std::string> keys_of(const std::string& prefix, size_t n) {
   std::vector<std::string> keys;
+  keys.reserve(n);
+  for (size_t i = 0; i < n; ++i) keys.push_back(prefix + ":" + std::to_string(i));
+  return keys;
+}
+
+// Sets `key` and reads it back before any timing: false (the benchmark skipped) when the
+// value or flags read back differ from those written.
+bool set_and_read_back(benchmark::State& state, Store& s, const std::string& key, const std::string& value,
+                       uint32_t flags) {
   std::string v;
   uint32_t f = 0;
-  for (size_t i = 0; i < n; ++i) {
-    keys.push_back("get:" + std::to_string(size) + ":" + std::to_string(i));
-    std::string want = value_of(size, i);
-    if (!s->set(keys.back(), want, static_cast<uint32_t>(i)) || !s->get(keys.back(), v, f) || v != want || f != i) {
-      state.SkipWithError("value read back differs from the value written");
-      return;
-    }
+  if (s.set(key, value, flags) && s.get(key, v, f) && v == value && f == flags) return true;
+  state.SkipWithError("value read back differs from the value written");
+  return false;
+}
+
+// A store call that failed in the timed loop skips the benchmark: a miss or an error returns
+// early and would look fast. `op` ("get", "set") names the call. Returns whether it failed.
+bool failed_in_loop(benchmark::State& state, const char* op, const hitcost::Status& r) {
+  if (r) return false;
+  state.SkipWithError(
+      (std::string(op) + " in the timed loop: " + hitcost::to_string(r.error().code) + " " + r.error().message)
+          .c_str());
+  return true;
+}
+
+// The get/set benchmarks' arguments (store kind, value bytes), their store (nullptr when there
+// is none: the benchmark then skipped) and their keys ("OP:SIZE:I"; fewer for large values).
+struct StoreArgs {
+  StoreArgs(benchmark::State& state, const char* op)
+      : kind(kKinds[state.range(0)]),
+        size(static_cast<size_t>(state.range(1))),
+        store(store_or_skip(state)),
+        keys(keys_of(std::string(op) + ":" + std::to_string(size), size >= 100000 ? 256 : 1024)) {}
+  std::string kind;
+  size_t size;
+  Store* store;
+  std::vector<std::string> keys;
+  // Bytes per iteration and the store's name, once the timed loop is done.
+  void report(benchmark::State& state) const {
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
+    state.SetLabel(kind);
   }
+};
+
+void BM_StoreGet(benchmark::State& state) {
+  const StoreArgs a(state, "get");
+  if (!a.store) return;
+  const size_t n = a.keys.size();
+  for (size_t i = 0; i < n; ++i)
+    if (!set_and_read_back(state, *a.store, a.keys[i], value_of(a.size, i), static_cast<uint32_t>(i))) return;
   std::mt19937 rng(1);
   std::vector<uint32_t> order(4096);
   for (auto& o : order) o = static_cast<uint32_t>(rng() % n);
+  std::string v;
+  uint32_t f = 0;
   size_t i = 0;
   for (auto _ : state) {
-    // A miss or an error returns early and would look fast: stop instead of timing it.
-    if (auto r = s->get(keys[order[i++ & 4095]], v, f); !r) {
-      state.SkipWithError(
-          ("get in the timed loop: " + std::string(hitcost::to_string(r.error().code)) + " " + r.error().message)
-              .c_str());
-      return;
-    }
+    if (failed_in_loop(state, "get", a.store->get(a.keys[order[i++ & 4095]], v, f))) return;
     benchmark::DoNotOptimize(v.data());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
-  state.SetLabel(kind);
+  a.report(state);
 }
 
 void BM_StoreSet(benchmark::State& state) {
-  const std::string kind = kKinds[state.range(0)];
-  const auto size = static_cast<size_t>(state.range(1));
-  std::string why;
-  Store* s = store_for(kind, &why);
-  if (!s) {
-    state.SkipWithError(why.c_str());
-    return;
-  }
-  const size_t n = keys_for(size);
-  std::vector<std::string> keys;
-  for (size_t i = 0; i < n; ++i) keys.push_back("set:" + std::to_string(size) + ":" + std::to_string(i));
-  const std::string value = value_of(size, 3);
-  std::string v;
-  uint32_t f = 0;
-  if (!s->set(keys[0], value, 9) || !s->get(keys[0], v, f) || v != value || f != 9) {
-    state.SkipWithError("value read back differs from the value written");
-    return;
-  }
+  const StoreArgs a(state, "set");
+  if (!a.store) return;
+  const std::string value = value_of(a.size, 3);
+  if (!set_and_read_back(state, *a.store, a.keys[0], value, 9)) return;
+  const size_t n = a.keys.size();
   size_t i = 0;
-  for (auto _ : state) {
-    if (auto r = s->set(keys[i++ % n], value, 9); !r) {
-      state.SkipWithError(
-          ("set in the timed loop: " + std::string(hitcost::to_string(r.error().code)) + " " + r.error().message)
-              .c_str());
-      return;
-    }
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
-  state.SetLabel(kind);
+  for (auto _ : state)
+    if (failed_in_loop(state, "set", a.store->set(a.keys[i++ % n], value, 9))) return;
+  a.report(state);
 }
 
 void store_args(benchmark::internal::Benchmark* b) {
@@ -234,25 +245,13 @@ void BM_StoreSetSync(benchmark::State& state) {
     return;
   }
   constexpr size_t kSize = 4096, kKeys = 1024;
-  std::vector<std::string> keys;
-  for (size_t i = 0; i < kKeys; ++i) keys.push_back("sync:" + std::to_string(i));
+  const std::vector<std::string> keys = keys_of("sync", kKeys);
   const std::string value = value_of(kSize, 11);
-  std::string v;
-  uint32_t f = 0;
-  if (!s->set(keys[0], value, 7) || !s->get(keys[0], v, f) || v != value || f != 7) {
-    state.SkipWithError("value read back differs from the value written");
-    return;
-  }
+  if (!set_and_read_back(state, *s, keys[0], value, 7)) return;
   const auto before = s->stats().sync.value_or(hitcost::SyncStats::Figures{});
   size_t i = 0;
-  for (auto _ : state) {
-    if (auto r = s->set(keys[i++ % kKeys], value, 7); !r) {
-      state.SkipWithError(
-          ("set in the timed loop: " + std::string(hitcost::to_string(r.error().code)) + " " + r.error().message)
-              .c_str());
-      return;
-    }
-  }
+  for (auto _ : state)
+    if (failed_in_loop(state, "set", s->set(keys[i++ % kKeys], value, 7))) return;
   const auto after = s->stats().sync.value_or(hitcost::SyncStats::Figures{});
   const double syncs = static_cast<double>(after.calls - before.calls);
   state.counters["syncs_per_set"] = syncs / static_cast<double>(std::max<int64_t>(state.iterations(), 1));

@@ -23,18 +23,9 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 source scripts/docker-engine.sh
 lib_init containers
-rounds=10; duration=3s; strategies=html,struct:json+zlib; out=out/containers
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-while [ $# -gt 0 ]; do
-  case $1 in
-    --repeat) rounds=$2; shift 2 ;;
-    --duration) duration=$2; shift 2 ;;
-    --strategies) strategies=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    -h|--help) usage; exit "$EXIT_OK" ;;
-    *) echo "containers: unknown option $1" >&2; exit "$EXIT_USAGE" ;;
-  esac
-done
+repeat=10; duration=3s; strategies=html,struct:json+zlib; out=out/containers
+value_options "repeat duration strategies out" "$@"
+rounds=$repeat
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "containers: --repeat must be a positive integer" >&2; exit "$EXIT_USAGE"; }
 HITCOST_DEPS="build test containers" ./scripts/install-deps.sh
 ensure_built build/release Release "" || exit

@@ -2,8 +2,8 @@
 # What other work on the machine does to each figure: the same sweep with a burner — a process
 # that spins a fraction (its duty) of every 10 ms and sleeps the rest — on the server's CPU, on
 # the other CPU (memcached and the load), and with none, in interleaved rounds (every condition
-# once per round, in a shuffled order, so drift hits all alike). client/noise.h reads its
-# coefficients from this measurement; the README's "Noise" section has the table it printed.
+# once per round, in a shuffled order, so drift hits all alike). report/noise.h reads its
+# coefficients from this measurement; docs/method.md's "Noise" section has the table it printed.
 #
 #   bench/noise.sh [--rounds 5] [--duration 3s] [--strategies html,struct:json]
 #                  [--duties 0.25,0.5,0.9] [--out out/noise]
@@ -14,7 +14,7 @@
 # slowest capacity measured first without a burner: p99 latency).
 # Prints, per strategy and condition, the median over rounds of: server CPU per hit, req/s,
 # latency p99, and the other work measured on the server's CPUs and on its peers' (cores; what
-# client/cpu_accounting.h judges), with the per-round ratio to "none" (median [min..max]) and
+# figures/cpu_accounting.h judges), with the per-round ratio to "none" (median [min..max]) and
 # that ratio's change per core of other work (the coefficient).
 # Needs jq and perl. Exit codes: 0 done, 1 failed, 2 usage error, 130 interrupted.
 set -euo pipefail
@@ -22,17 +22,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 lib_init noise
 rounds=5 duration=3s strategies=html,struct:json duties=0.25,0.5,0.9 out=out/noise
-while [ $# -gt 0 ]; do
-  case $1 in
-    --rounds) rounds=$2; shift 2 ;;
-    --duration) duration=$2; shift 2 ;;
-    --strategies) strategies=$2; shift 2 ;;
-    --duties) duties=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "$EXIT_OK" ;;
-    *) echo "noise: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
-  esac
-done
+value_options "rounds duration strategies duties out" "$@"
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "noise: --rounds wants a positive number" >&2; exit "$EXIT_USAGE"; }
 for d in ${duties//,/ }; do
   [[ $d =~ ^0?\.[0-9]+$|^1$ ]] || { echo "noise: --duties are fractions in (0, 1]: $d" >&2; exit "$EXIT_USAGE"; }

@@ -1,7 +1,7 @@
 #pragma once
 // Is one read path faster than another, judged from interleaved repeats of both?
 // Header-only so hitcost-bench and its unit test (tests/bench) share the one rule; the
-// min/median/max is client/verdict.h's Range (hitcost::client).
+// min/median/max is report/verdict.h's Range (hitcost::client).
 //
 // The rule, for two paths and a baseline fixed before measuring (here: read(2)):
 //   ratio       = median(baseline ns) / median(subject ns)   (> 1: the subject is faster)
@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/verdict.h"
+#include "report/verdict.h"
 
 namespace hitcost::bench {
 

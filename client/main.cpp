@@ -7,17 +7,17 @@
 #include <csignal>
 #include <cstdio>
 
-#include "client/compare.h"
-#include "client/exit_code.h"
-#include "client/files.h"
-#include "client/html_report.h"
-#include "client/merge.h"
 #include "client/options.h"
-#include "client/preflight.h"
-#include "client/report.h"
-#include "client/series.h"
-#include "client/summary.h"
 #include "client/sweep.h"
+#include "figures/series.h"
+#include "measure/preflight.h"
+#include "measure/run_output.h"
+#include "report/compare.h"
+#include "report/exit_code.h"
+#include "report/files.h"
+#include "report/html_report.h"
+#include "report/merge.h"
+#include "report/summary.h"
 
 namespace {
 std::atomic<bool> g_stop{false};
@@ -230,7 +230,7 @@ int main(int argc, char** argv) {
   try {
     if (*sweep_cmd) return run_sweep(sweep, &g_stop);
     return run_once(run);
-  } catch (const std::exception& e) {  // set-up failures (client/load_runner.h)
+  } catch (const std::exception& e) {  // set-up failures (load/load_runner.h)
     std::fprintf(stderr, "hitcost-load: %s\n", e.what());
     return g_stop.load() ? kExitInterrupted : kExitFailed;
   }

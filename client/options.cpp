@@ -8,39 +8,10 @@
 #include <cstdlib>
 #include <tuple>
 
-#include "client/report.h"
+#include "client/sweep_axes.h"
+#include "measure/run_output.h"
 
 namespace hitcost::client {
-
-std::optional<uint64_t> parse_duration_ns(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  size_t i = 0;
-  while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
-  if (i == 0) return std::nullopt;
-  const std::string number(text.substr(0, i));
-  char* end = nullptr;
-  const double v = std::strtod(number.c_str(), &end);
-  if (*end != '\0' || !(v >= 0)) return std::nullopt;
-  const std::string_view unit = text.substr(i);
-  double scale;
-  if (unit.empty() || unit == "s")
-    scale = 1e9;
-  else if (unit == "ms")
-    scale = 1e6;
-  else if (unit == "us" || unit == "µs")
-    scale = 1e3;
-  else if (unit == "ns")
-    scale = 1.0;
-  else if (unit == "m" || unit == "min")
-    scale = 60e9;
-  else if (unit == "h")
-    scale = 3600e9;
-  else
-    return std::nullopt;
-  const double ns = v * scale;
-  if (ns > 1e18) return std::nullopt;
-  return uint64_t(std::llround(ns));
-}
 
 Result<std::vector<int64_t>> parse_pid_list(std::string_view text) {
   std::vector<int64_t> out;
@@ -73,23 +44,7 @@ std::vector<std::string> split_list(std::string_view text) {
 }
 
 Result<std::vector<std::string>> parse_log_modes(std::string_view text) {
-  std::vector<std::string> modes;
-  if (text.find_first_not_of(' ') == std::string_view::npos) return modes;
-  const std::string whole(text);  // for the message: `text` is consumed below
-  for (;;) {
-    const size_t comma = text.find(',');
-    std::string mode(text.substr(0, comma));
-    while (!mode.empty() && mode.front() == ' ') mode.erase(mode.begin());
-    while (!mode.empty() && mode.back() == ' ') mode.pop_back();
-    // Unlike split_list, an empty entry is an error: "off,,line" is more likely a slip than a wish.
-    if (mode.empty()) return Error{Errc::invalid_argument, "--log-modes: empty entry in '" + whole + "'"};
-    if (std::find(modes.begin(), modes.end(), mode) != modes.end())
-      return Error{Errc::invalid_argument, "--log-modes: '" + mode + "' is listed twice"};
-    modes.push_back(std::move(mode));
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return modes;
+  return parse_axis_values(*find_sweep_axis("log"), "--log-modes", text);
 }
 
 std::optional<std::vector<RowsShare>> parse_rows_mix(std::string_view text) {
@@ -307,7 +262,14 @@ void add_sweep_options(CLI::App& app, SweepOptions& o) {
                  "off | line | buffered:SIZE, optionally +flush:MS and/or +sync:each|MS|interval:MS (e.g. "
                  "off,line,buffered:64k,buffered:64k+sync:1000); needs hitcost-server --access-log. Rows are then "
                  "labelled 'STRATEGY log=MODE' (html log=buffered:64k); --baseline is taken under the first mode. "
-                 "Default: leave the server's logging as it is");
+                 "Default: leave the server's logging as it is. The same as --axis log=MODES");
+  std::string axes_help =
+      "a sweep axis, NAME=V1,V2 (repeatable): every strategy is measured at every value, the cells "
+      "interleaved in each round and labelled 'STRATEGY NAME=VALUE'; --baseline is taken under each axis' "
+      "first value. Axes:";
+  for (const SweepAxis& a : sweep_axes())
+    if (a.role == AxisRole::cell) axes_help += " " + std::string(a.name) + " (" + std::string(a.what) + ");";
+  app.add_option("--axis", o.axes, axes_help);
 }
 
 Result<MeasureOptions> measure_options(const LoadOptions& o) {

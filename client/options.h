@@ -8,9 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "client/error_limits.h"
-#include "client/load_runner.h"
+#include "core/duration.h"
 #include "core/result.h"
+#include "load/error_limits.h"
+#include "load/load_runner.h"
 #include "proc/proc.h"
 
 namespace CLI {
@@ -19,8 +20,6 @@ class App;
 
 namespace hitcost::client {
 
-// "500ms", "10s", "2m", "1h", "250us", "100ns", "1.5s"; a bare number means seconds.
-std::optional<uint64_t> parse_duration_ns(std::string_view text);
 // "0,1,4-7" → {0,1,4,5,6,7}; nullopt when malformed.
 using proc::parse_cpu_list;
 // Comma-separated list, empty items dropped.
@@ -50,7 +49,7 @@ struct LoadOptions {
   std::string path_template = "/page/{id}";
   double rate = 0;  // req/s total; 0 = closed loop
   // open loop: poll instead of sleeping this close to a due send, µs; "auto" = follow how late
-  // this machine's timed waits end (client/load_runner.h)
+  // this machine's timed waits end (load/load_runner.h)
   std::string spin_us = "auto";
   std::string cpus;  // "0,1" → pin load thread i to cpus[i % n]
   std::optional<uint64_t> miss_start;
@@ -62,9 +61,9 @@ struct LoadOptions {
   int retry_contaminated = 0;  // sweep: 1
   std::string html_out;
   std::string idle = "1s";                // idle baseline before each run ("0" = none)
-  std::string attribution = "sender";     // sender | receiver (see client/cpu_accounting.h, 2)
+  std::string attribution = "sender";     // sender | receiver (see figures/cpu_accounting.h, 2)
   double contamination_threshold = 0.05;  // other work on our CPUs, as a fraction of our own CPU
-  // A server hitcost-load did not build, measured from /proc (client/process_set.h):
+  // A server hitcost-load did not build, measured from /proc (measure/process_set.h):
   std::string server_pids, server_tree;  // "12,34"; tree: each pid and its descendants
   std::string cache_pids, cache_tree;    // the same for the cache (memcached)
   ErrorLimits error_limits;              // --max-error-rate, --max-transport-error-rate
@@ -91,7 +90,7 @@ struct SweepOptions : LoadOptions {
   double hit_ratio = 0.99;
   // Rounds: without --repeat the sweep runs until decided — after min_rounds, a round at a time
   // until every verdict is decided, max_rounds paired rounds are in hand, or max_time is spent
-  // (client/verdict.h: the looks are paid for). --repeat N runs N rounds and looks once.
+  // (report/verdict.h: the looks are paid for). --repeat N runs N rounds and looks once.
   std::optional<int> repeat;
   int min_rounds = 3;
   int max_rounds = 20;
@@ -109,7 +108,9 @@ struct SweepOptions : LoadOptions {
   std::string csv_out;
   // The logging axis: the server's access-log modes ("off,line,buffered:64k"), each crossed with
   // every strategy; "" = the sweep leaves the server's logging alone (no "log" in any config).
+  // The same as --axis log=MODES.
   std::string log_modes;
+  std::vector<std::string> axes;  // --axis NAME=V1,V2 (client/sweep_axes.h), each crossed with the rest
 };
 
 void add_run_options(CLI::App& app, RunOptions& o);
@@ -125,7 +126,7 @@ struct FilesOptions {
 };
 void add_report_options(CLI::App& app, FilesOptions& o);
 
-// `hitcost-load compare LABEL=SWEEP.json...` (client/compare.h).
+// `hitcost-load compare LABEL=SWEEP.json...` (report/compare.h).
 struct CompareOptions {
   std::vector<std::string> inputs;  // "label=file"
   std::string baseline;             // "" = the first input's label

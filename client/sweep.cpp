@@ -9,12 +9,12 @@
 #include <random>
 #include <variant>
 
-#include "client/exit_code.h"
-#include "client/files.h"
-#include "client/html_report.h"
-#include "client/preflight.h"
-#include "client/report.h"
-#include "client/summary.h"
+#include "measure/preflight.h"
+#include "measure/run_output.h"
+#include "report/exit_code.h"
+#include "report/files.h"
+#include "report/html_report.h"
+#include "report/summary.h"
 
 namespace hitcost::client {
 
@@ -27,44 +27,93 @@ std::string fmt(const char* f, auto... args) {
 }  // namespace
 
 nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, const std::string& strategy,
-                            const std::string& log_mode) {
-  std::string ns = "sw-" + namespace_token(strategy) + "-" + (store.empty() ? "cur" : namespace_token(store)) + "-r" +
-                   std::to_string(o.rows);
-  if (!o.flags.empty()) ns += "-" + namespace_token(o.flags);
-  if (o.threshold) ns += "-t" + std::to_string(*o.threshold);
-  nlohmann::json body = {{"strategy", strategy}, {"namespace", ns}, {"rows", o.rows}};
-  if (!store.empty()) body["store"] = store;
+                            const AxisSettings& settings) {
+  nlohmann::json body = {{"rows", o.rows}};
   if (!o.flags.empty()) body["flags"] = o.flags;
   if (o.threshold) body["threshold"] = *o.threshold;
-  if (!log_mode.empty()) body["log"] = log_mode;
+  AxisSettings all = settings;  // the cell's, with its family's and row's values
+  if (!store.empty()) all["store"] = store;
+  all["strategy"] = strategy;
+  for (const SweepAxis& axis : sweep_axes())  // the client-side ones go on the plan (plan_of)
+    if (const auto it = all.find(std::string(axis.name)); it != all.end() && axis.set_config)
+      axis.set_config(it->second, body);
+  // One namespace per stored form: what changes the stored bytes is in it, the log mode is not.
+  const int rows = body["rows"].get<int>();
+  std::string ns = "sw-" + namespace_token(strategy) + "-" + (store.empty() ? "cur" : namespace_token(store)) + "-r" +
+                   std::to_string(rows);
+  if (!o.flags.empty()) ns += "-" + namespace_token(o.flags);
+  if (o.threshold) ns += "-t" + std::to_string(*o.threshold);
+  body["namespace"] = ns;
   return body;
 }
 
+LoadPlan SweepCell::plan_of(const LoadPlan& sweep_plan) const {
+  LoadPlan p = sweep_plan;
+  for (const auto& [name, value] : axes)  // the server-side ones are in `config`
+    if (const SweepAxis* axis = find_sweep_axis(name); axis && axis->set_plan) axis->set_plan(value, p);
+  return p;
+}
+
 std::vector<SweepCell> sweep_cells(const SweepOptions& o, const std::string& store,
-                                   const std::vector<std::string>& strategies,
-                                   const std::vector<std::string>& log_modes) {
-  const std::vector<std::string> modes = log_modes.empty() ? std::vector<std::string>{""} : log_modes;
+                                   const std::vector<std::string>& strategies, const std::vector<AxisValues>& axes) {
+  // Every combination of the axes' values, the last axis varied fastest.
+  std::vector<AxisSettings> combos = {{}};
+  for (const AxisValues& a : axes) {
+    std::vector<AxisSettings> next;
+    for (const AxisSettings& c : combos)
+      for (const std::string& v : a.values) {
+        AxisSettings more = c;
+        more[std::string(a.axis->name)] = v;
+        next.push_back(std::move(more));
+      }
+    combos = std::move(next);
+  }
   std::vector<SweepCell> cells;
   for (const std::string& strategy : strategies)
-    for (const std::string& mode : modes)
-      cells.push_back({store, strategy, mode, sweep_row_label(strategy, mode), sweep_config(o, store, strategy, mode)});
+    for (const AxisSettings& settings : combos)
+      cells.push_back(
+          {store, strategy, settings, sweep_row_label(strategy, settings), sweep_config(o, store, strategy, settings)});
   return cells;
 }
 
 Result<SummaryOptions> sweep_summary_options(const SweepOptions& o, const std::vector<std::string>& strategies,
-                                             const std::vector<std::string>& log_modes) {
+                                             const std::vector<AxisValues>& axes) {
   SummaryOptions s;
   const std::string baseline = o.baseline.empty() && !strategies.empty() ? strategies.front() : o.baseline;
   if (std::find(strategies.begin(), strategies.end(), baseline) == strategies.end())
     return Error{Errc::invalid_argument, "--baseline " + baseline + " is not in --strategies"};
-  s.baseline = sweep_row_label(baseline, log_modes.empty() ? "" : log_modes.front());
-  for (const SweepCell& c : sweep_cells(o, "", strategies, log_modes)) s.order.push_back(c.label);
+  AxisSettings first;
+  for (const AxisValues& a : axes) first[std::string(a.axis->name)] = a.values.front();
+  s.baseline = sweep_row_label(baseline, first);
+  for (const SweepCell& c : sweep_cells(o, "", strategies, axes)) s.order.push_back(c.label);
   s.verdict.alpha = o.alpha;
   s.verdict.min_effect = o.min_effect;
   s.verdict.sequential = !o.repeat.has_value();
   s.verdict.design.min_rounds = o.min_rounds;
   s.verdict.design.max_rounds = std::max(o.min_rounds, o.max_rounds);
   return s;
+}
+
+Result<std::vector<AxisValues>> sweep_axes_of(const SweepOptions& o) {
+  std::vector<AxisValues> axes;
+  auto modes = parse_log_modes(o.log_modes);
+  if (!modes) return modes.error();
+  if (!modes->empty()) axes.push_back({find_sweep_axis("log"), std::move(modes).value(), "--log-modes"});
+  for (const std::string& spec : o.axes) {
+    auto asked = parse_axis(spec);
+    if (!asked) return asked.error();
+    for (const AxisValues& had : axes)
+      if (had.axis == asked->axis)
+        return Error{Errc::invalid_argument, asked->option + ": the axis is given twice (also as " + had.option + ")"};
+    axes.push_back(std::move(asked).value());
+  }
+  if (!o.admin_url.empty())
+    for (const AxisValues& a : axes)
+      if (!a.axis->with_admin_url)
+        return Error{Errc::invalid_argument, a.option + " sets \"" + std::string(a.axis->config_key) +
+                                                 "\" on the server at --url; with --admin-url that server is not the "
+                                                 "one configured"};
+  return axes;
 }
 
 std::vector<size_t> round_order(size_t n, uint64_t seed, int round) {
@@ -114,14 +163,14 @@ struct Sweep {
 
   // POST /admin/config; on success fills the cell's canonical names.
   bool configure(Cell& c) {
-    HttpReply cfg = http_request(admin, "POST", "/admin/config", c.config.dump());
-    if (!cfg.ok()) {
+    const auto cfg = http_ok_body(admin, "POST", "/admin/config", c.config.dump());
+    if (!cfg) {
       std::fprintf(stderr, "skip %s on %s: POST /admin/config: %s\n", c.label.c_str(),
-                   c.store.empty() ? "current store" : c.store.c_str(), cfg.error.c_str());
-      refused = refused || cfg.status == 400;
+                   c.store.empty() ? "current store" : c.store.c_str(), cfg.error().message.c_str());
+      refused = refused || cfg.error().code == Errc::invalid_argument;
       return false;
     }
-    const auto answered = nlohmann::json::parse(cfg.body, nullptr, false);
+    const auto answered = nlohmann::json::parse(*cfg, nullptr, false);
     c.expect = c.strategy;
     c.shown_store = c.store;
     if (answered.is_object() && answered.contains("strategy") && answered["strategy"].is_string())
@@ -134,16 +183,17 @@ struct Sweep {
   // POST target to the admin; the server's answer (an object, or discarded when it is not one),
   // printed as "<strategy>: warmed <what>: <answer>"; nullopt (the cell skipped) when it failed.
   std::optional<nlohmann::json> post_warm(const Cell& c, const std::string& target, const std::string& what) {
-    HttpReply w = http_request(admin, "POST", target, "", 600'000);
-    if (!w.ok()) {
-      std::fprintf(stderr, "skip %s: POST %s: %s\n", c.strategy.c_str(), target.c_str(), w.error.c_str());
+    auto w = http_ok_body(admin, "POST", target, "", 600'000);
+    if (!w) {
+      std::fprintf(stderr, "skip %s: POST %s: %s\n", c.strategy.c_str(), target.c_str(), w.error().message.c_str());
       return std::nullopt;
     }
-    while (!w.body.empty() && std::isspace(static_cast<unsigned char>(w.body.back()))) w.body.pop_back();
+    std::string& answer = *w;
+    while (!answer.empty() && std::isspace(static_cast<unsigned char>(answer.back()))) answer.pop_back();
     if (!o.quiet)
       std::printf("%s%s%s: warmed %s: %s\n", c.strategy.c_str(), c.store.empty() ? "" : " on ", c.store.c_str(),
-                  what.c_str(), w.body.c_str());
-    return nlohmann::json::parse(w.body, nullptr, false);
+                  what.c_str(), answer.c_str());
+    return nlohmann::json::parse(answer, nullptr, false);
   }
 
   // A user's values (GET /value/{n}, hitcost-server --corpus) have no page size: one call warms
@@ -178,7 +228,7 @@ struct Sweep {
     if (plan.path_template.starts_with("/value/")) return warm_values(c);
     std::vector<int> sizes;
     for (const RowsShare& share : plan.rows_mix) sizes.push_back(share.rows);
-    if (sizes.empty()) sizes.push_back(o.rows);
+    if (sizes.empty()) sizes.push_back(c.config.value("rows", o.rows));
     for (int rows : sizes) {
       const auto j = post_warm(c, "/admin/warm?from=0&to=" + std::to_string(o.keys) + "&rows=" + std::to_string(rows),
                                std::to_string(rows) + " rows");
@@ -196,13 +246,14 @@ struct Sweep {
       ++failures;
       return;
     }
-    LoadPlan p = plan;
+    LoadPlan p = c.plan_of(plan);
+    const int rows = c.config.value("rows", o.rows);
     // Another server reading the same cache does not know the strategy (no X-Strategy
     // check) nor the configuration: the key's namespace and the rows go in the query.
     p.expect_strategy = admin_is_target ? c.expect : "";
     if (!admin_is_target) {
       std::string extra = "ns=" + c.config.value("namespace", std::string());
-      if (p.rows_mix.empty()) extra += "&rows=" + std::to_string(o.rows);
+      if (p.rows_mix.empty()) extra += "&rows=" + std::to_string(rows);
       p.query = p.query.empty() ? extra : p.query + "&" + extra;
     }
     p.rate = rate;
@@ -217,8 +268,8 @@ struct Sweep {
     r.requested_strategy = "";  // report the server's configured strategy
     r.sweep_store = c.store;
     r.repeat_index = round;
-    r.log_mode = c.log_mode;
-    if (p.rows_mix.empty()) r.rows = o.rows;
+    r.axes = c.axes;
+    if (p.rows_mix.empty()) r.rows = rows;
     RunRecord record = record_of(r);
     record.strategy = c.strategy;
     record.sweep_store = c.store;
@@ -250,7 +301,7 @@ struct Sweep {
   }
 
   // The common open-loop rate: as asked, or half the slowest cell's median capacity, as the
-  // summary (client/summary.h) has it for this store's cells (rows are named by cell label).
+  // summary (report/summary.h) has it for this store's cells (rows are named by cell label).
   double latency_rate(const std::vector<Cell>& cells) const {
     if (o.latency_rate != "auto") return std::strtod(o.latency_rate.c_str(), nullptr);
     if (cells.empty()) return 0;
@@ -357,32 +408,43 @@ struct Sweep {
     return now_ns() - start_ns + next_round_ns + latency_pass > max_time_ns;
   }
 
+  // The store's cells, each stored form warmed once: under the first cell of its namespace (the
+  // log mode or the load threads change no stored value, so cells that differ only in those
+  // read the same values). A cell whose form could not be warmed is left out.
+  std::vector<Cell> warmed_cells(const std::vector<SweepCell>& all) {
+    std::vector<Cell> cells;
+    std::vector<std::string> warmed, failed;  // namespaces
+    for (const SweepCell& sc : all) {
+      if (stopped()) return {};
+      const std::string ns = sc.config.value("namespace", std::string());
+      if (std::find(failed.begin(), failed.end(), ns) != failed.end()) continue;
+      if (std::find(warmed.begin(), warmed.end(), ns) == warmed.end()) {
+        Cell first{sc, "", ""};
+        if (!configure(first) || !warm(first)) {
+          ++failures;
+          failed.push_back(ns);
+          continue;
+        }
+        warmed.push_back(ns);
+      }
+      cells.push_back(Cell{sc, "", ""});
+    }
+    return cells;
+  }
+
   void sweep_store(const std::string& store, const std::vector<std::string>& strategies,
-                   const std::vector<std::string>& log_modes, uint64_t seed) {
+                   const std::vector<AxisValues>& axes, uint64_t seed) {
     rounds_run = 0;
     stop_reason.clear();
-    const std::vector<SweepCell> all = sweep_cells(o, store, strategies, log_modes);
-    const size_t per_strategy = std::max<size_t>(1, log_modes.size());
-    std::vector<Cell> cells;
-    // Warmed once per strategy, under its first cell's configuration: the log mode changes no
-    // stored value, so the strategy's other cells read the same namespace.
-    for (size_t first = 0; first < all.size(); first += per_strategy) {
-      if (stopped()) return;
-      Cell c{all[first], "", ""};
-      if (!configure(c) || !warm(c)) {
-        ++failures;
-        continue;
-      }
-      for (size_t k = first; k < first + per_strategy; ++k) cells.push_back(Cell{all[k], "", ""});
-    }
+    std::vector<Cell> cells = warmed_cells(sweep_cells(o, store, strategies, axes));
+    if (stopped()) return;
     run_rounds(cells, seed);
     if (!o.quiet && !o.repeat && !stopped()) std::printf("rounds: %d (%s)\n", rounds_run, stop_reason.c_str());
     stops.push_back({store, rounds_run, stop_reason});
     const double rate = latency_rate(cells);
     if (rate <= 0 || stopped()) return;
     if (!o.quiet)
-      std::printf("latency: open loop at %.0f req/s for every %s\n", rate,
-                  log_modes.empty() ? "strategy" : "strategy and log mode");
+      std::printf("latency: open loop at %.0f req/s for every %s\n", rate, axes.empty() ? "strategy" : "cell");
     for (size_t i : round_order(cells.size(), seed, rounds_run)) {
       if (stopped()) return;
       measure(cells[i], "latency", rate, -1, "latency");
@@ -398,23 +460,23 @@ void restore_config(const Endpoint& admin, const nlohmann::json& original) {
   for (const char* key :
        {"strategy", "store", "flags", "rows", "namespace", "threshold", "min_savings", "factor", "log"})
     if (original.contains(key)) body[key] = original[key];
-  const HttpReply r = http_request(admin, "POST", "/admin/config", body.dump());
-  if (r.ok())
+  const auto r = http_ok_body(admin, "POST", "/admin/config", body.dump());
+  if (r)
     std::fprintf(stderr, "hitcost-load sweep: server configuration restored (strategy %s, namespace %s)\n",
                  original.value("strategy", std::string("?")).c_str(),
                  original.value("namespace", std::string("?")).c_str());
-  else if (r.status == 0 && r.error_kind == Errc::connection && r.error.rfind("connect to ", 0) == 0)
+  else if (r.error().code == Errc::connection && r.error().message.rfind("connect to ", 0) == 0)
     // Nothing listens any more (stopped with the sweep, e.g. by a Ctrl-C to both): it runs no
     // cell of ours, and there is nothing to put back.
     std::fprintf(stderr,
                  "hitcost-load sweep: the server is gone (%s): it was stopped before the sweep could put its "
                  "configuration back; nothing to restore\n",
-                 r.error.c_str());
+                 r.error().message.c_str());
   else
     std::fprintf(stderr,
                  "hitcost-load sweep: could NOT restore the server's configuration (%s); it runs the "
                  "sweep's last cell\n",
-                 r.error.c_str());
+                 r.error().message.c_str());
 }
 
 // What a sweep needs before it touches the server, from the options; an exit code when they
@@ -423,7 +485,7 @@ struct SweepSetup {
   LoadPlan plan;
   MeasureOptions measure;
   std::vector<std::string> strategies, stores;
-  std::vector<std::string> log_modes;  // empty: no logging axis
+  std::vector<AxisValues> axes;  // empty: one cell per strategy
   SummaryOptions summary;
   uint64_t seed = 0;
   Endpoint admin;
@@ -449,21 +511,21 @@ std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
     if (o.latency_rate.empty() || *end != '\0' || !(r >= 0))
       return fail("bad --latency-rate (auto | REQ/S | 0): " + o.latency_rate);
   }
-  s.strategies = split_list(o.strategies);
-  if (!o.log_modes.empty() && !o.admin_url.empty())
-    return fail(
-        "--log-modes switches the access log of the server at --url; with --admin-url that server is not "
-        "the one configured");
-  s.stores = split_list(o.stores);
-  if (s.stores.empty()) s.stores.push_back("");
+  auto strategies = parse_axis_values(*find_sweep_axis("strategy"), "--strategies", o.strategies);
+  if (!strategies) return fail(strategies.error().message);
+  auto stores = parse_axis_values(*find_sweep_axis("store"), "--stores", o.stores);
+  if (!stores) return fail(stores.error().message);
+  s.strategies = std::move(strategies).value();
+  s.stores = std::move(stores).value();
+  if (s.stores.empty()) s.stores.push_back("");  // the server's own
   if (s.strategies.empty()) return fail("--strategies is empty");
-  auto modes = parse_log_modes(o.log_modes);
-  if (!modes) return fail(modes.error().message);
-  s.log_modes = std::move(modes).value();
-  auto summary = sweep_summary_options(o, s.strategies, s.log_modes);
+  auto axes = sweep_axes_of(o);
+  if (!axes) return fail(axes.error().message);
+  s.axes = std::move(axes).value();
+  auto summary = sweep_summary_options(o, s.strategies, s.axes);
   if (!summary) return fail(summary.error().message);
   s.summary = std::move(summary).value();
-  s.summary.family = s.stores.size() * (s.strategies.size() * std::max<size_t>(1, s.log_modes.size()) - 1);
+  s.summary.family = s.stores.size() * (s.summary.order.size() - 1);
   if (o.repeat && (o.min_rounds != SweepOptions{}.min_rounds || o.max_rounds != SweepOptions{}.max_rounds ||
                    o.max_time != SweepOptions{}.max_time))
     return fail("--repeat N runs exactly N rounds: --min-rounds, --max-rounds and --max-time are for until-decided");
@@ -500,9 +562,9 @@ bool report_sweep(const SweepOptions& o, const SweepSetup& s, const Sweep& sw, b
   }
   doc["order"] = {{"seed", s.seed}, {"rounds", rounds}, {"rule", "strategies shuffled anew in each round"}};
   if (!o.repeat) doc["order"]["until_decided"] = stops;  // each store's rounds and why they ended
-  if (!s.log_modes.empty()) {  // only then: a sweep without the axis writes what it always wrote
-    doc["order"]["rule"] = "strategy x log mode cells shuffled anew in each round";
-    doc["log_modes"] = s.log_modes;
+  if (!s.axes.empty()) {                                 // only then: a sweep without axes writes what it always wrote
+    doc["order"]["rule"] = "strategy x axis cells shuffled anew in each round";
+    for (const AxisValues& a : s.axes) doc["axes"][std::string(a.axis->name)] = a.values;
   }
   doc["interrupted"] = interrupted;
   OutputWriter out("hitcost-load sweep");
@@ -513,30 +575,49 @@ bool report_sweep(const SweepOptions& o, const SweepSetup& s, const Sweep& sw, b
   return out.all_written();
 }
 
-// Asks the server to take every log mode (POST /admin/config {"log": MODE}) before anything is
-// warmed or measured, so a mode it refuses ends the sweep at once with its reason instead of
-// leaving holes in the table. Returns the exit code when one is refused: kExitUsage for a 400
-// (a bad mode, or a server without --access-log) or a server that does not know "log",
-// kExitFailed when it did not answer. The server is left on the last mode: restore_config follows.
-std::optional<int> check_log_modes(const Endpoint& admin, const std::vector<std::string>& modes, bool quiet) {
-  for (const std::string& mode : modes) {
-    const HttpReply r = http_request(admin, "POST", "/admin/config", nlohmann::json{{"log", mode}}.dump());
-    if (!r.ok()) {
-      std::string why = r.error;
-      while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
-      std::fprintf(stderr, "hitcost-load sweep: --log-modes %s: the server refused it: %s\n", mode.c_str(),
-                   why.c_str());
-      return r.status == 0 ? kExitFailed : kExitUsage;
+// POST /admin/config `body` before the sweep: the server's answer, or nullopt with the refusal
+// printed ("hitcost-load sweep: WHAT: the server refused it: WHY") and `code` made worse by it:
+// kExitUsage when the server answered (a bad value), kExitFailed when it did not answer.
+std::optional<std::string> ask_config(const Endpoint& admin, const nlohmann::json& body, const std::string& what,
+                                      std::optional<int>& code) {
+  auto r = http_ok_body(admin, "POST", "/admin/config", body.dump());
+  if (r) return std::move(r).value();
+  std::string why = r.error().message;
+  while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
+  std::fprintf(stderr, "hitcost-load sweep: %s: the server refused it: %s\n", what.c_str(), why.c_str());
+  code = worse_exit(code.value_or(kExitOk), server_answered(r.error()) ? kExitUsage : kExitFailed);
+  return std::nullopt;
+}
+
+// Asks the server to take every value of every server-side axis (POST /admin/config {KEY: VALUE})
+// before anything is warmed or measured, so a value it refuses ends the sweep at once with its
+// reason instead of leaving holes in the table. Returns the exit code when one is refused:
+// kExitUsage for a 400 (a bad log mode, a server without --access-log) or a server whose answer
+// does not echo the key (it cannot set it), kExitFailed when it did not answer. The server is
+// left on the last value: restore_config follows.
+std::optional<int> check_axes(const Endpoint& admin, const std::vector<AxisValues>& axes, bool quiet) {
+  for (const AxisValues& a : axes) {
+    const std::string key(a.axis->config_key);
+    if (!a.axis->set_config) continue;  // a client-side axis
+    for (const std::string& value : a.values) {
+      nlohmann::json body;
+      a.axis->set_config(value, body);
+      std::optional<int> code;
+      const auto r = ask_config(admin, body, a.option + " " + value, code);
+      if (!r) return code;
+      const auto answered = nlohmann::json::parse(*r, nullptr, false);
+      if (!answered.is_object() || !answered.contains(key)) {
+        std::fprintf(stderr,
+                     "hitcost-load sweep: %s: the server's POST /admin/config answer has no \"%s\": it cannot set "
+                     "it (for the log axis: a hitcost-server with --access-log can)\n",
+                     a.option.c_str(), key.c_str());
+        return kExitUsage;
+      }
+      if (!quiet)
+        std::printf(
+            "%s %s: the server runs it as %s\n", a.option.c_str(), value.c_str(),
+            answered[key].is_string() ? answered[key].get<std::string>().c_str() : answered[key].dump().c_str());
     }
-    const auto answered = nlohmann::json::parse(r.body, nullptr, false);
-    if (!answered.is_object() || !answered.contains("log") || !answered["log"].is_string()) {
-      std::fprintf(stderr,
-                   "hitcost-load sweep: --log-modes: the server's POST /admin/config answer has no \"log\": it "
-                   "cannot switch its access log (a hitcost-server with --access-log can)\n");
-      return kExitUsage;
-    }
-    if (!quiet)
-      std::printf("log mode %s: the server runs it as %s\n", mode.c_str(), answered["log"].get<std::string>().c_str());
   }
   return std::nullopt;
 }
@@ -555,14 +636,7 @@ std::optional<int> check_cells(const Endpoint& admin, const SweepOptions& o, con
   for (const std::string& store : s.stores)
     if (!store.empty()) asks.emplace_back("--stores " + store, nlohmann::json{{"store", store}});
   std::optional<int> code;
-  for (const auto& [what, body] : asks) {
-    const HttpReply r = http_request(admin, "POST", "/admin/config", body.dump());
-    if (r.ok()) continue;
-    std::string why = r.error;
-    while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
-    std::fprintf(stderr, "hitcost-load sweep: %s: the server refused it: %s\n", what.c_str(), why.c_str());
-    code = worse_exit(code.value_or(kExitOk), r.status == 0 ? kExitFailed : kExitUsage);
-  }
+  for (const auto& [what, body] : asks) (void)ask_config(admin, body, what, code);
   return code;
 }
 
@@ -592,11 +666,10 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
     }
   }
   if (!o.quiet) {
-    const std::string cells =
-        s.log_modes.empty()
-            ? fmt("%zu strateg%s", s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies")
-            : fmt("%zu strateg%s x %zu log mode%s", s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies",
-                  s.log_modes.size(), s.log_modes.size() == 1 ? "" : "s");
+    std::string cells = fmt("%zu strateg%s", s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies");
+    for (const AxisValues& a : s.axes)
+      cells +=
+          fmt(" x %zu %s value%s", a.values.size(), std::string(a.axis->name).c_str(), a.values.size() == 1 ? "" : "s");
     const std::string rounds =
         o.repeat
             ? fmt("%d round%s", *o.repeat, *o.repeat == 1 ? "" : "s")
@@ -607,15 +680,15 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   }
   // What the server runs now, to put back when the sweep ends (POST {} changes nothing and
   // answers the whole configuration).
-  const HttpReply before = http_request(s.admin, "POST", "/admin/config", "{}");
-  const auto original = nlohmann::json::parse(before.body, nullptr, false);
-  if (!before.ok() || !original.is_object()) {
+  const auto before = http_ok_body(s.admin, "POST", "/admin/config", "{}");
+  const auto original = nlohmann::json::parse(before ? *before : std::string(), nullptr, false);
+  if (!before || !original.is_object()) {
     std::fprintf(stderr, "hitcost-load sweep: cannot read the server's configuration: %s\n",
-                 before.ok() ? "POST /admin/config {} did not answer a JSON object" : before.error.c_str());
-    return before.status == 0 ? kExitFailed : kExitUsage;
+                 before ? "POST /admin/config {} did not answer a JSON object" : before.error().message.c_str());
+    return !before && !server_answered(before.error()) ? kExitFailed : kExitUsage;
   }
   std::optional<int> refused = check_cells(s.admin, o, s);
-  if (!refused) refused = check_log_modes(s.admin, s.log_modes, o.quiet);
+  if (!refused) refused = check_axes(s.admin, s.axes, o.quiet);
   if (refused) {
     std::fprintf(stderr, "hitcost-load sweep: nothing measured\n");
     restore_config(s.admin, original);
@@ -625,7 +698,7 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   sw.next_miss = s.plan.keys.miss_start;
   sw.max_time_ns = s.max_time_ns;
   for (size_t k = 0; k < s.stores.size() && !sw.stopped(); ++k)
-    sw.sweep_store(s.stores[k], s.strategies, s.log_modes, s.seed + k);
+    sw.sweep_store(s.stores[k], s.strategies, s.axes, s.seed + k);
   const bool interrupted = sw.stopped();
   if (interrupted) std::fprintf(stderr, "hitcost-load sweep: interrupted; the runs finished so far follow\n");
   restore_config(s.admin, original);

@@ -9,46 +9,56 @@
 //
 // Then, unless --latency-rate 0, one open-loop run per strategy at one common rate (auto: half
 // the slowest strategy's median capacity), for latency that is the server's and not queueing.
-// The summary, verdicts and reports come from client/summary.h.
+// The summary, verdicts and reports come from report/summary.h.
 //
-// With --log-modes the cells are strategy × log mode: each strategy is still warmed once (the
-// access log changes no stored value, so the namespace stays the strategy's), and every round
+// With axes (--axis NAME=V1,V2, --log-modes; client/sweep_axes.h) the cells are strategy × every
+// value of every axis: each distinct stored form (namespace) is warmed once (the access log or
+// the load threads change no stored value, so those cells share the strategy's), and every round
 // runs all cells in a shuffled order. Before anything is measured the server is asked about
-// every mode; one it refuses (no --access-log, a bad mode) ends the sweep with its reason.
+// every server-side value; one it refuses (no --access-log, a bad mode) ends the sweep with its
+// reason.
 #include <atomic>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "client/options.h"
-#include "client/summary.h"
 #include "core/result.h"
+#include "client/sweep_axes.h"
+#include "report/summary.h"
 
 namespace hitcost::client {
 
-// The config body for one store × strategy (namespace unique per strategy/store/rows/flags/
-// threshold, not per log mode) with "log": `log_mode` unless it is "" (then no "log" key: the
-// server keeps its logging).
+// The config body for one store × strategy with the cell's server-side settings (log, rows).
+// Its namespace is unique per stored form (strategy/store/rows/flags/threshold), not per log
+// mode; without a "log" setting there is no "log" key (the server keeps its logging).
 nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, const std::string& strategy,
-                            const std::string& log_mode = "");
+                            const AxisSettings& settings = {});
 
 // One cell of a store: what one measured run configures.
 struct SweepCell {
-  std::string store, strategy, log_mode;  // as asked; "" store = the server's, "" log mode = not set
-  std::string label;                      // its summary row: sweep_row_label(strategy, log_mode)
-  nlohmann::json config;                  // the POST /admin/config body (sweep_config)
+  std::string store, strategy;  // as asked; "" store = the server's
+  AxisSettings axes;            // its value of every axis given
+  std::string label;            // its summary row: sweep_row_label(strategy, axes)
+  nlohmann::json config;        // the POST /admin/config body (sweep_config)
+  // The load plan of its runs: the sweep's with the client-side settings (threads, connections).
+  LoadPlan plan_of(const LoadPlan& sweep_plan) const;
 };
-// Every strategy × every log mode, strategy-major (a strategy's cells are adjacent, under the
-// modes in the order given); no log modes: one cell per strategy, as a sweep always had.
+// Every strategy × every value of every axis, strategy-major (a strategy's cells are adjacent,
+// the axes varied in the order given, the last fastest); no axes: one cell per strategy, as a
+// sweep always had.
 std::vector<SweepCell> sweep_cells(const SweepOptions& o, const std::string& store,
-                                   const std::vector<std::string>& strategies,
-                                   const std::vector<std::string>& log_modes);
+                                   const std::vector<std::string>& strategies, const std::vector<AxisValues>& axes);
 
 // The summary's row order (every cell's label, in sweep_cells' order) and baseline (--baseline,
-// default the first strategy, under the first log mode), with --alpha and --min-effect.
-// invalid_argument when --baseline is not one of `strategies`.
+// default the first strategy, under the first value of every axis), with --alpha and
+// --min-effect. invalid_argument when --baseline is not one of `strategies`.
 Result<SummaryOptions> sweep_summary_options(const SweepOptions& o, const std::vector<std::string>& strategies,
-                                             const std::vector<std::string>& log_modes);
+                                             const std::vector<AxisValues>& axes);
+
+// The axes a sweep's options ask for: --log-modes (the log axis) and each --axis, in that order.
+// invalid_argument for a bad one, an axis given twice, or a server-side axis with --admin-url.
+Result<std::vector<AxisValues>> sweep_axes_of(const SweepOptions& o);
 
 // The open-loop rate of the latency runs as a fraction of the slowest cell's median capacity:
 // low enough that queueing stays small and no request is due before the one before it is

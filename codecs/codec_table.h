@@ -3,7 +3,10 @@
 // the word the strategy grammar uses for it, its stable id, the bits that stand for it in
 // the PHP flag schemes, and its functions. Strategy parsing and to_string, value_codec,
 // compressor.cpp, the flag schemes, the benchmarks, the fuzzers and the tests all iterate
-// these two tables, so a new codec is one row here plus its functions.
+// these two tables, so a new codec is one row here plus its functions. A new serializer that
+// writes its own bytes (bytes_of == its id) also needs its tree codec, a row of kTreeCodecs in
+// corpus/tree_codec.cpp (hitcost-corpus and the server's /value route read values through it;
+// tests/corpus/tree_codec_table_test.cpp fails until the row is there).
 // Representation::html and the id `none` are the baseline (no serializer, no compressor)
 // and have no row.
 //

@@ -1,20 +1,29 @@
 #include "codecs/json_serializer.h"
 
 #include <cstdint>
-#include <limits>
-#include <nlohmann/json.hpp>
+#include <vector>
 
+#include "codecs/json_format.h"
 #include "codecs/page_fields.h"
 #include "codecs/text_append.h"
 
 namespace hitcost {
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
 void append_price(double price, std::string& out) {
   std::string_view t = append_double_shortest(out, price);
   if (t.find_first_of(".en") == std::string_view::npos) out += ".0";  // "5" -> "5.0"
+}
+
+// An object member after the first: `comma_key` is its separator and key as one literal
+// (`,"title":`), then the value. The JSON counterpart of codecs/page_writer.h's entry().
+void member(std::string& out, std::string_view comma_key, int64_t v) {
+  out += comma_key;
+  append_int(out, v);
+}
+void member(std::string& out, std::string_view comma_key, const std::string& s) {
+  out += comma_key;
+  json::append_string(s, out);
 }
 
 // Rough size of the JSON so the output is allocated once (bytes).
@@ -29,60 +38,28 @@ size_t estimate(const Page& page) {
 
 }  // namespace
 
-void append_json_string(std::string_view s, std::string& out) {
-  out += '"';
-  size_t run = 0;  // start of the current run of bytes that need no escaping
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-    }
-  }
-  out.append(s.data() + run, s.size() - run);
-  out += '"';
-}
-
 void encode_json(const Page& page, std::string& out) {
   out.reserve(out.size() + estimate(page));
   out += "{\"id\":";
   append_int(out, page.id);
-  out += ",\"title\":";
-  append_json_string(page.title, out);
+  member(out, ",\"title\":", page.title);
   out += ",\"rows\":[";
   for (size_t i = 0; i < page.rows.size(); ++i) {
     const Row& r = page.rows[i];
     out += i ? ",{\"id\":" : "{\"id\":";
     append_int(out, r.id);
-    out += ",\"title\":";
-    append_json_string(r.title, out);
-    out += ",\"author\":";
-    append_json_string(r.author, out);
+    member(out, ",\"title\":", r.title);
+    member(out, ",\"author\":", r.author);
     out += ",\"tags\":[";
     for (size_t k = 0; k < r.tags.size(); ++k) {
       if (k) out += ',';
-      append_json_string(r.tags[k], out);
+      json::append_string(r.tags[k], out);
     }
     out += "],\"price\":";
     append_price(r.price, out);
-    out += ",\"created\":";
-    append_int(out, r.created);
-    out += ",\"excerpt\":";
-    append_json_string(r.excerpt, out);
-    out += ",\"url\":";
-    append_json_string(r.url, out);
+    member(out, ",\"created\":", r.created);
+    member(out, ",\"excerpt\":", r.excerpt);
+    member(out, ",\"url\":", r.url);
     out += '}';
   }
   out += "]}";
@@ -90,97 +67,90 @@ void encode_json(const Page& page, std::string& out) {
 
 namespace {
 
-using nlohmann::json;
+using json::Reader;
 
-Error shape(std::string what) { return Error{Errc::parse_error, "json: " + std::move(what)}; }
-
-bool get_int(const json& v, int64_t& out) {
-  if (v.is_number_unsigned()) {
-    auto u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
-    out = static_cast<int64_t>(u);
+// How JSON holds each type a row has. Each reader returns false for a value of the wrong
+// JSON type (the caller names the key) and for malformed JSON (the reader has already kept
+// that, the first, error).
+struct Fields {
+  static bool integer(Reader& in, int64_t& out) {
+    json::Number n;
+    if (!in.at_number() || !in.number(n) || !n.is_int) return false;
+    out = n.i;
     return true;
   }
-  if (!v.is_number_integer()) return false;
-  out = v.get<int64_t>();
-  return true;
-}
 
-bool take_string(json& v, std::string& out) {
-  if (!v.is_string()) return false;
-  out = std::move(v.get_ref<std::string&>());
-  return true;
-}
-
-Result<Row> to_row(json& j) {
-  if (!j.is_object()) return shape("row is not an object");
-  Row r;
-  uint32_t seen = 0;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    RowKey k = row_key(it.key());
-    if (k == RowKey::unknown) return shape("unexpected row key '" + it.key() + "'");
-    mark_seen(seen, static_cast<uint8_t>(k));  // a DOM object cannot hold duplicates
-    json& v = it.value();
-    bool ok = true;
-    switch (k) {
-      case RowKey::id: ok = get_int(v, r.id); break;
-      case RowKey::created: ok = get_int(v, r.created); break;
-      case RowKey::title: ok = take_string(v, r.title); break;
-      case RowKey::author: ok = take_string(v, r.author); break;
-      case RowKey::excerpt: ok = take_string(v, r.excerpt); break;
-      case RowKey::url: ok = take_string(v, r.url); break;
-      case RowKey::price: ok = v.is_number() && valid_price(r.price = v.get<double>()); break;
-      case RowKey::tags:
-        ok = v.is_array();
-        if (ok) {
-          r.tags.resize(v.size());
-          for (size_t i = 0; ok && i < v.size(); ++i) ok = take_string(v[i], r.tags[i]);
-        }
-        break;
-      case RowKey::unknown: break;
-    }
-    if (!ok) return shape("row key '" + it.key() + "' has the wrong type");
+  static bool text(Reader& in, std::string& out) {
+    if (in.peek() != '"') return false;
+    out.clear();
+    return in.string(out);
   }
-  if (seen != kAllRowKeys) return shape("row is missing a key");
-  return r;
+
+  // An integer is a price too: PHP's json_encode writes 5.0 as 5 without PRESERVE_ZERO_FRACTION.
+  static bool price(Reader& in, double& out) {
+    json::Number n;
+    if (!in.at_number() || !in.number(n)) return false;
+    out = n.is_int ? static_cast<double>(n.i) : n.d;
+    return valid_price(out);
+  }
+
+  static bool tags(Reader& in, std::vector<std::string>& tags) {
+    if (in.peek() != '[') return false;
+    tags.clear();
+    return in.array([&] {
+      tags.emplace_back();
+      return text(in, tags.back());
+    });
+  }
+
+  static bool rows(Reader& in, std::vector<Row>& rows);  // after read_row, which it calls
+};
+
+// An object of the page shape's keys (`Key`: PageKey or RowKey; `all_keys`, each one's bit),
+// read_field(k) reading each value; `what` ("page", "row") names it in errors. A key given
+// twice is read twice and the last value counts: what nlohmann_json's DOM, this decoder's
+// engine before codecs/json_format.h, made of it (simdjson refuses it instead).
+template <class Key, class ReadField>
+bool read_keyed_object(Reader& in, const char* what, uint32_t all_keys, Key (*key_of)(std::string_view),
+                       ReadField&& read_field) {
+  if (in.peek() != '{') return in.fail(concat({what, " is not an object"}));
+  uint32_t seen = 0;
+  const bool ok = in.object([&](const std::string& key) {
+    const Key k = key_of(key);
+    if (k == Key::unknown) return in.fail(concat({"unexpected ", what, " key '", key, "'"}));
+    mark_seen(seen, static_cast<uint8_t>(k));
+    return read_field(k) || in.fail(concat({what, " key '", key, "' has the wrong type"}));
+  });
+  return ok && (seen == all_keys || in.fail(concat({what, " is missing a key"})));
+}
+
+bool read_row(Reader& in, Row& r) {
+  return read_keyed_object(in, "row", kAllRowKeys, row_key, [&](RowKey k) { return read_row_field<Fields>(in, k, r); });
+}
+
+bool Fields::rows(Reader& in, std::vector<Row>& rows) {
+  if (in.peek() != '[') return false;
+  rows.clear();
+  return in.array([&] {
+    rows.emplace_back();
+    return read_row(in, rows.back());
+  });
+}
+
+bool read_page(Reader& in, Page& page) {
+  return read_keyed_object(in, "page", kAllPageKeys, page_key,
+                           [&](PageKey k) { return read_page_field<Fields>(in, k, page); });
 }
 
 }  // namespace
 
 Result<Page> decode_json(std::string_view text) {
-  try {
-    json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return shape("malformed JSON");
-    if (!j.is_object()) return shape("page is not an object");
-    Page page;
-    uint32_t seen = 0;
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      PageKey k = page_key(it.key());
-      json& v = it.value();
-      bool ok = true;
-      switch (k) {
-        case PageKey::id: ok = get_int(v, page.id); break;
-        case PageKey::title: ok = take_string(v, page.title); break;
-        case PageKey::rows:
-          ok = v.is_array();
-          if (!ok) break;
-          page.rows.reserve(v.size());
-          for (auto& rj : v) {
-            auto r = to_row(rj);
-            if (!r) return r.error();
-            page.rows.push_back(std::move(*r));
-          }
-          break;
-        case PageKey::unknown: return shape("unexpected page key '" + it.key() + "'");
-      }
-      if (!ok) return shape("page key '" + it.key() + "' has the wrong type");
-      mark_seen(seen, static_cast<uint8_t>(k));
-    }
-    if (seen != kAllPageKeys) return shape("page is missing a key");
-    return page;
-  } catch (const std::exception& e) {  // bad_alloc, or a library invariant we missed
-    return shape(e.what());
-  }
+  // nlohmann_json, this decoder's engine before, skipped a leading UTF-8 byte order mark.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  Reader in(text);
+  Page page;
+  if (!read_page(in, page) || !in.finish()) return in.error();
+  return page;
 }
 
 }  // namespace hitcost

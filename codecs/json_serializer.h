@@ -1,8 +1,8 @@
 #pragma once
 // JSON form of a page: {"id":1,"title":"..","rows":[{"id":..,"title":..,"author":..,
 // "tags":[..],"price":12.34,"created":..,"excerpt":..,"url":..},...]}
-// One hand-written encoder serves both JSON decoders (nlohmann here, simdjson in
-// simdjson_serializer.h): the stored bytes are the same whichever library reads them.
+// One hand-written encoder serves both JSON decoders (codecs/json_format.h's reader here,
+// simdjson in simdjson_serializer.h): the stored bytes are the same whichever one reads them.
 #include <string>
 #include <string_view>
 
@@ -16,11 +16,9 @@ namespace hitcost {
 // carry a fraction or exponent ("5.0", not "5") so PHP's json_decode gives a float.
 void encode_json(const Page& page, std::string& out);
 
-// Appends `s` as a JSON string literal (with quotes).
-void append_json_string(std::string_view s, std::string& out);
-
-// Decodes with nlohmann_json (DOM, no exceptions escape). Integers are accepted for
-// price (PHP's json_encode writes 5.0 as 5). Errors: parse_error.
+// Decodes straight into the page with codecs/json_format.h's reader (the one the tree codec
+// uses; no DOM in between). Integers are accepted for price (PHP's json_encode writes 5.0 as
+// 5); a repeated key's last value counts; a leading UTF-8 BOM is skipped. Errors: parse_error.
 Result<Page> decode_json(std::string_view text);
 
 }  // namespace hitcost

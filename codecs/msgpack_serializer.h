@@ -1,5 +1,5 @@
 #pragma once
-// MessagePack form of a page (msgpack-cxx): map {"id","title","rows"}; rows an array of
+// MessagePack form of a page (codecs/msgpack_format.h): map {"id","title","rows"}; rows an array of
 // 8-entry maps; tags an array of str; price float64; ids and created the smallest int.
 // php-msgpack's msgpack_unpack turns it into the same associative array as the JSON form.
 #include <string>
@@ -13,10 +13,11 @@ namespace hitcost {
 // Appends the msgpack bytes of `page` to `out`.
 void encode_msgpack(const Page& page, std::string& out);
 
-// Decodes; str and bin are both accepted for strings (older writers use raw/bin), ints
-// for price. Counts are limited by the payload size and nesting by the page shape, so
-// hostile input cannot make the unpacker allocate more than ~24x the payload.
-// Errors: parse_error (msgpack-cxx exceptions are caught here).
+// Decodes straight into the page with codecs/msgpack_format.h's Reader (the one the tree
+// codec uses); str and bin are both accepted for strings (older writers use raw/bin), ints
+// for price. Counts are checked against the bytes left and nesting is the page shape's, so
+// hostile input cannot make it allocate more than the payload describes.
+// Errors: parse_error, "msgpack: <what> at byte <offset>".
 Result<Page> decode_msgpack(std::string_view bytes);
 
 }  // namespace hitcost

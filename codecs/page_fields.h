@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "codecs/page.h"
+
 namespace hitcost {
 
 enum class PageKey : uint8_t { id, title, rows, unknown };
@@ -41,6 +43,39 @@ inline bool mark_seen(uint32_t& mask, uint8_t bit) noexcept {
   if (mask & b) return false;
   mask |= b;
   return true;
+}
+
+// Reads the value of row key `k` into its field of `r` with the decoder's readers, one per
+// type a row holds (each false on a value of another type or on malformed input): `Fields` has static bool integer(In&,
+// int64_t&), text(In&, std::string&), price(In&, double&) and tags(In&, std::vector<std::string>&). Which key holds
+// which type is said here once for every decoder. False for RowKey::unknown.
+template <class Fields, class In>
+bool read_row_field(In& in, RowKey k, Row& r) {
+  switch (k) {
+    case RowKey::id: return Fields::integer(in, r.id);
+    case RowKey::created: return Fields::integer(in, r.created);
+    case RowKey::title: return Fields::text(in, r.title);
+    case RowKey::author: return Fields::text(in, r.author);
+    case RowKey::excerpt: return Fields::text(in, r.excerpt);
+    case RowKey::url: return Fields::text(in, r.url);
+    case RowKey::price: return Fields::price(in, r.price);
+    case RowKey::tags: return Fields::tags(in, r.tags);
+    case RowKey::unknown: break;
+  }
+  return false;
+}
+
+// The same for page key `k` into `page`, with Fields::rows(In&, std::vector<Row>&) for the
+// rows as well.
+template <class Fields, class In>
+bool read_page_field(In& in, PageKey k, Page& page) {
+  switch (k) {
+    case PageKey::id: return Fields::integer(in, page.id);
+    case PageKey::title: return Fields::text(in, page.title);
+    case PageKey::rows: return Fields::rows(in, page.rows);
+    case PageKey::unknown: break;
+  }
+  return false;
 }
 
 // Prices must be finite: NaN/inf can be written by msgpack or PHP but are not prices,

@@ -3,6 +3,7 @@
 // written with std::to_chars (locale-free, shortest round-trip form for doubles).
 #include <charconv>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,14 @@ inline std::string_view append_double_shortest(std::string& out, double v) {
   size_t at = out.size();
   out.append(buf, r.ptr);
   return std::string_view(out).substr(at);
+}
+
+// The pieces one after another (error messages), built by appending: GCC 12 warns falsely
+// (-Wrestrict, bug 105329) on "lit" + string + "lit".
+inline std::string concat(std::initializer_list<std::string_view> pieces) {
+  std::string out;
+  for (std::string_view p : pieces) out.append(p);
+  return out;
 }
 
 }  // namespace hitcost

@@ -355,7 +355,7 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
 
   // Interleaved rounds: slots 0..rows-1 are the rows, the last slot the render; the order
   // rotates by one each round so no row always runs first (cold) or last. Until decided: after
-  // each round from min_rounds the verdicts are looked at (client/verdict.h pays for the looks)
+  // each round from min_rounds the verdicts are looked at (report/verdict.h pays for the looks)
   // and the rounds stop once every read+render verdict is decided.
   client::VerdictOptions verdict = o.verdict;
   verdict.sequential = !o.rounds;

@@ -23,7 +23,7 @@
 // the row order rotating by one per round, so drift hits all rows alike. A value's figure is its
 // median over rounds; the corpus figures are weighted p50/p99/mean over the values. The samples
 // of the verdicts are the rounds' weighted means, each row against "as stored" (the baseline,
-// named in advance) on the same values, paired by round, with client/verdict.h's rules and
+// named in advance) on the same values, paired by round, with report/verdict.h's rules and
 // looks (the sweep's machinery: "costs X×", "the same within 5 %" or undecided), Bonferroni over
 // the rows. Without a fixed --rounds the rounds go on until every read+render verdict is
 // decided, max_rounds are in hand or max_time is spent.
@@ -44,10 +44,10 @@
 #include <string_view>
 #include <vector>
 
-#include "client/verdict.h"
 #include "codecs/strategy.h"
 #include "core/result.h"
 #include "corpus/corpus_file.h"
+#include "report/verdict.h"
 
 namespace hitcost::corpus {
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "client/verdict.h"
 #include "corpus/compare.h"
 #include "corpus/corpus_file.h"
+#include "report/verdict.h"
 
 namespace hitcost::corpus {
 

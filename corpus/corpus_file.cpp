@@ -366,20 +366,9 @@ class WindowReader {
 
 Error corrupt(const std::string& path, const std::string& what) { return Error{Errc::corrupt, path + ": " + what}; }
 
-}  // namespace
-
-Result<Corpus> read_corpus(const std::string& path) {
-  const int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (raw_fd < 0) return Error{Errc::io_error, errno_text(path + ": open", errno)};
-  UniqueFd fd(raw_fd);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return Error{Errc::io_error, errno_text(path + ": fstat", errno)};
-  if (!S_ISREG(st.st_mode)) return Error{Errc::io_error, path + ": not a regular file"};
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  WindowReader in(fd.get(), path);
+// Magic: a file that starts like it but is shorter was cut, one that does not is something else.
+Status check_magic(WindowReader& in, const std::string& path, uint64_t size) {
   std::string buf;
-
-  // Magic: a file that starts like it but is shorter was cut, one that does not is something else.
   const size_t magic_len = kCorpusMagic.size();
   const size_t head_len = static_cast<size_t>(std::min<uint64_t>(size, magic_len));
   if (auto s = in.read(0, head_len, buf); !s) return s.error();
@@ -390,8 +379,19 @@ Result<Corpus> read_corpus(const std::string& path) {
                              (size == 0 ? " (empty file)" : ""));
   if (size < magic_len + kFooterTrailerBytes)
     return corrupt(path, "truncated: " + std::to_string(size) + " bytes, no room for the footer");
+  return ok_status();
+}
 
-  // Footer, from the end.
+struct Footer {
+  Manifest manifest;
+  uint64_t records_end = 0;  // byte offset where the records stop and the manifest starts
+};
+
+// The footer, from the end: trailer (manifest length, crc, end magic), then the manifest.
+// The caller checked that the file holds the magic and a trailer.
+Result<Footer> read_footer(WindowReader& in, const std::string& path, uint64_t size) {
+  std::string buf;
+  const size_t magic_len = kCorpusMagic.size();
   const uint64_t trailer_off = size - kFooterTrailerBytes;
   if (auto s = in.read(trailer_off, kFooterTrailerBytes, buf); !s) return s.error();
   if (std::string_view(buf).substr(8) != kCorpusEndMagic)
@@ -414,14 +414,37 @@ Result<Corpus> read_corpus(const std::string& path) {
     return corrupt(path, "manifest format is \"" + manifest->format + "\", not \"hitcost-corpus\"");
   if (manifest->version != kCorpusVersion)
     return corrupt(path, "corpus version " + std::to_string(manifest->version) + " (this build reads version 1)");
+  return Footer{std::move(*manifest), records_end};
+}
 
-  Corpus corpus;
-  corpus.manifest = std::move(*manifest);
-  // The manifest's count is checked only after the records; reserve no more than the bytes
-  // could hold, whatever it claims.
-  corpus.records.reserve(static_cast<size_t>(std::min<uint64_t>(
-      corpus.manifest.values, (records_end - magic_len) / (kRecordHeaderBytes + kRecordFixedBytes))));
-  uint64_t off = magic_len;
+// One record's body (its crc already matched, so a length that disagrees with the body is a
+// writer's bug; still checked). `where` names the record for the error messages.
+Result<CorpusRecord> parse_record_body(std::string_view body, const std::string& path, const std::string& where,
+                                       const Manifest& manifest) {
+  CorpusRecord r;
+  const char* p = body.data();
+  r.flags = static_cast<uint32_t>(get_le(p, 4));
+  r.last_access_unix_s = get_le(p + 4, 8);
+  r.node = static_cast<uint32_t>(get_le(p + 12, 4));
+  const size_t key_len = static_cast<size_t>(get_le(p + 16, 2));
+  if (key_len > body.size() - kRecordFixedBytes)
+    return corrupt(path, where + ": key length " + std::to_string(key_len) + " runs past the body's end");
+  r.key.assign(p + 18, key_len);
+  const uint64_t value_len = get_le(p + 18 + key_len, 4);
+  if (value_len != body.size() - kRecordFixedBytes - key_len)
+    return corrupt(path, where + ": value length " + std::to_string(value_len) + " disagrees with the body length " +
+                             std::to_string(body.size()));
+  if (!manifest.nodes.empty() && r.node >= manifest.nodes.size())
+    return corrupt(path, where + ": node index " + std::to_string(r.node) + " but the manifest lists " +
+                             std::to_string(manifest.nodes.size()) + " nodes");
+  r.value.assign(p + kRecordFixedBytes + key_len, static_cast<size_t>(value_len));
+  return r;
+}
+
+// The records from after the magic to `records_end`, appended to corpus.records.
+Status read_records(WindowReader& in, const std::string& path, uint64_t records_end, Corpus& corpus) {
+  std::string buf;
+  uint64_t off = kCorpusMagic.size();
   while (off < records_end) {
     const std::string where = "record " + std::to_string(corpus.records.size()) + " at byte " + std::to_string(off);
     if (records_end - off < kRecordHeaderBytes)
@@ -439,28 +462,37 @@ Result<Corpus> read_corpus(const std::string& path) {
     if (auto s = in.read(body_off, body_len, buf); !s) return s.error();
     if (const uint32_t crc = corpus_crc32(buf); crc != body_crc)
       return corrupt(path, where + ": crc mismatch (stored " + hex32(body_crc) + ", computed " + hex32(crc) + ")");
-
-    // The crc matched, so a length that disagrees with the body is a writer's bug; still checked.
-    CorpusRecord r;
-    const char* p = buf.data();
-    r.flags = static_cast<uint32_t>(get_le(p, 4));
-    r.last_access_unix_s = get_le(p + 4, 8);
-    r.node = static_cast<uint32_t>(get_le(p + 12, 4));
-    const size_t key_len = static_cast<size_t>(get_le(p + 16, 2));
-    if (key_len > body_len - kRecordFixedBytes)
-      return corrupt(path, where + ": key length " + std::to_string(key_len) + " runs past the body's end");
-    r.key.assign(p + 18, key_len);
-    const uint64_t value_len = get_le(p + 18 + key_len, 4);
-    if (value_len != body_len - kRecordFixedBytes - key_len)
-      return corrupt(path, where + ": value length " + std::to_string(value_len) + " disagrees with the body length " +
-                               std::to_string(body_len));
-    if (!corpus.manifest.nodes.empty() && r.node >= corpus.manifest.nodes.size())
-      return corrupt(path, where + ": node index " + std::to_string(r.node) + " but the manifest lists " +
-                               std::to_string(corpus.manifest.nodes.size()) + " nodes");
-    r.value.assign(p + kRecordFixedBytes + key_len, static_cast<size_t>(value_len));
-    corpus.records.push_back(std::move(r));
+    Result<CorpusRecord> r = parse_record_body(buf, path, where, corpus.manifest);
+    if (!r) return r.error();
+    corpus.records.push_back(std::move(*r));
     off = body_off + body_len;
   }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<Corpus> read_corpus(const std::string& path) {
+  const int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (raw_fd < 0) return Error{Errc::io_error, errno_text(path + ": open", errno)};
+  UniqueFd fd(raw_fd);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return Error{Errc::io_error, errno_text(path + ": fstat", errno)};
+  if (!S_ISREG(st.st_mode)) return Error{Errc::io_error, path + ": not a regular file"};
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  WindowReader in(fd.get(), path);
+
+  if (auto s = check_magic(in, path, size); !s) return s.error();
+  Result<Footer> footer = read_footer(in, path, size);
+  if (!footer) return footer.error();
+  const uint64_t records_end = footer->records_end;
+  Corpus corpus;
+  corpus.manifest = std::move(footer->manifest);
+  // The manifest's count is checked only after the records; reserve no more than the bytes
+  // could hold, whatever it claims.
+  corpus.records.reserve(static_cast<size_t>(std::min<uint64_t>(
+      corpus.manifest.values, (records_end - kCorpusMagic.size()) / (kRecordHeaderBytes + kRecordFixedBytes))));
+  if (auto s = read_records(in, path, records_end, corpus); !s) return s.error();
   if (corpus.records.size() != corpus.manifest.values)
     return corrupt(path, "the manifest (at byte " + std::to_string(records_end) + ") says " +
                              std::to_string(corpus.manifest.values) + " values, the file holds " +

@@ -4,6 +4,7 @@
 // last value silently; a decoder that wants a faithful tree refuses it instead).
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
@@ -40,6 +41,11 @@ inline size_t find_duplicate_key(const Fields& fields) {
   for (size_t k = 0; k < n; ++k)
     if (!seen.insert(&fields[k].first).second) return k;
   return n;
+}
+
+// "duplicate key 7 in the array" / "duplicate key \"k\" in the array": the decoders' message.
+inline std::string duplicate_key_message(const MapKey& key) {
+  return "duplicate key " + (key.is_int ? std::to_string(key.i) : "\"" + key.s + "\"") + " in the array";
 }
 
 }  // namespace hitcost::corpus::detail

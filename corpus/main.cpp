@@ -14,17 +14,17 @@
 #include <map>
 #include <random>
 
-#include "client/exit_code.h"
-#include "client/files.h"
-#include "client/options.h"  // parse_duration_ns: the one duration grammar of every program
 #include "codecs/flag_scheme.h"
 #include "codecs/value_codec.h"
+#include "core/duration.h"
 #include "corpus/compare.h"
 #include "corpus/compare_report.h"
 #include "corpus/corpus_file.h"
 #include "corpus/memcached_text.h"
 #include "corpus/redact_record.h"
 #include "corpus/sampler.h"
+#include "report/exit_code.h"
+#include "report/files.h"
 #include "stores/store.h"
 
 namespace {
@@ -63,7 +63,7 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-// Ctrl-C or SIGTERM: exit 130 (client/exit_code.h) and leave no half-written FILE.tmp behind;
+// Ctrl-C or SIGTERM: exit 130 (report/exit_code.h) and leave no half-written FILE.tmp behind;
 // the output itself appears only when complete (renamed over at the end), so it is never
 // half a corpus.
 char g_partial_output[4096] = "";
@@ -182,7 +182,7 @@ int run_compare_verb(const CompareArgs& a) {
   o.rounds = a.rounds;
   o.min_rounds = a.min_rounds;
   o.max_rounds = a.max_rounds;
-  const auto max_time = client::parse_duration_ns(a.max_time);
+  const auto max_time = parse_duration_ns(a.max_time);
   if (!max_time) return fail(kExitUsage, "--max-time: want a duration (150s, 2m; 0 = none): " + a.max_time);
   o.max_time_ns = *max_time;
   if (a.min_time_us <= 0) return fail(kExitUsage, "--min-time-us: want a positive number");

@@ -71,11 +71,8 @@ std::string printable(std::string_view s, size_t max = 120) {
 
 }  // namespace
 
-bool is_text_protocol_key(std::string_view key, std::string* reason) {
-  auto refuse = [&](std::string why) {
-    if (reason) *reason = std::move(why);
-    return false;
-  };
+Status check_text_protocol_key(std::string_view key) {
+  auto refuse = [](std::string why) -> Status { return Error{Errc::invalid_argument, std::move(why)}; };
   if (key.empty()) return refuse("empty key");
   if (key.size() > kMaxTextKeyBytes)
     return refuse("key of " + std::to_string(key.size()) + " bytes (the text protocol takes at most 250)");
@@ -83,7 +80,7 @@ bool is_text_protocol_key(std::string_view key, std::string* reason) {
     const auto u = static_cast<unsigned char>(key[i]);
     if (u <= 0x20 || u == 0x7f) return refuse("key holds a space or control character at byte " + std::to_string(i));
   }
-  return true;
+  return ok_status();
 }
 
 Result<std::pair<std::string, int>> split_host_port(std::string_view address) {
@@ -326,9 +323,8 @@ Result<std::vector<DumpEntry>> MemcachedTextClient::metadump_all() {
 Result<std::vector<FetchedValue>> MemcachedTextClient::get_many(const std::vector<std::string>& keys) {
   std::vector<FetchedValue> found;
   for (const std::string& k : keys) {
-    std::string why;
-    if (!is_text_protocol_key(k, &why))
-      return Error{Errc::invalid_argument, "cannot get \"" + printable(k) + "\": " + why};
+    if (Status key_ok = check_text_protocol_key(k); !key_ok)
+      return Error{Errc::invalid_argument, "cannot get \"" + printable(k) + "\": " + key_ok.error().message};
   }
   for (size_t start = 0; start < keys.size(); start += kGetBatchKeys) {
     const size_t end = std::min(keys.size(), start + kGetBatchKeys);

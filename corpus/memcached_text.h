@@ -47,9 +47,9 @@ inline constexpr size_t kGetBatchKeys = 100;
 // Largest value a `get` answer may announce (memcached's -I limit tops out at 1 GiB).
 inline constexpr uint64_t kMaxAnnouncedValueBytes = 1ull << 30;
 
-// True when `key` can be asked for in the text protocol: 1..250 bytes, no space or control
-// character (bytes <= 0x20 and 0x7f). Otherwise false, with why in *reason.
-bool is_text_protocol_key(std::string_view key, std::string* reason = nullptr);
+// Ok when `key` can be asked for in the text protocol: 1..250 bytes, no space or control
+// character (bytes <= 0x20 and 0x7f). Otherwise invalid_argument saying which rule it breaks.
+Status check_text_protocol_key(std::string_view key);
 
 // "host:port" or "[v6]:port" -> (host, port); invalid_argument otherwise.
 Result<std::pair<std::string, int>> split_host_port(std::string_view address);

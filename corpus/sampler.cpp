@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -72,6 +73,218 @@ std::string join(const std::vector<std::string>& parts, const char* sep) {
   return out;
 }
 
+Status check_options(const SampleOptions& o) {
+  if (o.nodes.empty()) return Error{Errc::invalid_argument, "no memcached node to sample"};
+  if (o.output_path.empty()) return Error{Errc::invalid_argument, "no output path for the corpus"};
+  if (o.count == 0) return Error{Errc::invalid_argument, "count must be at least 1"};
+  if (o.max_value_bytes == 0) return Error{Errc::invalid_argument, "max_value_bytes must be at least 1"};
+  if (o.weighting == Weighting::recency && !o.key_file.empty())
+    return Error{Errc::invalid_argument,
+                 "recency weighting needs last access times, which a key file does not give: use uniform"};
+  return ok_status();
+}
+
+Result<std::vector<MemcachedTextClient>> connect_nodes(const SampleOptions& o) {
+  std::vector<MemcachedTextClient> clients;
+  for (const std::string& node : o.nodes) {
+    auto c = MemcachedTextClient::connect(node, o.connect_timeout_ms, o.io_timeout_ms);
+    if (!c) return c.error();
+    clients.push_back(std::move(*c));
+  }
+  return clients;
+}
+
+// The progress figures and their throttle: `fn` (may be empty) at most once a second,
+// unless forced.
+struct ProgressReport {
+  explicit ProgressReport(const SampleProgressFn& f) : fn(f) {}
+
+  const SampleProgressFn& fn;
+  SampleProgress figures;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+
+  void operator()(bool force) {
+    if (!fn) return;
+    const auto t = std::chrono::steady_clock::now();
+    if (!force && t - last < std::chrono::seconds(1)) return;
+    last = t;
+    fn(figures);
+  }
+};
+
+Manifest start_manifest(const SampleOptions& o, int64_t now) {
+  Manifest m;
+  m.source = "memcached:" + join(o.nodes, ",");
+  m.nodes = o.nodes;
+  m.sampled_at_unix_s = static_cast<uint64_t>(now);
+  m.scheme = o.scheme;
+  m.sampling = to_string(o.weighting);
+  m.seed = o.seed;
+  m.requested_count = o.count;
+  m.byte_budget = o.byte_budget;
+  return m;
+}
+
+// Every node's metadump; items surely over max_value_bytes are counted too_large, not listed.
+Result<std::vector<Candidate>> list_dumps(std::vector<MemcachedTextClient>& clients, const SampleOptions& o,
+                                          Manifest& m, ProgressReport& report) {
+  std::vector<Candidate> listed;
+  for (uint32_t n = 0; n < clients.size(); ++n) {
+    auto dump = clients[n].metadump_all();
+    if (!dump) return dump.error();
+    for (DumpEntry& e : *dump) {
+      // Too large for sure (see kItemOverheadSlack): counted now, never fetched.
+      if (e.size > o.max_value_bytes + e.key.size() + kItemOverheadSlack) {
+        ++m.too_large;
+        ++m.keys_seen;
+        continue;
+      }
+      listed.push_back(Candidate{std::move(e.key), n, e.last_access_unix_s});
+      ++m.keys_seen;
+    }
+    report.figures.keys_listed = m.keys_seen;
+    report.figures.too_large = m.too_large;
+    report(false);
+  }
+  return listed;
+}
+
+Result<std::vector<Candidate>> list_key_file(const SampleOptions& o, Manifest& m) {
+  uint64_t duplicates = 0;
+  auto keys = read_key_file(o.key_file, duplicates);
+  if (!keys) return keys.error();
+  std::vector<Candidate> listed;
+  for (std::string& k : *keys) listed.push_back(Candidate{std::move(k), kAnyNode, 0});
+  m.keys_seen = listed.size();
+  m.notes.push_back("keys from the key file " + o.key_file + " (last access unknown)");
+  if (duplicates > 0) m.notes.push_back(std::to_string(duplicates) + " duplicate lines in the key file ignored");
+  return listed;
+}
+
+// Keys the text protocol cannot ask for (written through the binary protocol or meta
+// commands) are left out, and said so. The rest come back sorted by node and key.
+std::vector<Candidate> keep_fetchable(std::vector<Candidate> listed, Manifest& m) {
+  std::vector<Candidate> eligible;
+  eligible.reserve(listed.size());
+  uint64_t unfetchable = 0;
+  std::string first_reason;
+  for (Candidate& c : listed) {
+    if (Status key_ok = check_text_protocol_key(c.key); !key_ok) {
+      if (unfetchable++ == 0) first_reason = key_ok.error().message;
+      continue;
+    }
+    eligible.push_back(std::move(c));
+  }
+  if (unfetchable > 0)
+    m.notes.push_back(std::to_string(unfetchable) +
+                      " keys skipped: not fetchable with the text protocol (first: " + first_reason + ")");
+  m.keys_eligible = eligible.size();
+  // The dump lists items in LRU order, which moves with every read: sort, so that the same
+  // seed over the same keys gives the same sample.
+  std::sort(eligible.begin(), eligible.end(),
+            [](const Candidate& x, const Candidate& y) { return x.node != y.node ? x.node < y.node : x.key < y.key; });
+  return eligible;
+}
+
+std::vector<size_t> order_of(const std::vector<Candidate>& eligible, const SampleOptions& o, int64_t now) {
+  std::vector<int64_t> access(eligible.size());
+  for (size_t i = 0; i < eligible.size(); ++i) access[i] = eligible[i].last_access_unix_s;
+  return sample_order(access, o.weighting, o.seed, now);
+}
+
+// (candidate index) -> the node it was found on and what it held.
+using Found = std::unordered_map<size_t, std::pair<uint32_t, FetchedValue>>;
+
+// One `get` per node for the batch (candidate indices); key-file keys missing on a node are
+// asked of the next one.
+Result<Found> fetch_batch(std::vector<MemcachedTextClient>& clients, const std::vector<Candidate>& eligible,
+                          std::span<const size_t> batch) {
+  Found found;
+  std::vector<std::vector<size_t>> per_node(clients.size());
+  for (size_t ci : batch) per_node[eligible[ci].node == kAnyNode ? 0 : eligible[ci].node].push_back(ci);
+  for (uint32_t n = 0; n < clients.size(); ++n) {
+    if (per_node[n].empty()) continue;
+    std::vector<std::string> keys;
+    std::unordered_map<std::string, size_t> index_of;
+    for (size_t ci : per_node[n]) {
+      keys.push_back(eligible[ci].key);
+      index_of.emplace(eligible[ci].key, ci);
+    }
+    auto got = clients[n].get_many(keys);
+    if (!got) return got.error();
+    for (FetchedValue& v : *got) {
+      const auto it = index_of.find(v.key);
+      if (it != index_of.end()) found.emplace(it->second, std::make_pair(n, std::move(v)));
+    }
+    // Key-file keys not on this node: ask the next one.
+    if (n + 1 < clients.size()) {
+      for (size_t ci : per_node[n])
+        if (eligible[ci].node == kAnyNode && found.count(ci) == 0) per_node[n + 1].push_back(ci);
+    }
+  }
+  return found;
+}
+
+// What writing keeps across batches besides the progress figures.
+struct WriteTally {
+  bool budget_reached = false;
+  std::map<std::string, uint64_t> unredactable;  // --redact: values left out, by error kind
+};
+
+// Writes the batch's values in sample order, so that where count and budget cut is the same
+// for the same seed; gone and too large values are counted in `m`.
+Status write_batch(const SampleOptions& o, const std::vector<Candidate>& eligible, std::span<const size_t> batch,
+                   const Found& found, CorpusWriter& writer, Manifest& m, SampleProgress& prog, WriteTally& tally) {
+  for (size_t ci : batch) {
+    if (tally.budget_reached || prog.values_fetched >= o.count) break;
+    const auto it = found.find(ci);
+    if (it == found.end()) {
+      ++m.gone;
+      continue;
+    }
+    const FetchedValue& v = it->second.second;
+    if (v.value.size() > o.max_value_bytes) {
+      ++m.too_large;
+      continue;
+    }
+    if (prog.value_bytes + v.value.size() > o.byte_budget) {
+      tally.budget_reached = true;
+      break;
+    }
+    CorpusRecord r;
+    r.key = v.key;
+    r.flags = v.flags;
+    r.last_access_unix_s = static_cast<uint64_t>(std::max<int64_t>(0, eligible[ci].last_access_unix_s));
+    r.node = it->second.first;
+    r.value = v.value;
+    if (o.redact) {
+      auto red = o.redact(r);
+      if (!red) {
+        ++tally.unredactable[to_string(red.error().code)];
+        continue;
+      }
+      r = std::move(*red);
+    }
+    if (auto s = writer.add(r); !s) return s.error();
+    ++prog.values_fetched;
+    prog.value_bytes += r.value.size();
+  }
+  return ok_status();
+}
+
+void add_closing_notes(const SampleOptions& o, const SampleProgress& prog, const WriteTally& tally, Manifest& m) {
+  if (o.redact) {
+    std::string note = "strings and keys replaced at sampling (same lengths and character classes)";
+    for (const auto& [kind, n] : tally.unredactable)
+      note += "; " + std::to_string(n) + " values left out, not decodable (" + kind + ")";
+    redact_manifest(m, std::move(note));
+  }
+  if (tally.budget_reached)
+    m.notes.push_back("stopped at the byte budget of " + std::to_string(o.byte_budget) + " bytes");
+  if (prog.values_fetched < o.count && !tally.budget_reached)
+    m.notes.push_back("fewer values than requested: only " + std::to_string(prog.values_fetched) + " could be fetched");
+}
+
 }  // namespace
 
 const char* to_string(Weighting w) noexcept { return w == Weighting::recency ? "recency" : "uniform"; }
@@ -103,192 +316,38 @@ std::vector<size_t> sample_order(const std::vector<int64_t>& last_access_unix_s,
 }
 
 Result<SampleResult> sample(const SampleOptions& o, const SampleProgressFn& progress) {
-  if (o.nodes.empty()) return Error{Errc::invalid_argument, "no memcached node to sample"};
-  if (o.output_path.empty()) return Error{Errc::invalid_argument, "no output path for the corpus"};
-  if (o.count == 0) return Error{Errc::invalid_argument, "count must be at least 1"};
-  if (o.max_value_bytes == 0) return Error{Errc::invalid_argument, "max_value_bytes must be at least 1"};
-  if (o.weighting == Weighting::recency && !o.key_file.empty())
-    return Error{Errc::invalid_argument,
-                 "recency weighting needs last access times, which a key file does not give: use uniform"};
+  if (Status s = check_options(o); !s) return s.error();
   const int64_t now = o.now_unix_s != 0 ? o.now_unix_s : static_cast<int64_t>(std::time(nullptr));
+  auto clients = connect_nodes(o);
+  if (!clients) return clients.error();
+  ProgressReport report(progress);
+  Manifest m = start_manifest(o, now);
 
-  std::vector<MemcachedTextClient> clients;
-  for (const std::string& node : o.nodes) {
-    auto c = MemcachedTextClient::connect(node, o.connect_timeout_ms, o.io_timeout_ms);
-    if (!c) return c.error();
-    clients.push_back(std::move(*c));
-  }
-
-  SampleProgress prog;
-  auto last_report = std::chrono::steady_clock::now();
-  auto report = [&](bool force) {
-    if (!progress) return;
-    const auto t = std::chrono::steady_clock::now();
-    if (!force && t - last_report < std::chrono::seconds(1)) return;
-    last_report = t;
-    progress(prog);
-  };
-
-  Manifest m;
-  m.source = "memcached:" + join(o.nodes, ",");
-  m.nodes = o.nodes;
-  m.sampled_at_unix_s = static_cast<uint64_t>(now);
-  m.scheme = o.scheme;
-  m.sampling = to_string(o.weighting);
-  m.seed = o.seed;
-  m.requested_count = o.count;
-  m.byte_budget = o.byte_budget;
-
-  // ---- list ----
-  std::vector<Candidate> listed;
-  if (o.key_file.empty()) {
-    for (uint32_t n = 0; n < clients.size(); ++n) {
-      auto dump = clients[n].metadump_all();
-      if (!dump) return dump.error();
-      for (DumpEntry& e : *dump) {
-        // Too large for sure (see kItemOverheadSlack): counted now, never fetched.
-        if (e.size > o.max_value_bytes + e.key.size() + kItemOverheadSlack) {
-          ++m.too_large;
-          ++m.keys_seen;
-          continue;
-        }
-        listed.push_back(Candidate{std::move(e.key), n, e.last_access_unix_s});
-        ++m.keys_seen;
-      }
-      prog.keys_listed = m.keys_seen;
-      prog.too_large = m.too_large;
-      report(false);
-    }
-  } else {
-    uint64_t duplicates = 0;
-    auto keys = read_key_file(o.key_file, duplicates);
-    if (!keys) return keys.error();
-    for (std::string& k : *keys) listed.push_back(Candidate{std::move(k), kAnyNode, 0});
-    m.keys_seen = listed.size();
-    m.notes.push_back("keys from the key file " + o.key_file + " (last access unknown)");
-    if (duplicates > 0) m.notes.push_back(std::to_string(duplicates) + " duplicate lines in the key file ignored");
-    prog.keys_listed = m.keys_seen;
-  }
-
-  // Keys the text protocol cannot ask for (written through the binary protocol or meta
-  // commands) are left out, and said so.
-  std::vector<Candidate> eligible;
-  eligible.reserve(listed.size());
-  uint64_t unfetchable = 0;
-  std::string first_reason;
-  for (Candidate& c : listed) {
-    std::string why;
-    if (!is_text_protocol_key(c.key, &why)) {
-      if (unfetchable++ == 0) first_reason = why;
-      continue;
-    }
-    eligible.push_back(std::move(c));
-  }
-  listed.clear();
-  if (unfetchable > 0)
-    m.notes.push_back(std::to_string(unfetchable) +
-                      " keys skipped: not fetchable with the text protocol (first: " + first_reason + ")");
-  m.keys_eligible = eligible.size();
-  // The dump lists items in LRU order, which moves with every read: sort, so that the same
-  // seed over the same keys gives the same sample.
-  std::sort(eligible.begin(), eligible.end(),
-            [](const Candidate& x, const Candidate& y) { return x.node != y.node ? x.node < y.node : x.key < y.key; });
-
-  std::vector<int64_t> access(eligible.size());
-  for (size_t i = 0; i < eligible.size(); ++i) access[i] = eligible[i].last_access_unix_s;
-  const std::vector<size_t> order = sample_order(access, o.weighting, o.seed, now);
-  access.clear();
-
+  auto listed = o.key_file.empty() ? list_dumps(*clients, o, m, report) : list_key_file(o, m);
+  if (!listed) return listed.error();
+  report.figures.keys_listed = m.keys_seen;
+  const std::vector<Candidate> eligible = keep_fetchable(std::move(*listed), m);
+  const std::vector<size_t> order = order_of(eligible, o, now);
   if (o.after_listing) o.after_listing();
 
-  // ---- fetch and write ----
   auto writer = CorpusWriter::create(o.output_path);
   if (!writer) return writer.error();
-  bool budget_reached = false;
-  std::map<std::string, uint64_t> unredactable;  // --redact: values left out, by error kind
+  SampleProgress& prog = report.figures;
+  WriteTally tally;
   size_t pos = 0;
-  while (pos < order.size() && prog.values_fetched < o.count && !budget_reached) {
+  while (pos < order.size() && prog.values_fetched < o.count && !tally.budget_reached) {
     // No more at a time than still wanted (gone keys make another round), at most a get line.
     const size_t wanted = static_cast<size_t>(std::min<uint64_t>(o.count - prog.values_fetched, kGetBatchKeys));
-    const size_t end = std::min(order.size(), pos + wanted);
-
-    // (candidate index) -> what was found and where.
-    std::unordered_map<size_t, std::pair<uint32_t, FetchedValue>> found;
-    std::vector<std::vector<size_t>> per_node(clients.size());
-    for (size_t i = pos; i < end; ++i) {
-      const Candidate& c = eligible[order[i]];
-      per_node[c.node == kAnyNode ? 0 : c.node].push_back(order[i]);
-    }
-    for (uint32_t n = 0; n < clients.size(); ++n) {
-      if (per_node[n].empty()) continue;
-      std::vector<std::string> keys;
-      std::unordered_map<std::string, size_t> index_of;
-      for (size_t ci : per_node[n]) {
-        keys.push_back(eligible[ci].key);
-        index_of.emplace(eligible[ci].key, ci);
-      }
-      auto got = clients[n].get_many(keys);
-      if (!got) return got.error();
-      for (FetchedValue& v : *got) {
-        const auto it = index_of.find(v.key);
-        if (it != index_of.end()) found.emplace(it->second, std::make_pair(n, std::move(v)));
-      }
-      // Key-file keys not on this node: ask the next one.
-      if (n + 1 < clients.size()) {
-        for (size_t ci : per_node[n])
-          if (eligible[ci].node == kAnyNode && found.count(ci) == 0) per_node[n + 1].push_back(ci);
-      }
-    }
-
-    // In sample order, so that where count and budget cut is the same for the same seed.
-    for (size_t i = pos; i < end && !budget_reached && prog.values_fetched < o.count; ++i) {
-      const size_t ci = order[i];
-      const auto it = found.find(ci);
-      if (it == found.end()) {
-        ++m.gone;
-        continue;
-      }
-      const FetchedValue& v = it->second.second;
-      if (v.value.size() > o.max_value_bytes) {
-        ++m.too_large;
-        continue;
-      }
-      if (prog.value_bytes + v.value.size() > o.byte_budget) {
-        budget_reached = true;
-        break;
-      }
-      CorpusRecord r;
-      r.key = v.key;
-      r.flags = v.flags;
-      r.last_access_unix_s = static_cast<uint64_t>(std::max<int64_t>(0, eligible[ci].last_access_unix_s));
-      r.node = it->second.first;
-      r.value = v.value;
-      if (o.redact) {
-        auto red = o.redact(r);
-        if (!red) {
-          ++unredactable[to_string(red.error().code)];
-          continue;
-        }
-        r = std::move(*red);
-      }
-      if (auto s = writer->add(r); !s) return s.error();
-      ++prog.values_fetched;
-      prog.value_bytes += r.value.size();
-    }
-    pos = end;
+    const std::span<const size_t> batch(order.data() + pos, std::min(order.size(), pos + wanted) - pos);
+    auto found = fetch_batch(*clients, eligible, batch);
+    if (!found) return found.error();
+    if (Status s = write_batch(o, eligible, batch, *found, *writer, m, prog, tally); !s) return s.error();
+    pos += batch.size();
     prog.gone = m.gone;
     prog.too_large = m.too_large;
     report(false);
   }
-  if (o.redact) {
-    std::string note = "strings and keys replaced at sampling (same lengths and character classes)";
-    for (const auto& [kind, n] : unredactable)
-      note += "; " + std::to_string(n) + " values left out, not decodable (" + kind + ")";
-    redact_manifest(m, std::move(note));
-  }
-  if (budget_reached) m.notes.push_back("stopped at the byte budget of " + std::to_string(o.byte_budget) + " bytes");
-  if (prog.values_fetched < o.count && !budget_reached)
-    m.notes.push_back("fewer values than requested: only " + std::to_string(prog.values_fetched) + " could be fetched");
+  add_closing_notes(o, prog, tally, m);
 
   if (auto s = writer->finish(m); !s) return s.error();
   m.values = writer->records();

@@ -1,4 +1,4 @@
-// Each serializer's decoder on arbitrary bytes: JSON (nlohmann), msgpack, PHP serialize,
+// Each serializer's decoder on arbitrary bytes: JSON (codecs/json_format.h's reader), msgpack, PHP serialize,
 // JSON (simdjson), igbinary — kSerializers in order. Input: [decoder byte][payload...].
 // A page that decodes must render, re-encode and decode again to the same page (what
 // the server stores on a miss it must read back on the next hit).

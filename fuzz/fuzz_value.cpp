@@ -13,7 +13,7 @@ using namespace hitcost;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::Input in{{reinterpret_cast<const char*>(data), size}};
   const FlagScheme scheme = static_cast<FlagScheme>(in.byte() % 3);
-  // The strategy in force only matters for JSON (nlohmann or simdjson decodes it).
+  // The strategy in force only matters for JSON (hitcost's own reader or simdjson decodes it).
   Strategy current;
   current.rep = Representation::structured;
   current.serializer = (in.byte() & 1) ? SerializerId::simdjson : SerializerId::json;

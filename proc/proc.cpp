@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <sstream>
 
 namespace hitcost::proc {
@@ -22,11 +23,17 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 double ticks_per_second() { return double(::sysconf(_SC_CLK_TCK)); }
+
+// CpuTimes's fields in /proc/stat's column order: the parser, minus and over walk this list.
+constexpr double CpuTimes::*kCpuFields[] = {&CpuTimes::user,   &CpuTimes::nice, &CpuTimes::system,  &CpuTimes::idle,
+                                            &CpuTimes::iowait, &CpuTimes::irq,  &CpuTimes::softirq, &CpuTimes::steal};
+static_assert(sizeof(CpuTimes) == sizeof(double) * std::size(kCpuFields), "a CpuTimes field is not in kCpuFields");
 }  // namespace
 
 CpuTimes CpuTimes::minus(const CpuTimes& b) const noexcept {
-  return {user - b.user,     nice - b.nice, system - b.system,   idle - b.idle,
-          iowait - b.iowait, irq - b.irq,   softirq - b.softirq, steal - b.steal};
+  CpuTimes d;
+  for (double CpuTimes::*f : kCpuFields) d.*f = this->*f - b.*f;
+  return d;
 }
 
 MachineCpu MachineCpu::minus(const MachineCpu& base) const {
@@ -43,14 +50,7 @@ CpuTimes MachineCpu::over(const std::vector<int>& numbers) const {
   for (int n : numbers) {
     if (n < 0 || size_t(n) >= cpus.size() || !cpus[size_t(n)]) continue;
     const CpuTimes& c = *cpus[size_t(n)];
-    s.user += c.user;
-    s.nice += c.nice;
-    s.system += c.system;
-    s.idle += c.idle;
-    s.iowait += c.iowait;
-    s.irq += c.irq;
-    s.softirq += c.softirq;
-    s.steal += c.steal;
+    for (double CpuTimes::*f : kCpuFields) s.*f += c.*f;
   }
   return s;
 }
@@ -64,12 +64,14 @@ std::optional<MachineCpu> parse_machine_cpu(std::string_view text, double hz) {
     if (line.rfind("cpu", 0) != 0) break;  // the cpu lines come first
     std::istringstream l(line);
     std::string label;
-    unsigned long long v[8] = {};
     l >> label;
-    for (auto& x : v) l >> x;
+    CpuTimes t;
+    for (double CpuTimes::*f : kCpuFields) {
+      unsigned long long ticks = 0;
+      l >> ticks;
+      t.*f = double(ticks) / hz;
+    }
     if (!l) return std::nullopt;
-    CpuTimes t{double(v[0]) / hz, double(v[1]) / hz, double(v[2]) / hz, double(v[3]) / hz,
-               double(v[4]) / hz, double(v[5]) / hz, double(v[6]) / hz, double(v[7]) / hz};
     if (label == "cpu") {
       m.all = t;
       have_all = true;

@@ -27,16 +27,7 @@ source scripts/lib.sh
 lib_init attribution
 
 strategies=html,struct:php+zlib; rounds=3; duration=3s; out=out/attribution
-while [ $# -gt 0 ]; do
-  case $1 in
-    --strategies) strategies=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --duration) duration=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "$EXIT_OK" ;;
-    *) echo "attribution: unknown option $1" >&2; exit "$EXIT_USAGE" ;;
-  esac
-done
+value_options "strategies rounds duration out" "$@"
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "attribution: --rounds wants a positive integer" >&2; exit "$EXIT_USAGE"; }
 [ "$(id -u)" -eq 0 ] || { echo "attribution: needs root (it switches receive flow steering on lo)" >&2; exit "$EXIT_FAILED"; }
 # The placement is fixed: the server on CPU 0, its peers on CPU 1.

@@ -35,8 +35,15 @@ engine_start() {
   mkdir -p "$dir/data" || return 1
   ENGINE_LOG=$dir/dockerd.log
   [ -n "${HITCOST_DOCKER_STORAGE:-}" ] && driver=(--storage-driver "$HITCOST_DOCKER_STORAGE")
-  dockerd --data-root "$dir/data" --exec-root "$ENGINE_RUN/exec" --pidfile "$ENGINE_RUN/dockerd.pid" \
-    -H "unix://$ENGINE_RUN/docker.sock" --iptables=false --ip-masq=false "${driver[@]}" >"$ENGINE_LOG" 2>&1 &
+  local cmd=(dockerd --data-root "$dir/data" --exec-root "$ENGINE_RUN/exec" --pidfile "$ENGINE_RUN/dockerd.pid"
+    -H "unix://$ENGINE_RUN/docker.sock" --iptables=false --ip-masq=false "${driver[@]}")
+  # scripts/lib.sh's lib_init keeps copies of the script's stdout and stderr: they stay with the
+  # script, not with dockerd and the shims it starts (which would hold the caller's pipe open).
+  if [ -n "${_LIB_ERR:-}" ]; then
+    "${cmd[@]}" >"$ENGINE_LOG" 2>&1 {_LIB_OUT}>&- {_LIB_ERR}>&- &
+  else
+    "${cmd[@]}" >"$ENGINE_LOG" 2>&1 &
+  fi
   ENGINE_PID=$!
   ENGINE_STARTED=1
   export DOCKER_HOST="unix://$ENGINE_RUN/docker.sock"

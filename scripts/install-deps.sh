@@ -8,7 +8,7 @@ set -euo pipefail
 build_pkgs=(
   build-essential cmake pkg-config
   libboost-dev                # Asio + Beast (header-only in Boost 1.74)
-  nlohmann-json3-dev libmsgpack-cxx-dev libsimdjson-dev
+  nlohmann-json3-dev libsimdjson-dev
   zlib1g-dev libzstd-dev liblz4-dev
   libmemcached-dev libcli11-dev
   libbenchmark-dev libgtest-dev

@@ -24,6 +24,13 @@
 #   stop_started              the same for everything started: the clients, then the services
 #   stop_clients              TERM, then KILL, the started processes that are not services, and
 #                             wait until they are gone (reaped later, by stop_started)
+#   print_usage               the calling script's --help: its header comment, from line 2 to
+#                             the first `set -` line, without the leading '# '
+#   value_options "NAME..." ARGS...   a command line of options that each take a value: each
+#                             `--NAME VALUE` (NAME one of the quoted words) sets the variable
+#                             NAME, dashes as underscores (--hit-ratio → hit_ratio); -h/--help
+#                             prints the usage and exits 0; an unknown option or a missing value
+#                             says so and exits 2
 #   lib_caught                prints the signal caught (INT, TERM, or USR1 for the time limit)
 #                             and succeeds, or fails when none was: an at_cleanup command tells
 #                             an interrupted run from a finished one with it
@@ -315,6 +322,26 @@ stop_clients() {
   done
   _lib_wait_gone 1 ${first[@]+"${first[@]}"}
   release_signals
+}
+
+print_usage() {
+  sed -n '2,/^set -[eu]/p' "$0" | sed '$d; s/^# \{0,1\}//'
+}
+
+value_options() {
+  local names=" $1 " name
+  shift
+  while [ $# -gt 0 ]; do
+    case $1 in -h | --help) print_usage; exit "$EXIT_OK" ;; esac
+    name=${1#--}
+    if [[ $1 != --* || $names != *" $name "* ]]; then
+      echo "${LIB_NAME:-${0##*/}}: unknown option $1 (see --help)" >&2
+      exit "$EXIT_USAGE"
+    fi
+    [ $# -ge 2 ] || { echo "${LIB_NAME:-${0##*/}}: $1 takes a value" >&2; exit "$EXIT_USAGE"; }
+    printf -v "${name//-/_}" '%s' "$2"
+    shift 2
+  done
 }
 
 lib_caught() {

@@ -21,7 +21,7 @@
 # strategy's PHP ÷ C++ ratio, paired by round, with the sweep's three answers ("costs X×
 # [interval]", "the same within 5 %", undecided). Until decided (the default): after
 # --min-rounds rounds, a round at a time until every strategy is decided, --max-rounds are in
-# hand or --max-time seconds have passed (the verdicts pay for the looks: client/verdict.h);
+# hand or --max-time seconds have passed (the verdicts pay for the looks: report/verdict.h);
 # --rounds N runs exactly N rounds and looks once.
 # Placement: on 2+ CPUs the server side (hitcost-server, or php-fpm and nginx) on CPU 0,
 # memcached and the load on CPU 1 (HITCOST_SERVER_CPU / HITCOST_OTHER_CPU change it; a CPU
@@ -53,7 +53,7 @@ while [ $# -gt 0 ]; do
     --workers) workers=$2; shift 2 ;;
     --extension) extension=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "$EXIT_OK" ;;
+    -h|--help) print_usage; exit "$EXIT_OK" ;;
     *) echo "php-compare: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
   esac
 done

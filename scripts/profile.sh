@@ -50,28 +50,9 @@ source scripts/lib.sh
 lib_init profile
 LIB_STOP_WAIT_S=10  # valgrind writes its profile at exit
 
-strategy=""; store=memcached; tool=callgrind; duration=10s; rate=20; requests=0; conns=2
+strategy=""; store=memcached; tool=callgrind; duration=10s; rate=20; requests=0; connections=2
 rows=50; keys=200; hit_ratio=0.99; flags=""; idle=1; out=out/profile
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-while [ $# -gt 0 ]; do
-  case $1 in
-    --strategy) strategy=$2; shift 2 ;;
-    --store) store=$2; shift 2 ;;
-    --tool) tool=$2; shift 2 ;;
-    --duration) duration=$2; shift 2 ;;
-    --rate) rate=$2; shift 2 ;;
-    --requests) requests=$2; shift 2 ;;
-    --connections) conns=$2; shift 2 ;;
-    --rows) rows=$2; shift 2 ;;
-    --keys) keys=$2; shift 2 ;;
-    --hit-ratio) hit_ratio=$2; shift 2 ;;
-    --flags) flags=$2; shift 2 ;;
-    --idle) idle=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    -h|--help) usage; exit "$EXIT_OK" ;;
-    *) echo "profile: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
-  esac
-done
+value_options "strategy store tool duration rate requests connections rows keys hit-ratio flags idle out" "$@"
 [ -n "$strategy" ] || { echo "profile: --strategy is required, e.g. --strategy struct:json+zlib" >&2; exit "$EXIT_USAGE"; }
 [[ $idle =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "profile: --idle takes seconds, e.g. 1 or 2.5 (0 = no idle window)" >&2; exit "$EXIT_USAGE"; }
 idle_on=$(awk -v x="$idle" 'BEGIN {print (x > 0) ? 1 : 0}')
@@ -128,7 +109,7 @@ http_post "$url/admin/warm?from=0&to=$keys&rows=$rows" "" 600 || exit
 echo "== warmed: $HTTP_BODY" >&2
 
 # 4. The measured window, collected, and the server's own page count over it.
-load_args=(--url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio" -c "$conns" -t 1
+load_args=(--url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio" -c "$connections" -t 1
            --rate "$rate" -d "$duration" --warmup 0 --timeout 10s --no-progress --json "$out/load.json")
 [ "$requests" != 0 ] && load_args+=(--requests "$requests")
 now() { date +%s.%N; }
@@ -142,11 +123,19 @@ run_load() {
   cat "$out/load.txt"
   check_child "$code" "hitcost-load"
 }
-# pages and requests the server counted between two GET /stats answers (S1 S2 as JSON).
-stats_delta() {
-  jq -rn --argjson a "$1" --argjson b "$2" \
+# window_counts: the pages and requests the server counted between the GET /stats answers $s0
+# and $s1, into pages and reqs; fails, saying so, when its counters were reset in between.
+window_counts() {
+  local delta
+  delta=$(jq -rn --argjson a "$s0" --argjson b "$s1" \
     'if ($b.pages < $a.pages or $b.requests < $a.requests) then "reset"
-     else "\($b.pages - $a.pages) \($b.requests - $a.requests)" end'
+     else "\($b.pages - $a.pages) \($b.requests - $a.requests)" end') ||
+    { echo "profile: the server's /stats answers are not readable" >&2; exit "$EXIT_FAILED"; }
+  if [ "$delta" = reset ]; then
+    echo "profile: the server's counters were reset during the window; no per-page figure" >&2
+    return 1
+  fi
+  read -r pages reqs <<<"$delta"
 }
 if [ "$tool" = callgrind ]; then
   cg() { callgrind_control "$@" "$server_pid" >/dev/null; }  # always by pid: others may run callgrind
@@ -199,17 +188,13 @@ if [ "$tool" = callgrind ]; then
   idle_ir=0; idle_s=0
   [ "$idle_on" = 1 ] && { idle_ir=$(total_ir "$out/callgrind-idle.out"); idle_s=$(awk -v a="$i0" -v b="$i1" 'BEGIN {print b - a}'); }
   window_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
-  delta=$(stats_delta "$s0" "$s1")
   echo
-  if [ "$delta" = reset ]; then
-    echo "profile: the server's counters were reset during the window; no per-page figure" >&2
-  else
-    read -r pages reqs <<<"$delta"
+  if window_counts; then
     client_reqs=$(jq '.requests' "$out/load.json")
     # reqs - pages: hitcost-load's GET /healthz (it checks the server answers) and GET /stats
     # before and after its run, plus our second GET /stats, which counts itself before
     # answering. pages - client_reqs: hitcost-load's first request, sent once before its run
-    # (client/preflight.h), and its warm-up's.
+    # (measure/preflight.h), and its warm-up's.
     echo "pages served in the window (server's /stats pages delta): $pages; other requests: $((reqs - pages)) (GET /healthz, GET /stats); hitcost-load counted $client_reqs requests in its window"
     awk -v t="$total" -v p="$pages" -v i="$idle_ir" -v is="$idle_s" -v w="$window_s" 'BEGIN {
       if (p <= 0) { print "profile: no pages in the window" > "/dev/stderr"; exit }
@@ -241,12 +226,8 @@ else
   run_load
   kill -INT "$perf_pid"; wait_bg "$perf_pid" || true  # perf writes perf.data on SIGINT
   k1=$(cpu_ticks); n1=$(cpu_ns); t1=$(now); stats; s1=$STATS
-  delta=$(stats_delta "$s0" "$s1")
   echo
-  if [ "$delta" = reset ]; then
-    echo "profile: the server's counters were reset during the window; no per-page figure" >&2
-  else
-    read -r pages _ <<<"$delta"
+  if window_counts; then
     awk -v p="$pages" -v k="$((k1 - k0))" -v t="$tck" -v n="$((n1 - n0))" -v r="$idle_ns_per_s" -v on="$idle_on" -v a="$t0" -v b="$t1" 'BEGIN {
       printf "pages served while perf recorded (server'"'"'s /stats pages delta): %d over %.1f s; server CPU meanwhile: %.2f ms on CPU (schedstat), %.0f ms utime+stime\n", p, b - a, n / 1e6, 1000 * k / t
       if (p <= 0) exit

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/test-containers.sh — journey 1 of the README end to end on a real Docker engine: the
+# scripts/test-containers.sh — journey 1 (docs/journeys.md) end to end on a real Docker engine: the
 # image builds, the programs run in it with only their libraries, and the compose stack runs a
 # sweep, in both network modes and scaled. ./test.sh runs it as the `containers` stage.
 #
@@ -25,8 +25,11 @@
 # Exit codes: 0 every check passed, 1 a check failed or a piece is missing.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=docker-engine.sh
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+# shellcheck source=scripts/docker-engine.sh
 source scripts/docker-engine.sh
+lib_init test-containers
 
 work=$(mktemp -d "${HITCOST_CONTAINERS_DIR:-/var/tmp}/hitcost-containers.XXXXXX") || exit 1
 image=hitcost:test-$$          # not hitcost:latest: a user's own image on their engine stays
@@ -40,18 +43,22 @@ timed() { timings+=("$(printf '%-34s %5ss' "$1" "$2")"); }
 compose_command
 compose=(${COMPOSE[@]+"${COMPOSE[@]}"})
 
-cleanup() {
+# The cleanup (scripts/lib.sh runs these at exit or on a signal, last registered first): the
+# projects down and the image removed while the engine runs, then the engine, then the outputs.
+remove_work() {
+  if [ -n "${HITCOST_CONTAINERS_KEEP:-}" ]; then echo "test-containers: outputs kept in $work" >&2
+  else rm -rf "$work"; fi
+}
+remove_projects() {
   local p
   for p in ${projects[@]+"${projects[@]}"}; do
     "${compose[@]}" -p "$p" -f docker-compose.yml --profile load down --remove-orphans >/dev/null 2>&1
   done
   [ "$ENGINE_STARTED" = 1 ] || docker image rm -f "$image" >/dev/null 2>&1
-  engine_stop
-  if [ -n "${HITCOST_CONTAINERS_KEEP:-}" ]; then echo "test-containers: outputs kept in $work" >&2
-  else rm -rf "$work"; fi
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+at_cleanup remove_work
+at_cleanup engine_stop
+at_cleanup remove_projects
 
 missing() { echo "test-containers: FAIL: $*" >&2; exit 1; }
 [ ${#compose[@]} -gt 0 ] || missing "no compose command (see above)"

@@ -7,7 +7,8 @@
 #                memory figures (label memory: ASan's shadow and quarantine are the process's
 #                own memory, tens of MiB, so "own memory far below a 64 MiB file" is untestable)
 #   build/tsan : ThreadSanitizer (HITCOST_TSAN=ON), only what runs threads against each
-#                other: the stores' concurrency tests and the server under concurrent load
+#                other: the stores' concurrency tests (the file stores' interval syncer beside
+#                writers and readers among them) and the server under concurrent load
 #                (the server binary is TSan-built too; halt_on_error makes a race kill it,
 #                which fails the test that drives it).
 # Usage: scripts/test-sanitizers.sh [asan|tsan]...   (default: both)
@@ -32,19 +33,24 @@ for w in "${which[@]}"; do
       echo "== building build/asan (ASan+UBSan)" >&2
       ./scripts/build.sh build/asan RelWithDebInfo -DHITCOST_SANITIZE=ON "${common[@]}"
       echo "== running the suite under ASan+UBSan (all but soak, timing and memory)" >&2
-      ctest --test-dir build/asan --output-on-failure --timeout 900 -j2 -LE 'soak|timing|memory' || rc=1
+      # LoadRunner.ASetUpFailureIsAnIoErrorNamingTheCall takes every descriptor, and the sanitizer
+      # runtime needs some of its own: it cannot run here (excluded by name, not skipped).
+      ctest --test-dir build/asan --output-on-failure --no-tests=error --timeout 900 -j2 -LE 'soak|timing|memory' \
+        -E '^LoadRunner\.ASetUpFailureIsAnIoErrorNamingTheCall$' || rc=1
       ;;
     tsan)
       tsan_targets=(hitcost-server stores_memory_store_test stores_file_store_test
-                    stores_memcached_store_test faults_server_test server_unit_test server_access_log_test)
+                    stores_memcached_store_test stores_sync_test faults_server_test server_unit_test
+                    server_access_log_test)
       echo "== building build/tsan (ThreadSanitizer): ${tsan_targets[*]}" >&2
       mkdir -p build/tsan
       cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHITCOST_TSAN=ON "${common[@]}" ${hitcost_launcher[@]+"${hitcost_launcher[@]}"} \
         >build/tsan.configure.log 2>&1 || { cat build/tsan.configure.log >&2; exit 1; }
       cmake --build build/tsan -j"$(nproc)" --target "${tsan_targets[@]}"
       echo "== running the concurrency tests under TSan" >&2
-      ctest --test-dir build/tsan --output-on-failure --timeout 900 -j2 \
-        -R 'Concurrent|ThreadsKeepTheirOwnHandles|^Concurrency\.|^Faults\.Memcached|^AccessLogWriter\.FourThreads|^AccessLogServer\.(ReopenUnderLoad|IntervalSync)' || rc=1
+      # --no-tests=error here and above: a filter that selects nothing (a test renamed) fails.
+      ctest --test-dir build/tsan --output-on-failure --no-tests=error --timeout 900 -j2 \
+        -R 'Concurrent|ThreadsKeepTheirOwnHandles|^Concurrency\.|^Faults\.Memcached|^AccessLogWriter\.FourThreads|^AccessLogServer\.(ReopenUnderLoad|IntervalSync)|^FileStoreSync\.IntervalSyncer' || rc=1
       ;;
     *) echo "test-sanitizers: unknown build '$w'" >&2; exit 2 ;;
   esac

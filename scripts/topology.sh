@@ -42,7 +42,6 @@ nodes=3; clients=2; strategies="html,html+zlib,struct:json,struct:json+zlib"
 duration=5s; warmup=1s; repeat=1; rows=50; hit_ratio=0.99; keys=1000; connections=8
 server_threads=2; out=out/topology; time_limit=900
 server_url=""; node_list=""
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) nodes=$2; shift 2 ;;
@@ -60,7 +59,7 @@ while [ $# -gt 0 ]; do
     --time-limit) time_limit=$2; shift 2 ;;
     --server) server_url=$2; shift 2 ;;
     --memcached) node_list=$2; shift 2 ;;
-    -h|--help) usage; exit "$EXIT_OK" ;;
+    -h|--help) print_usage; exit "$EXIT_OK" ;;
     *) echo "topology: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
   esac
 done

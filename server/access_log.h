@@ -26,7 +26,7 @@
 // was written since the last sync.
 //
 // Where its cost shows: lines, bytes, write calls, dropped lines and write errors are counters of
-// the io thread (server/counter_list.h, group "log"); formatting and writing a request's line is
+// the io thread (wire/server_counters.h, group "log"); formatting and writing a request's line is
 // the `log` phase (wall time and sampled CPU); a write made by the sweeper (flush on time) falls
 // in the next request's `receive` part.
 #include <boost/asio/ip/address.hpp>

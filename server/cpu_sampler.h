@@ -30,7 +30,7 @@
 // read at its start and its end only. Its CPU over its requests is the thread's CPU per
 // request as nobody observes it (one read's cost subtracted; what that read disturbs is
 // spread over kTileCuts requests). The samples say how that CPU splits between hits and
-// misses; the clean tiles say how much the samples' own reads added (client/server_stats.h).
+// misses; the clean tiles say how much the samples' own reads added (measure/server_stats.h).
 // The reservation is a coin, not "the tiles that happened to hold no sample": with an
 // adaptive N, sample-free tiles are more frequent where requests are cheap (N is larger
 // there), which biased the first version low by up to 6 % on a noisy machine.

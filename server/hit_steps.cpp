@@ -42,6 +42,7 @@ std::optional<Unwrapped> HitSteps::fetch(Store& store, const Strategy& in_force,
     m_.count_decode_error(un.error().code);
     return std::nullopt;
   }
+  m_.cache_bytes_unwrapped.add(un->payload.size());
   out.stored_as = stored_form_name(*un);
   if (!strategy_writes(in_force, *un)) {
     out.strategy_asked = std::move(out.strategy_name);

@@ -33,13 +33,8 @@ std::string strategy_help() {
   }
   return h;
 }
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // redirected (CI, a script's log): lines in order with stderr's
-  using hitcost::server::ServerOptions;
-  ServerOptions o;
-  CLI::App app{"hitcost-server: an HTTP server that renders pages from cached data"};
+// Every option of the command line, into `o` (and --log-buffer as text, parsed after).
+void add_options(CLI::App& app, hitcost::server::ServerOptions& o, std::string& log_buffer) {
   app.add_option("--host", o.host, "Address to listen on")->capture_default_str();
   app.add_option("--port", o.port, "Port (0 picks a free one and prints it)")
       ->capture_default_str()
@@ -52,7 +47,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   app.add_option("--cpus", o.cpus, "Pin thread i to CPU cpus[i % n], e.g. --cpus 0,1")->delimiter(',');
   app.add_option("--store", o.store,
-                 "memory | memory:objects | memcached:H:P[,H:P...] | mmap:PATH | pread:PATH (see README)")
+                 "memory | memory:objects | memcached:H:P[,H:P...] | mmap:PATH | pread:PATH (see docs/formats.md, Stores)")
       ->capture_default_str();
   app.add_flag("--store-create", o.store_create,
                "An mmap:/pread: store may make a new store file (as ?create=1 in the spec, also for stores switched to "
@@ -82,7 +77,6 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--drain-timeout-ms", o.drain_timeout_ms, "On SIGTERM, in-flight requests get this long")
       ->capture_default_str();
-  std::string log_buffer = "0";
   app.add_option("--access-log", o.access_log,
                  "Write an access log here: combined log format + cache outcome, strategy, service µs (O_APPEND; "
                  "SIGHUP reopens it)");
@@ -96,34 +90,65 @@ int main(int argc, char** argv) {
   app.add_option("--corpus", o.corpus,
                  "Serve a user's sampled values (a hitcost-corpus file) at GET /value/{n}, n = 0..N-1 in corpus "
                  "order; values that do not decode are left out (docs/http-api.md)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;  // --help is a success; every other parse failure a usage error
-  }
+}
+
+// Values the parser cannot judge alone; false (the reason printed) is a usage error, exit 2.
+bool check_options(hitcost::server::ServerOptions& o, const std::string& log_buffer) {
   if (auto size = hitcost::parse_size(log_buffer)) {
     o.log_buffer = *size;
   } else {
     std::cerr << "hitcost-server: --log-buffer: " << size.error().message << "\n";
-    return 2;
+    return false;
   }
   if (o.admin_remote && o.admin_token.empty()) {
     std::cerr << "hitcost-server: --admin-remote needs --admin-token\n";
-    return 2;
+    return false;
   }
   // A CPU that cannot be pinned to would leave a thread running anywhere while /stats and the
   // user believe it pinned: refused before anything starts.
   if (auto why = hitcost::proc::cpus_not_online_error(o.cpus)) {
     std::cerr << "hitcost-server: --cpus: " << *why << "\n";
-    return 2;
+    return false;
   }
 
   try {
     hitcost::server::check_start_values(o);  // usage before any input is read: exit 2 first
   } catch (const hitcost::server::UsageError& e) {
     std::cerr << "hitcost-server: " << e.what() << "\n";
-    return 2;
+    return false;
   }
+  return true;
+}
+
+// The stop signals blocked in every thread (the main thread waits for them); SIGPIPE and
+// SIGXFSZ ignored so that a write that cannot be made is an error code, not a death.
+sigset_t block_stop_signals() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);  // not a stop: reopens the access log (logrotate)
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error code, not a death
+  signal(SIGXFSZ, SIG_IGN);  // a log past RLIMIT_FSIZE: write(2) fails with EFBIG (counted), no death
+  return stop_signals;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // redirected (CI, a script's log): lines in order with stderr's
+  using hitcost::server::ServerOptions;
+  ServerOptions o;
+  CLI::App app{"hitcost-server: an HTTP server that renders pages from cached data"};
+  std::string log_buffer = "0";
+  add_options(app, o, log_buffer);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help is a success; every other parse failure a usage error
+  }
+  if (!check_options(o, log_buffer)) return 2;
 
   // A corpus that cannot be read is an input that cannot be opened, like a store: exit 1 with
   // the reader's reason (it names the file), as hitcost-corpus does for a corrupt file. Decoded
@@ -140,15 +165,7 @@ int main(int argc, char** argv) {
     std::printf("%s\n", values->summary_line().c_str());
   }
 
-  // Block the stop signals in every thread; the main thread waits for them below.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGHUP);  // not a stop: reopens the access log (logrotate)
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error code, not a death
-  signal(SIGXFSZ, SIG_IGN);  // a log past RLIMIT_FSIZE: write(2) fails with EFBIG (counted), no death
+  const sigset_t stop_signals = block_stop_signals();
 
   try {
     hitcost::server::HttpServer server(o, values);

@@ -20,7 +20,7 @@
 #include "core/counter.h"
 #include "core/log2.h"
 #include "core/result.h"
-#include "server/counter_list.h"
+#include "wire/server_counters.h"
 
 namespace hitcost::server {
 
@@ -84,7 +84,7 @@ struct SamplerGauges {
 constexpr std::array<int, 10> kCountedStatuses = {400, 403, 404, 405, 408, 409, 413, 431, 500, 503};
 
 struct ThreadMetrics {
-  // requests, pages, hits, ... partial_writes: one OwnedCounter per row of server/counter_list.h.
+  // requests, pages, hits, ... partial_writes: one OwnedCounter per row of wire/server_counters.h.
 #define HITCOST_COUNTER_MEMBER(field, ...) OwnedCounter field;
   HITCOST_SERVER_COUNTERS(HITCOST_COUNTER_MEMBER)
 #undef HITCOST_COUNTER_MEMBER
@@ -113,7 +113,7 @@ struct ThreadMetrics {
 
 // A plain, summed copy of all threads' metrics (or a difference of two).
 struct MetricsSnapshot {
-  // One sum per row of server/counter_list.h.
+  // One sum per row of wire/server_counters.h.
 #define HITCOST_COUNTER_MEMBER(field, ...) uint64_t field = 0;
   HITCOST_SERVER_COUNTERS(HITCOST_COUNTER_MEMBER)
 #undef HITCOST_COUNTER_MEMBER
@@ -140,7 +140,7 @@ struct MetricsSnapshot {
   MetricsSnapshot minus(const MetricsSnapshot& base) const;
 };
 
-// A row of server/counter_list.h with the members it names: what total(), minus(), /stats and
+// A row of wire/server_counters.h with the members it names: what total(), minus(), /stats and
 // /metrics loop over.
 struct CounterRow {
   OwnedCounter ThreadMetrics::*per_thread;
@@ -150,7 +150,7 @@ struct CounterRow {
   std::string_view prom_name, prom_labels, prom_type, prom_help;  // /metrics
 };
 inline constexpr CounterRow kCounterRows[] = {
-#define HITCOST_COUNTER_ROW(field, group, key, name, labels, type, help) \
+#define HITCOST_COUNTER_ROW(field, group, key, name, labels, type, csv, help) \
   {&ThreadMetrics::field, &MetricsSnapshot::field, #field, group, key, name, labels, type, help},
     HITCOST_SERVER_COUNTERS(HITCOST_COUNTER_ROW)
 #undef HITCOST_COUNTER_ROW

@@ -1,5 +1,5 @@
 #pragma once
-// Everything hitcost-server takes on its command line (see README for defaults).
+// Everything hitcost-server takes on its command line (docs/hitcost-server.md has the defaults).
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -13,7 +13,7 @@ struct ServerOptions {
   int port = 8080;          // 0: pick a free port and print it
   int threads = 1;          // io threads, one io_context each
   std::vector<int> cpus;    // pin thread i to cpus[i % size]
-  bool reuse_port = false;  // SO_REUSEPORT: several server processes share the port (README)
+  bool reuse_port = false;  // SO_REUSEPORT: several server processes share the port (docs/hitcost-server.md)
   std::string store = "memory";
   bool store_create = false;  // every mmap:/pread: spec may make a new store file (?create=1)
   std::string strategy = "html";

@@ -159,97 +159,6 @@ StatsFigures read_stats(const ServerContext& ctx, const RuntimeConfig& cfg) {
   return f;
 }
 
-nlohmann::json stats_json(const StatsFigures& f) {
-  using nlohmann::json;
-  const MetricsSnapshot& m = f.counters;
-  json j;
-  j["uptime_s"] = f.uptime_s;
-  j["interval_s"] = f.interval_s;
-  j["config"] = f.config;
-  j["threads"] = f.threads;
-  j["thread_cpus"] = f.thread_cpus;
-  j["pin_failures"] = f.pin_failures;
-  j["pid"] = static_cast<int64_t>(::getpid());
-  // Who and where this process is: a client on the same machine (same boot id) finds the
-  // same pid with the same start time in its own /proc, and then knows the server is local.
-  static const nlohmann::json host = {
-      {"boot_id", proc::boot_id()},
-      {"pid", static_cast<int64_t>(::getpid())},
-      {"start_ticks", proc::read_process(::getpid()).value_or(proc::ProcessInfo{}).start_ticks}};
-  j["host"] = host;
-  j["metrics_enabled"] = f.metrics_enabled;
-  for (const CounterRow& c : kCounterRows) {
-    json& group = c.json_group.empty() ? j : j[std::string(c.json_group)];
-    group[std::string(c.json_key)] = m.*c.summed;
-  }
-  // The access log: its counters above, then its mode, file and syncs (server/access_log.h).
-  json& log = j["log"];
-  log["mode"] = f.config.value("log", std::string("off"));
-  if (f.log) {
-    log["path"] = f.log->path;
-    log["reopens"] = f.log->reopens;
-    log["last_error"] = f.log->last_error ? std::strerror(f.log->last_error) : "";
-    log["sync"] = sync_json(f.log->sync_policy, f.log->sync);
-  }
-  j["bad_requests"] = m.bad_requests();
-  json by_kind_decode = json::object(), by_kind_store = json::object();
-  for (size_t i = 0; i < kErrcCount; ++i) {
-    const char* name = to_string(static_cast<Errc>(i));
-    if (m.decode_errors_by_kind[i]) by_kind_decode[name] = m.decode_errors_by_kind[i];
-    if (m.store_errors_by_kind[i]) by_kind_store[name] = m.store_errors_by_kind[i];
-  }
-  j["decode_errors_by_kind"] = by_kind_decode;
-  j["store_errors_by_kind"] = by_kind_store;
-  json statuses = json::object();
-  for (size_t i = 0; i < kCountedStatuses.size(); ++i)
-    statuses[std::to_string(kCountedStatuses[i])] = m.status_counts[i];
-  j["responses_by_status"] = statuses;
-  j["cpu"] = {{"user_s", f.cpu.user_s - f.cpu_user_at_reset},
-              {"system_s", f.cpu.system_s - f.cpu_system_at_reset},
-              {"total_user_s", f.cpu.user_s},
-              {"total_system_s", f.cpu.system_s},
-              {"voluntary_switches", f.cpu.voluntary_switches},
-              {"involuntary_switches", f.cpu.involuntary_switches}};
-  j["rss_kb"] = f.rss_kb;  // also memory.rss_kb; kept at the top level for older readers
-  json phases = json::object();
-  for (size_t p = 0; p < kPhases; ++p) {
-    const auto& ph = m.phases[p];
-    json buckets = json::array();
-    for (size_t k = 0, used = used_buckets(ph.buckets); k < used; ++k) buckets.push_back(ph.buckets[k]);
-    phases[to_string(static_cast<Phase>(p))] = {{"count", ph.count}, {"sum", ph.sum_ns}, {"log2_buckets", buckets}};
-  }
-  j["phases_ns"] = phases;
-  j["cpu_sampled"] = sampled_cpu_json(m);
-  if (f.io.ok) {
-    json io = json::object();
-    for (const auto& [k, v] : proc_io_fields(f.io)) io[k] = v;
-    j["proc_io"] = io;
-  }
-  json memory = json::object();
-  for (const auto& [k, v] : memory_kb(f)) memory[k] = v ? json(*v) : json(nullptr);
-  j["memory"] = memory;
-  // Store figures are cumulative since the store was opened (memcached's since it started).
-  json extra = json::object();
-  for (const auto& [k, v] : f.store.extra) extra[k] = v;
-  if (!f.cache_cpus.empty()) extra["cpus"] = f.cache_cpus;
-  json store = {{"describe", f.store_describe},
-                {"bytes_read", f.store.bytes_read},
-                {"bytes_written", f.store.bytes_written},
-                {"extra", extra}};
-  for (const auto& [k, v] : store_ops(f.store)) store[k] = v;
-  if (f.store.sync) store["sync"] = sync_json(f.store.sync_policy, *f.store.sync);
-  j["store"] = store;
-  if (f.corpus) {  // only with --corpus: what GET /value/{n} serves (docs/http-api.md)
-    const ValueOrigin& c = *f.corpus;
-    json left_out = json::object();
-    for (const auto& [kind, n] : c.left_out_by_kind()) left_out[kind] = n;
-    j["corpus"] = {{"path", c.path()},         {"source", c.source()},     {"scheme", c.scheme()},
-                   {"records", c.records()},   {"values", c.size()},       {"left_out", left_out},
-                   {"redacted", c.redacted()}};
-  }
-  return j;
-}
-
 namespace {
 
 // Prometheus metric names: [a-zA-Z_:][a-zA-Z0-9_:]*
@@ -299,18 +208,6 @@ void family(std::string& out, std::string_view name, std::string_view type, std:
   out += '\n';
 }
 
-// The rows of server/counter_list.h reported at the top level of /stats (top_level) or in one
-// of its groups (cache, http): one family per run of rows sharing a name.
-void counter_samples(std::string& out, const MetricsSnapshot& m, bool top_level) {
-  std::string_view family_name;
-  for (const CounterRow& c : kCounterRows) {
-    if (c.json_group.empty() != top_level) continue;
-    if (c.prom_name != family_name) family(out, c.prom_name, c.prom_type, c.prom_help);
-    family_name = c.prom_name;
-    line(out, c.prom_name, c.prom_labels, static_cast<double>(m.*c.summed));
-  }
-}
-
 // A string of the configuration in force, or "" when it has none.
 std::string config_text(const nlohmann::json& config, const char* key) {
   if (!config.is_object()) return {};
@@ -322,132 +219,295 @@ double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 }  // namespace
 
-std::string metrics_text(const StatsFigures& f) {
+namespace {
+
+// Both answers of one reading, written side by side: each section below is one family of
+// figures, its /stats keys next to its /metrics samples, so the two never drift apart. The
+// sections run in /metrics' order (the order scrapes have always had); /stats' keys come out
+// sorted whatever the order.
+struct StatsOut {
+  nlohmann::json& stats;
+  std::string& metrics;
+  void family(std::string_view name, std::string_view type, std::string_view help) {
+    ::hitcost::server::family(metrics, name, type, help);
+  }
+  void sample(std::string_view name, std::string_view labels, double v) { line(metrics, name, labels, v); }
+  // A family of one unlabelled sample.
+  void single(std::string_view name, std::string_view type, std::string_view help, double v) {
+    family(name, type, help);
+    sample(name, "", v);
+  }
+};
+
+// What is in force and where it runs: the configuration, the clocks, the threads and their CPUs.
+void identity_section(const StatsFigures& f, StatsOut& out) {
+  nlohmann::json& j = out.stats;
+  j["uptime_s"] = f.uptime_s;
+  j["interval_s"] = f.interval_s;
+  j["config"] = f.config;
+  j["threads"] = f.threads;
+  j["thread_cpus"] = f.thread_cpus;
+  j["pin_failures"] = f.pin_failures;
+  j["pid"] = static_cast<int64_t>(::getpid());
+  // Who and where this process is: a client on the same machine (same boot id) finds the
+  // same pid with the same start time in its own /proc, and then knows the server is local.
+  static const nlohmann::json host = {
+      {"boot_id", proc::boot_id()},
+      {"pid", static_cast<int64_t>(::getpid())},
+      {"start_ticks", proc::read_process(::getpid()).value_or(proc::ProcessInfo{}).start_ticks}};
+  j["host"] = host;
+  j["metrics_enabled"] = f.metrics_enabled;
+  const std::string info = "strategy=\"" + label_value(config_text(f.config, "strategy")) + "\",store=\"" +
+                           label_value(config_text(f.config, "store")) + "\",flags=\"" +
+                           label_value(config_text(f.config, "flags")) + "\"";
+  out.family("hitcost_config_info", "gauge", "The configuration in force (value is always 1).");
+  out.sample("hitcost_config_info", info, 1);
+  out.single("hitcost_uptime_seconds", "gauge", "Seconds since the server started.", f.uptime_s);
+  out.single("hitcost_interval_seconds", "gauge", "Seconds since the counters were last reset.", f.interval_s);
+  out.single("hitcost_threads", "gauge", "io threads.", static_cast<double>(f.threads));
+  out.single("hitcost_pin_failures", "gauge", "io threads whose pinning to their --cpus CPU failed.", f.pin_failures);
+  out.single("hitcost_metrics_enabled", "gauge", "1 when per-phase timing is on.", f.metrics_enabled ? 1 : 0);
+}
+
+// The rows of wire/server_counters.h at the top level of /stats (top_level) or in one of its
+// groups (cache, http, log): one family per run of rows sharing a name.
+void counter_section(const StatsFigures& f, StatsOut& out, bool top_level) {
+  std::string_view family_name;
+  for (const CounterRow& c : kCounterRows) {
+    if (c.json_group.empty() != top_level) continue;
+    const uint64_t v = f.counters.*c.summed;
+    nlohmann::json& group = top_level ? out.stats : out.stats[std::string(c.json_group)];
+    group[std::string(c.json_key)] = v;
+    if (c.prom_name != family_name) out.family(c.prom_name, c.prom_type, c.prom_help);
+    family_name = c.prom_name;
+    out.sample(c.prom_name, c.prom_labels, static_cast<double>(v));
+  }
+}
+
+// A by-kind error count as /stats (kinds with a count) and /metrics (the same samples) have it.
+void errors_by_kind(const std::array<uint64_t, kErrcCount>& counts, const char* key, const char* name, const char* help,
+                    StatsOut& out) {
   static const auto errc_by_name = name_order<Errc, kErrcCount>();
-  static const auto phases_by_name = name_order<Phase, kPhases>();
-  static const auto parts_by_name = name_order<CpuPart, kCpuParts>();
+  nlohmann::json by_kind = nlohmann::json::object();
+  out.family(name, "counter", help);
+  for (size_t i : errc_by_name) {
+    if (!counts[i]) continue;
+    const char* kind = to_string(static_cast<Errc>(i));
+    by_kind[kind] = counts[i];
+    out.sample(name, "kind=\"" + label_value(kind) + "\"", static_cast<double>(counts[i]));
+  }
+  out.stats[key] = by_kind;
+}
+
+// What went wrong: every 4xx, unreadable values and store failures by kind, non-200 statuses.
+void error_section(const StatsFigures& f, StatsOut& out) {
   const MetricsSnapshot& m = f.counters;
-  std::string out;
-  out.reserve(8192);
-  std::string info = "strategy=\"" + label_value(config_text(f.config, "strategy")) + "\",store=\"" +
-                     label_value(config_text(f.config, "store")) + "\",flags=\"" +
-                     label_value(config_text(f.config, "flags")) + "\"";
-  family(out, "hitcost_config_info", "gauge", "The configuration in force (value is always 1).");
-  line(out, "hitcost_config_info", info, 1);
-  family(out, "hitcost_uptime_seconds", "gauge", "Seconds since the server started.");
-  line(out, "hitcost_uptime_seconds", "", f.uptime_s);
-  family(out, "hitcost_interval_seconds", "gauge", "Seconds since the counters were last reset.");
-  line(out, "hitcost_interval_seconds", "", f.interval_s);
-  family(out, "hitcost_threads", "gauge", "io threads.");
-  line(out, "hitcost_threads", "", static_cast<double>(f.threads));
-  family(out, "hitcost_pin_failures", "gauge", "io threads whose pinning to their --cpus CPU failed.");
-  line(out, "hitcost_pin_failures", "", f.pin_failures);
-  family(out, "hitcost_metrics_enabled", "gauge", "1 when per-phase timing is on.");
-  line(out, "hitcost_metrics_enabled", "", f.metrics_enabled ? 1 : 0);
-  counter_samples(out, m, /*top_level=*/true);
-  family(out, "hitcost_bad_requests_total", "counter", "Counter 'bad_requests' from /stats.");
-  line(out, "hitcost_bad_requests_total", "", static_cast<double>(m.bad_requests()));
-  family(out, "hitcost_decode_errors_by_kind_total", "counter", "Unreadable stored values by error kind.");
-  for (size_t i : errc_by_name)
-    if (m.decode_errors_by_kind[i])
-      line(out, "hitcost_decode_errors_by_kind_total", "kind=\"" + label_value(to_string(static_cast<Errc>(i))) + "\"",
-           static_cast<double>(m.decode_errors_by_kind[i]));
-  family(out, "hitcost_store_errors_by_kind_total", "counter", "Store failures by error kind.");
-  for (size_t i : errc_by_name)
-    if (m.store_errors_by_kind[i])
-      line(out, "hitcost_store_errors_by_kind_total", "kind=\"" + label_value(to_string(static_cast<Errc>(i))) + "\"",
-           static_cast<double>(m.store_errors_by_kind[i]));
-  family(out, "hitcost_responses_total", "counter", "Non-200 responses by status code.");
-  for (size_t i = 0; i < kCountedStatuses.size(); ++i)
-    line(out, "hitcost_responses_total", "code=\"" + std::to_string(kCountedStatuses[i]) + "\"",
-         static_cast<double>(m.status_counts[i]));
-  family(out, "hitcost_cpu_seconds_total", "counter", "Process CPU time since reset (getrusage).");
-  line(out, "hitcost_cpu_seconds_total", "mode=\"user\"", f.cpu.user_s - f.cpu_user_at_reset);
-  line(out, "hitcost_cpu_seconds_total", "mode=\"system\"", f.cpu.system_s - f.cpu_system_at_reset);
-  family(out, "hitcost_context_switches_total", "counter", "Process context switches (getrusage, cumulative).");
-  line(out, "hitcost_context_switches_total", "kind=\"voluntary\"", static_cast<double>(f.cpu.voluntary_switches));
-  line(out, "hitcost_context_switches_total", "kind=\"involuntary\"", static_cast<double>(f.cpu.involuntary_switches));
-  family(out, "hitcost_rss_bytes", "gauge", "Resident set size.");
-  line(out, "hitcost_rss_bytes", "", static_cast<double>(f.rss_kb) * 1024);
+  out.stats["bad_requests"] = m.bad_requests();
+  out.single("hitcost_bad_requests_total", "counter", "Counter 'bad_requests' from /stats.",
+             static_cast<double>(m.bad_requests()));
+  errors_by_kind(m.decode_errors_by_kind, "decode_errors_by_kind", "hitcost_decode_errors_by_kind_total",
+                 "Unreadable stored values by error kind.", out);
+  errors_by_kind(m.store_errors_by_kind, "store_errors_by_kind", "hitcost_store_errors_by_kind_total",
+                 "Store failures by error kind.", out);
+  nlohmann::json statuses = nlohmann::json::object();
+  out.family("hitcost_responses_total", "counter", "Non-200 responses by status code.");
+  for (size_t i = 0; i < kCountedStatuses.size(); ++i) {
+    statuses[std::to_string(kCountedStatuses[i])] = m.status_counts[i];
+    out.sample("hitcost_responses_total", "code=\"" + std::to_string(kCountedStatuses[i]) + "\"",
+               static_cast<double>(m.status_counts[i]));
+  }
+  out.stats["responses_by_status"] = statuses;
+}
+
+// The process: its CPU (since the reset and since start), context switches, memory.
+void process_section(const StatsFigures& f, StatsOut& out) {
+  const double user_s = f.cpu.user_s - f.cpu_user_at_reset, system_s = f.cpu.system_s - f.cpu_system_at_reset;
+  out.stats["cpu"] = {{"user_s", user_s},
+                      {"system_s", system_s},
+                      {"total_user_s", f.cpu.user_s},
+                      {"total_system_s", f.cpu.system_s},
+                      {"voluntary_switches", f.cpu.voluntary_switches},
+                      {"involuntary_switches", f.cpu.involuntary_switches}};
+  out.family("hitcost_cpu_seconds_total", "counter", "Process CPU time since reset (getrusage).");
+  out.sample("hitcost_cpu_seconds_total", "mode=\"user\"", user_s);
+  out.sample("hitcost_cpu_seconds_total", "mode=\"system\"", system_s);
+  out.family("hitcost_context_switches_total", "counter", "Process context switches (getrusage, cumulative).");
+  out.sample("hitcost_context_switches_total", "kind=\"voluntary\"", static_cast<double>(f.cpu.voluntary_switches));
+  out.sample("hitcost_context_switches_total", "kind=\"involuntary\"", static_cast<double>(f.cpu.involuntary_switches));
+  out.stats["rss_kb"] = f.rss_kb;  // also memory.rss_kb; kept at the top level for older readers
+  out.single("hitcost_rss_bytes", "gauge", "Resident set size.", static_cast<double>(f.rss_kb) * 1024);
   // /stats memory.X_kb → kind="X"; a figure the kernel does not give (null) has no sample.
-  family(out, "hitcost_memory_bytes", "gauge",
-         "Memory by kind: rss, pss (anon, file, shmem), process_own (anon + shmem), store_file_resident.");
-  for (const auto& [k, v] : memory_kb(f))
+  nlohmann::json memory = nlohmann::json::object();
+  out.family("hitcost_memory_bytes", "gauge",
+             "Memory by kind: rss, pss (anon, file, shmem), process_own (anon + shmem), store_file_resident.");
+  for (const auto& [k, v] : memory_kb(f)) {
+    memory[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
     if (v)
-      line(out, "hitcost_memory_bytes", "kind=\"" + label_value(k.substr(0, k.size() - 3)) + "\"",
-           static_cast<double>(*v) * 1024);
-  family(out, "hitcost_phase_seconds", "histogram", "Time per request phase (steady clock).");
+      out.sample("hitcost_memory_bytes", "kind=\"" + label_value(k.substr(0, k.size() - 3)) + "\"",
+                 static_cast<double>(*v) * 1024);
+  }
+  out.stats["memory"] = memory;
+}
+
+// Time per request phase (steady clock): count, sum and log2 buckets; /metrics as a histogram.
+void phase_section(const StatsFigures& f, StatsOut& out) {
+  static const auto phases_by_name = name_order<Phase, kPhases>();
+  nlohmann::json phases = nlohmann::json::object();
+  out.family("hitcost_phase_seconds", "histogram", "Time per request phase (steady clock).");
   for (size_t p : phases_by_name) {
-    const auto& ph = m.phases[p];
+    const auto& ph = f.counters.phases[p];
     const std::string phase = to_string(static_cast<Phase>(p));
+    nlohmann::json buckets = nlohmann::json::array();
     double cum = 0;
     for (size_t k = 0, used = used_buckets(ph.buckets); k < used; ++k) {
+      buckets.push_back(ph.buckets[k]);
       cum += static_cast<double>(ph.buckets[k]);
       char le[48];
       std::snprintf(le, sizeof le, "%.9g", std::ldexp(1.0, static_cast<int>(k) + 1) / 1e9);
-      line(out, "hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"" + le + "\"", cum);
+      out.sample("hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"" + le + "\"", cum);
     }
-    line(out, "hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"+Inf\"", static_cast<double>(ph.count));
-    line(out, "hitcost_phase_seconds_sum", "phase=\"" + phase + "\"", static_cast<double>(ph.sum_ns) / 1e9);
-    line(out, "hitcost_phase_seconds_count", "phase=\"" + phase + "\"", static_cast<double>(ph.count));
+    out.sample("hitcost_phase_seconds_bucket", "phase=\"" + phase + "\",le=\"+Inf\"", static_cast<double>(ph.count));
+    out.sample("hitcost_phase_seconds_sum", "phase=\"" + phase + "\"", static_cast<double>(ph.sum_ns) / 1e9);
+    out.sample("hitcost_phase_seconds_count", "phase=\"" + phase + "\"", static_cast<double>(ph.count));
+    phases[phase] = {{"count", ph.count}, {"sum", ph.sum_ns}, {"log2_buckets", buckets}};
   }
-  family(out, "hitcost_sampled_requests_total", "counter",
-         "Requests the CPU samples stand for (sum of sampling periods), by outcome.");
+  out.stats["phases_ns"] = phases;
+}
+
+// The sampled thread CPU (server/cpu_sampler.h): /stats has the sums in full (sampled_cpu_json);
+// /metrics the requests they stand for, the CPU by outcome and part, the period, clean tiles.
+void sampling_section(const StatsFigures& f, StatsOut& out) {
+  static const auto parts_by_name = name_order<CpuPart, kCpuParts>();
+  const MetricsSnapshot& m = f.counters;
+  out.stats["cpu_sampled"] = sampled_cpu_json(m);
+  out.family("hitcost_sampled_requests_total", "counter",
+             "Requests the CPU samples stand for (sum of sampling periods), by outcome.");
   for (size_t o = 0; o < kOutcomes; ++o)
-    line(out, "hitcost_sampled_requests_total", std::string("outcome=\"") + to_string(static_cast<Outcome>(o)) + "\"",
-         static_cast<double>(m.sampled[o].weight));
+    out.sample("hitcost_sampled_requests_total", std::string("outcome=\"") + to_string(static_cast<Outcome>(o)) + "\"",
+               static_cast<double>(m.sampled[o].weight));
   // A gauge, not a counter: a part corrected for the clock's own cost may step back.
-  family(out, "hitcost_sampled_cpu_seconds_total", "gauge",
-         "Thread CPU since reset estimated from samples (each weighted by its period), by outcome and part.");
+  out.family("hitcost_sampled_cpu_seconds_total", "gauge",
+             "Thread CPU since reset estimated from samples (each weighted by its period), by outcome and part.");
   for (size_t o = 0; o < kOutcomes; ++o) {
     const std::string outcome = to_string(static_cast<Outcome>(o));
     for (size_t k : parts_by_name)
-      line(out, "hitcost_sampled_cpu_seconds_total",
-           "outcome=\"" + outcome + "\",part=\"" + to_string(static_cast<CpuPart>(k)) + "\"",
-           seconds(signed_ns(m.sampled[o].part_cpu_ns[k])));
+      out.sample("hitcost_sampled_cpu_seconds_total",
+                 "outcome=\"" + outcome + "\",part=\"" + to_string(static_cast<CpuPart>(k)) + "\"",
+                 seconds(signed_ns(m.sampled[o].part_cpu_ns[k])));
   }
-  family(out, "hitcost_cpu_sample_period", "gauge", "About 1 in this many requests has its thread CPU sampled.");
-  line(out, "hitcost_cpu_sample_period", "", static_cast<double>(m.sample_period));
+  out.single("hitcost_cpu_sample_period", "gauge", "About 1 in this many requests has its thread CPU sampled.",
+             static_cast<double>(m.sample_period));
   // Clean tiles: runs of requests timed whole with no sample in them (docs/http-api.md);
   // their CPU per request is what the samples' own clock reads are measured against.
-  family(out, "hitcost_clean_tiles_total", "counter", "Clean tiles timed whole (no CPU sample armed in them).");
-  line(out, "hitcost_clean_tiles_total", "", static_cast<double>(m.clean_tiles));
-  family(out, "hitcost_clean_tile_requests_total", "counter", "Requests in the clean tiles.");
-  line(out, "hitcost_clean_tile_requests_total", "", static_cast<double>(m.clean_tile_cuts));
-  family(out, "hitcost_clean_tile_cpu_seconds_total", "counter", "Thread CPU of the clean tiles.");
-  line(out, "hitcost_clean_tile_cpu_seconds_total", "", seconds(signed_ns(m.clean_tile_cpu_ns)));
-  counter_samples(out, m, /*top_level=*/false);
-  if (f.io.ok) {
-    family(out, "hitcost_proc_io_total", "counter", "/proc/self/io fields (cumulative).");
-    for (const auto& [k, v] : proc_io_fields(f.io))
-      line(out, "hitcost_proc_io_total", std::string("field=\"") + k + "\"", static_cast<double>(v));
-  }
-  family(out, "hitcost_store_ops_total", "counter", "Store operations (cumulative since the store opened).");
-  for (const auto& [k, v] : store_ops(f.store))
-    line(out, "hitcost_store_ops_total", std::string("op=\"") + k + "\"", static_cast<double>(v));
-  family(out, "hitcost_store_bytes_total", "counter", "Store value bytes (cumulative since the store opened).");
-  line(out, "hitcost_store_bytes_total", "direction=\"read\"", static_cast<double>(f.store.bytes_read));
-  line(out, "hitcost_store_bytes_total", "direction=\"written\"", static_cast<double>(f.store.bytes_written));
-  if (const auto& sy = f.store.sync) {  // file stores: their fdatasync figures (/stats store.sync)
-    family(out, "hitcost_store_sync_calls_total", "counter", "fdatasync calls on the store file (sync policy).");
-    line(out, "hitcost_store_sync_calls_total", "", static_cast<double>(sy->calls));
-    family(out, "hitcost_store_sync_errors_total", "counter", "fdatasync calls on the store file that failed.");
-    line(out, "hitcost_store_sync_errors_total", "", static_cast<double>(sy->errors));
-    family(out, "hitcost_store_sync_seconds_total", "counter", "Wall time spent in fdatasync on the store file.");
-    line(out, "hitcost_store_sync_seconds_total", "", static_cast<double>(sy->total_ns) / 1e9);
-  }
-  if (const auto& lg = f.log) {  // the access log's fdatasync figures and reopens (/stats log)
-    family(out, "hitcost_log_sync_calls_total", "counter", "fdatasync calls on the access log (its sync policy).");
-    line(out, "hitcost_log_sync_calls_total", "", static_cast<double>(lg->sync.calls));
-    family(out, "hitcost_log_sync_seconds_total", "counter", "Wall time spent in fdatasync on the access log.");
-    line(out, "hitcost_log_sync_seconds_total", "", static_cast<double>(lg->sync.total_ns) / 1e9);
-    family(out, "hitcost_log_reopens_total", "counter", "Access log reopens (SIGHUP).");
-    line(out, "hitcost_log_reopens_total", "", static_cast<double>(lg->reopens));
-  }
-  family(out, "hitcost_store_extra", "gauge", "Backend figures (memcached stats, file residency, ...).");
-  for (const auto& [k, v] : f.store.extra)
-    line(out, "hitcost_store_extra", "name=\"" + label_value(metric_name(k)) + "\"", v);
-  return out;
+  out.single("hitcost_clean_tiles_total", "counter", "Clean tiles timed whole (no CPU sample armed in them).",
+             static_cast<double>(m.clean_tiles));
+  out.single("hitcost_clean_tile_requests_total", "counter", "Requests in the clean tiles.",
+             static_cast<double>(m.clean_tile_cuts));
+  out.single("hitcost_clean_tile_cpu_seconds_total", "counter", "Thread CPU of the clean tiles.",
+             seconds(signed_ns(m.clean_tile_cpu_ns)));
 }
+
+// /proc/self/io, when the kernel gives it.
+void proc_io_section(const StatsFigures& f, StatsOut& out) {
+  if (!f.io.ok) return;
+  nlohmann::json io = nlohmann::json::object();
+  out.family("hitcost_proc_io_total", "counter", "/proc/self/io fields (cumulative).");
+  for (const auto& [k, v] : proc_io_fields(f.io)) {
+    io[k] = v;
+    out.sample("hitcost_proc_io_total", std::string("field=\"") + k + "\"", static_cast<double>(v));
+  }
+  out.stats["proc_io"] = io;
+}
+
+// The store's operations, bytes and fdatasync figures, cumulative since it was opened
+// (memcached's since it started).
+void store_section(const StatsFigures& f, StatsOut& out) {
+  nlohmann::json& store = out.stats["store"];
+  store["describe"] = f.store_describe;
+  out.family("hitcost_store_ops_total", "counter", "Store operations (cumulative since the store opened).");
+  for (const auto& [k, v] : store_ops(f.store)) {
+    store[k] = v;
+    out.sample("hitcost_store_ops_total", std::string("op=\"") + k + "\"", static_cast<double>(v));
+  }
+  store["bytes_read"] = f.store.bytes_read;
+  store["bytes_written"] = f.store.bytes_written;
+  out.family("hitcost_store_bytes_total", "counter", "Store value bytes (cumulative since the store opened).");
+  out.sample("hitcost_store_bytes_total", "direction=\"read\"", static_cast<double>(f.store.bytes_read));
+  out.sample("hitcost_store_bytes_total", "direction=\"written\"", static_cast<double>(f.store.bytes_written));
+  const auto& sy = f.store.sync;
+  if (!sy) return;  // file stores: their fdatasync figures
+  store["sync"] = sync_json(f.store.sync_policy, *sy);
+  out.single("hitcost_store_sync_calls_total", "counter", "fdatasync calls on the store file (sync policy).",
+             static_cast<double>(sy->calls));
+  out.single("hitcost_store_sync_errors_total", "counter", "fdatasync calls on the store file that failed.",
+             static_cast<double>(sy->errors));
+  out.single("hitcost_store_sync_seconds_total", "counter", "Wall time spent in fdatasync on the store file.",
+             static_cast<double>(sy->total_ns) / 1e9);
+}
+
+// The access log beside its counters (group "log"): its mode always; its file, reopens, last
+// error and fdatasync figures with a log file (server/access_log.h).
+void log_file_section(const StatsFigures& f, StatsOut& out) {
+  nlohmann::json& log = out.stats["log"];
+  log["mode"] = f.config.value("log", std::string("off"));
+  const auto& lg = f.log;
+  if (!lg) return;
+  log["path"] = lg->path;
+  log["reopens"] = lg->reopens;
+  log["last_error"] = lg->last_error ? std::strerror(lg->last_error) : "";
+  log["sync"] = sync_json(lg->sync_policy, lg->sync);
+  out.single("hitcost_log_sync_calls_total", "counter", "fdatasync calls on the access log (its sync policy).",
+             static_cast<double>(lg->sync.calls));
+  out.single("hitcost_log_sync_seconds_total", "counter", "Wall time spent in fdatasync on the access log.",
+             static_cast<double>(lg->sync.total_ns) / 1e9);
+  out.single("hitcost_log_reopens_total", "counter", "Access log reopens (SIGHUP).", static_cast<double>(lg->reopens));
+}
+
+// The backend's own figures (memcached stats, file residency, ...) and where its nodes run.
+void store_extra_section(const StatsFigures& f, StatsOut& out) {
+  nlohmann::json extra = nlohmann::json::object();
+  out.family("hitcost_store_extra", "gauge", "Backend figures (memcached stats, file residency, ...).");
+  for (const auto& [k, v] : f.store.extra) {
+    extra[k] = v;
+    out.sample("hitcost_store_extra", "name=\"" + label_value(metric_name(k)) + "\"", v);
+  }
+  if (!f.cache_cpus.empty()) extra["cpus"] = f.cache_cpus;
+  out.stats["store"]["extra"] = extra;
+}
+
+// Only with --corpus: what GET /value/{n} serves (docs/http-api.md); /stats only.
+void corpus_section(const StatsFigures& f, StatsOut& out) {
+  if (!f.corpus) return;
+  const ValueOrigin& c = *f.corpus;
+  nlohmann::json left_out = nlohmann::json::object();
+  for (const auto& [kind, n] : c.left_out_by_kind()) left_out[kind] = n;
+  out.stats["corpus"] = {{"path", c.path()},        {"source", c.source()}, {"scheme", c.scheme()},
+                         {"records", c.records()},  {"values", c.size()},   {"left_out", left_out},
+                         {"redacted", c.redacted()}};
+}
+
+}  // namespace
+
+StatsReport report_stats(const StatsFigures& f) {
+  StatsReport r;
+  r.metrics.reserve(8192);
+  StatsOut out{r.stats, r.metrics};
+  identity_section(f, out);
+  counter_section(f, out, /*top_level=*/true);
+  error_section(f, out);
+  process_section(f, out);
+  phase_section(f, out);
+  sampling_section(f, out);
+  counter_section(f, out, /*top_level=*/false);
+  proc_io_section(f, out);
+  store_section(f, out);
+  log_file_section(f, out);
+  store_extra_section(f, out);
+  corpus_section(f, out);
+  return r;
+}
+
+nlohmann::json stats_json(const StatsFigures& f) { return report_stats(f).stats; }
+std::string metrics_text(const StatsFigures& f) { return report_stats(f).metrics; }
 
 }  // namespace hitcost::server

@@ -2,8 +2,8 @@
 // GET /stats (JSON, schema in docs/http-api.md) and GET /metrics (Prometheus text format).
 // Both are written from one StatsFigures, read once per request, so they never disagree;
 // /metrics is built from the figures, not by parsing /stats back.
-#include <nlohmann/json.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,8 +50,16 @@ struct StatsFigures {
 };
 
 StatsFigures read_stats(const ServerContext& ctx, const RuntimeConfig& cfg);
-nlohmann::json stats_json(const StatsFigures& f);
-std::string metrics_text(const StatsFigures& f);
+
+// Both answers from one walk over the figures: each family is written once, its /stats keys
+// beside its /metrics samples (stats_report.cpp, a section per family).
+struct StatsReport {
+  nlohmann::json stats;  // GET /stats
+  std::string metrics;   // GET /metrics
+};
+StatsReport report_stats(const StatsFigures& f);
+nlohmann::json stats_json(const StatsFigures& f);  // report_stats(f).stats
+std::string metrics_text(const StatsFigures& f);   // report_stats(f).metrics
 
 // One writer's fdatasync figures (core/durable_sync.h) as /stats shows them, for any file that
 // is synced under a policy (a file store, the access log): {"policy", "calls", "errors",

@@ -68,7 +68,7 @@ struct FileStoreOptions {
   bool size_given = false;       // false: an existing valid file keeps its own capacity
   Advice advise = Advice::none;  // madvise (mmap) / posix_fadvise (pread) on the whole file
   bool populate = false;         // mmap only: MAP_POPULATE
-  SyncPolicy sync;               // fdatasync: none | each set/remove | every interval:MS (README)
+  SyncPolicy sync;               // fdatasync: none | each set/remove | every interval:MS (docs/formats.md)
   bool cold = false;             // before every get, drop the record's pages from the cache
   bool create = false;           // may make a new store file (missing path, or an empty file)
 };

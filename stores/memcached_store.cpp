@@ -306,16 +306,23 @@ static Status check_key(std::string_view key) {
   return ok_status();
 }
 
-Status MemcachedStore::get(std::string_view key, std::string& value, uint32_t& flags) {
-  c_->gets.add();
+// What every operation does first: count it, check the key, take this thread's handle and the
+// key's node past its stall breaker. On success `h` and `node` are set.
+Status MemcachedStore::begin(SharedCounter& op, std::string_view key, memcached_st*& h, int& node) {
+  op.add();
   if (auto s = check_key(key); !s) {
     c_->invalid.add();
     return s;
   }
-  memcached_st* h = handle();
+  h = handle();
   if (!h) return fail(MEMCACHED_MEMORY_ALLOCATION_FAILURE, nullptr);
+  return gate(h, key, node);
+}
+
+Status MemcachedStore::get(std::string_view key, std::string& value, uint32_t& flags) {
+  memcached_st* h = nullptr;
   int node = -1;
-  if (auto g = gate(h, key, node); !g) return g;
+  if (Status ready = begin(c_->gets, key, h, node); !ready) return ready;
   size_t len = 0;
   uint32_t f = 0;
   memcached_return_t rc = MEMCACHED_SUCCESS;
@@ -376,15 +383,9 @@ bool MemcachedStore::binary_set_would_hang(std::string_view key, size_t value_si
 }
 
 Status MemcachedStore::set(std::string_view key, std::string_view value, uint32_t flags) {
-  c_->sets.add();
-  if (auto s = check_key(key); !s) {
-    c_->invalid.add();
-    return s;
-  }
-  memcached_st* h = handle();
-  if (!h) return fail(MEMCACHED_MEMORY_ALLOCATION_FAILURE, nullptr);
+  memcached_st* h = nullptr;
   int node = -1;
-  if (auto g = gate(h, key, node); !g) return g;
+  if (Status ready = begin(c_->sets, key, h, node); !ready) return ready;
   const bool text = !opts_.binary || binary_set_would_hang(key, value.size());
   if (opts_.binary && text) {
     h = text_handle();
@@ -401,15 +402,9 @@ Status MemcachedStore::set(std::string_view key, std::string_view value, uint32_
 }
 
 Status MemcachedStore::remove(std::string_view key) {
-  c_->removes.add();
-  if (auto s = check_key(key); !s) {
-    c_->invalid.add();
-    return s;
-  }
-  memcached_st* h = handle();
-  if (!h) return fail(MEMCACHED_MEMORY_ALLOCATION_FAILURE, nullptr);
+  memcached_st* h = nullptr;
   int node = -1;
-  if (auto g = gate(h, key, node); !g) return g;
+  if (Status ready = begin(c_->removes, key, h, node); !ready) return ready;
   memcached_return_t rc = memcached_delete(h, key.data(), key.size(), 0);
   if (rc == MEMCACHED_SUCCESS || rc == MEMCACHED_NOTFOUND) node_ok(node);
   if (rc == MEMCACHED_SUCCESS) return ok_status();

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/counter.h"
 #include "stores/memcached_probe.h"
 #include "stores/store.h"
 
@@ -90,6 +91,7 @@ class MemcachedStore final : public Store {
   // (a fresh clone has no libmemcached back-off state, so the node is tried again).
   void refresh_handle_later();
   Status fail(int rc, ::memcached_st* h);
+  Status begin(SharedCounter& op, std::string_view key, ::memcached_st*& h, int& node);
   int node_index(::memcached_st* h, uint32_t position) const;
   int node_for(::memcached_st* h, std::string_view key);
   // Stall breaker (see Counters in memcached_store.cpp). node: -1 = not yet known.

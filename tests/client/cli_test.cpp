@@ -1,5 +1,5 @@
 // hitcost-load as a user runs it: the real binary against a real hitcost-server, judged by
-// its exit status (client/exit_code.h), what it prints and what it writes. Interruptions are
+// its exit status (report/exit_code.h), what it prints and what it writes. Interruptions are
 // real signals sent while it runs.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -83,6 +83,31 @@ TEST(LoadCli, CleanRunExitsZero) {
   ServerProcess server({"--store", "memory", "--threads", "1"});
   const CommandResult r = hitcost::testing::run_command(short_run(server, {}));
   EXPECT_EQ(r.exit_code, 0) << show(r);
+}
+
+// --strategy reaches the server: every page the run asked for was answered under it (the access
+// log names the strategy that answered each request), not under the server's default.
+TEST(LoadCli, EveryPageIsAnsweredUnderTheStrategyAsked) {
+  const fs::path dir = fresh_dir("strategy-asked");
+  const fs::path log = dir / "access.log";
+  ServerProcess server({"--store", "memory", "--threads", "1", "--access-log", log.string()});
+  const json config = server_config(server);
+  const std::string asked = "struct:msgpack+zstd";
+  ASSERT_TRUE(config.contains("strategy")) << config.dump();
+  ASSERT_NE(config.at("strategy"), asked) << "pick a strategy other than the server's default";
+  const CommandResult r = hitcost::testing::run_command(short_run(server, {"--strategy", asked}));
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  std::ifstream in(log);
+  size_t pages = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"GET /page/") == std::string::npos) continue;
+    // ... CACHE STRATEGY US: the strategy is the last field but one.
+    const size_t us = line.rfind(' '), strategy = line.rfind(' ', us - 1);
+    ASSERT_NE(strategy, std::string::npos) << line;
+    EXPECT_EQ(line.substr(strategy + 1, us - strategy - 1), asked) << line;
+    ++pages;
+  }
+  EXPECT_GT(pages, 100u) << "a 300 ms run on 4 connections";
 }
 
 TEST(LoadCli, UnknownSubcommandIsAUsageError) {
@@ -312,7 +337,7 @@ TEST(LoadCli, InterruptedRunReportsTheWindowThatRan) {
   std::string header, row;
   std::getline(csv, header);
   std::getline(csv, row);
-  // The "interrupted" column, found by name (log_mode follows it).
+  // The "interrupted" column, found by name (axes follows it).
   auto cells = [](const std::string& line) {
     std::vector<std::string> out(1);
     for (char c : line) {
@@ -402,6 +427,27 @@ TEST(LoadCli, SweepRestoresTheServerWhenItEnds) {
 // The issue this guards: a mistyped strategy (or store) was skipped and the sweep ran every
 // other one to the end before it exited 2. The server is asked about each first; every
 // refusal is printed, nothing is warmed or measured, the server's configuration is put back.
+// --strategies and --stores are axes like any other (client/sweep_axes.h): a value listed twice
+// or an empty entry is a slip, refused before the server is asked anything.
+TEST(LoadCli, SweepWithAStrategyOrStoreListedTwiceIsAUsageError) {
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--strategies", "html,html+zlib,html"}, "--strategies: 'html' is listed twice"},
+      {{"--strategies", "html,,html+zlib"}, "--strategies: empty entry in 'html,,html+zlib'"},
+      {{"--stores", "memory,memory"}, "--stores: 'memory' is listed twice"}};
+  size_t checked = 0;
+  for (const auto& [args, why] : cases) {
+    std::vector<std::string> all = {"--repeat", "2"};
+    all.insert(all.end(), args.begin(), args.end());
+    const CommandResult r = hitcost::testing::run_command(short_sweep(server, "1s", all));
+    EXPECT_EQ(r.exit_code, 2) << show(r);
+    EXPECT_NE(r.err.find("hitcost-load sweep: " + why), std::string::npos) << show(r);
+    EXPECT_EQ(r.out.find("warmed"), std::string::npos) << show(r);
+    checked += r.exit_code == 2;
+  }
+  EXPECT_EQ(checked, 3u);
+}
+
 TEST(LoadCli, SweepWithAMisspeltStrategyOrStoreStopsBeforeMeasuring) {
   ServerProcess server({"--store", "memory", "--threads", "1"});
   ASSERT_EQ(hitcost::testing::http_post(server.port(), "/admin/config", R"({"namespace":"mine"})").status, 200);
@@ -439,7 +485,7 @@ TEST(LoadCli, SweepOfAStrategyTheServerRefusesIsAUsageError) {
 
 // A sweep with an idle baseline and a latency pass at 20 req/s: a window of 20 requests, where
 // the idle rate can outweigh the run's own CPU. Whatever came out, no CPU figure that cannot be
-// right is left unflagged, and every run carries its flags (client/cpu_accounting.h).
+// right is left unflagged, and every run carries its flags (figures/cpu_accounting.h).
 TEST(LoadCli, SweepJsonFlagsEveryCpuFigureThatCannotBeRight) {
   ServerProcess server({"--store", "memory", "--threads", "1"});
   const fs::path dir = fresh_dir("flags");
@@ -509,8 +555,8 @@ TEST(LoadCli, SweepWithLogModesMeasuresEveryStrategyUnderEveryMode) {
   ASSERT_EQ(s["runs"].size(), labels.size());
   std::map<std::string, int> per_mode;
   for (const json& run : s["runs"]) {
-    ASSERT_TRUE(run.contains("log_mode")) << run["strategy"];
-    const std::string mode = run["log_mode"].get<std::string>();
+    ASSERT_TRUE(run.contains(json::json_pointer("/axes/log"))) << run["strategy"];
+    const std::string mode = run["axes"]["log"].get<std::string>();
     ++per_mode[mode];
     // The server ran the mode asked (its canonical name), and its log figures fit that mode.
     const std::map<std::string, std::string> canonical = {
@@ -548,6 +594,44 @@ TEST(LoadCli, SweepWithLogModesMeasuresEveryStrategyUnderEveryMode) {
   const json after = server_config(server);
   EXPECT_EQ(after["log"], before["log"]);
   EXPECT_EQ(after["namespace"], before["namespace"]);
+}
+
+// A client-side axis end to end: each cell's runs use its load threads, the summary has a row
+// per strategy x threads under its label, the CSVs carry the settings, the server's
+// configuration is untouched by the axis.
+TEST(LoadCli, SweepWithAThreadsAxisMeasuresEveryStrategyAtEveryThreadCount) {
+  const fs::path dir = fresh_dir("axis-threads");
+  ServerProcess server({"--store", "memory", "--threads", "1"});
+  const CommandResult r = hitcost::testing::run_command(
+      short_sweep(server, "300ms",
+                  {"--repeat", "1", "--strategies", "html,struct:json", "--axis", "threads=1,2", "--json",
+                   (dir / "s.json").string(), "--csv", (dir / "s.csv").string()}));
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("2 strategies x 2 threads values"), std::string::npos) << show(r);
+  const json s = read_json(dir / "s.json");
+  const std::vector<std::string> labels = {"html threads=1", "html threads=2", "struct:json threads=1",
+                                           "struct:json threads=2"};
+  ASSERT_EQ(s["summary"].size(), labels.size()) << s["summary"].dump();
+  for (size_t i = 0; i < labels.size(); ++i) {
+    EXPECT_EQ(s["summary"][i]["strategy"], labels[i]);
+    EXPECT_EQ(s["summary"][i]["axes"]["threads"], labels[i].substr(labels[i].size() - 1));
+  }
+  EXPECT_EQ(s["verdict_options"]["baseline"], "html threads=1");
+  EXPECT_EQ(s["axes"], (json{{"threads", {"1", "2"}}}));
+  ASSERT_EQ(s["runs"].size(), labels.size());
+  size_t checked = 0;
+  for (const json& run : s["runs"]) {
+    const std::string threads = run["axes"]["threads"].get<std::string>();
+    EXPECT_EQ(run["threads"], std::stoi(threads)) << "the run used the cell's load threads";
+    EXPECT_EQ(run["thread_cpus"].size(), size_t(std::stoi(threads))) << run.dump();
+    EXPECT_EQ(run["errors"]["total"], 0);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4u);
+  std::ifstream csv(dir / "s.csv");
+  std::string line, text;
+  while (std::getline(csv, line)) text += line + "\n";
+  for (const std::string& label : labels) EXPECT_NE(text.find("," + label + ","), std::string::npos) << text;
 }
 
 TEST(LoadCli, SweepWithLogModesOnAServerWithoutAccessLogIsAUsageError) {
@@ -657,7 +741,7 @@ TEST(ServerCli, PortOutsideTheRangeIsAUsageError) {
   EXPECT_EQ(checked, 3u);
 }
 
-// hitcost-server shares the table (README, client/exit_code.h): usage errors are 2.
+// hitcost-server shares the table (README, report/exit_code.h): usage errors are 2.
 TEST(ServerCli, UnknownOptionOrBadValueIsAUsageError) {
   const std::string server = hitcost::testing::server_binary();
   int checked = 0;

@@ -1,6 +1,6 @@
 // `hitcost-load compare`: sweeps of two backends pooled into rows per backend grouped by
 // strategy, each backend compared with the baseline backend strategy by strategy.
-#include "client/compare.h"
+#include "report/compare.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,12 @@
-// The rules of client/cpu_accounting.h on made-up readings whose answers are known, and the
+// The rules of figures/cpu_accounting.h on made-up readings whose answers are known, and the
 // /proc readers they stand on.
-#include "client/cpu_accounting.h"
+#include "figures/cpu_accounting.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "proc/proc.h"
+#include "report/cpu_record.h"
 
 using namespace hitcost;
 using namespace hitcost::client;
@@ -232,14 +233,14 @@ TEST(CpuAccounting, CorrectedPartsAddUpToCpuPerHit) {
   EXPECT_NEAR(sum, *f.server_hit_us, 1e-9);
   EXPECT_NEAR(f.server_hit_parts[1].cpu_us, 20 * 46.0 / 52, 1e-9);
   EXPECT_EQ(f.server_hit_parts[1].wall_us, 35.0);  // wall as sampled
-  const nlohmann::json j = cpu_figures_json(f, r.server_requests);
+  const nlohmann::json j = cpu_record_of(f, r.server_requests);
   EXPECT_NEAR(j["server_hit_parts_us"]["fetch"].get<double>(), 20 * 46.0 / 52, 1e-9);
 }
 
-// A run JSON's CPU figures as record_of writes them, for the checks (client/report.h).
+// A run JSON's CPU figures as record_of writes them, for the checks (measure/run_output.h).
 nlohmann::json run_doc(const CpuReadings& r, const nlohmann::json& sampling = nlohmann::json::object()) {
   const CpuFigures f = account(r, Attribution::sender_pays);
-  return {{"cpu", cpu_figures_json(f, r.server_requests)},
+  return {{"cpu", cpu_record_of(f, r.server_requests)},
           {"server_sampling", sampling},
           {"server_cpu_us_per_hit", f.server_hit_us ? nlohmann::json(*f.server_hit_us) : nlohmann::json()}};
 }

@@ -1,10 +1,10 @@
-// The CSV writer (client/report.h): one header line and one row per run, with the same columns.
+// The CSV writer (measure/run_output.h): one header line and one row per run, with the same columns.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 
-#include "client/report.h"
+#include "measure/run_output.h"
 
 using namespace hitcost::client;
 using nlohmann::json;

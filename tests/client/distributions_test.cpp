@@ -1,4 +1,4 @@
-#include "client/distributions.h"
+#include "report/distributions.h"
 
 #include <gtest/gtest.h>
 

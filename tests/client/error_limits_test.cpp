@@ -1,5 +1,5 @@
-// When errors make a run something other than a measurement (client/error_limits.h).
-#include "client/error_limits.h"
+// When errors make a run something other than a measurement (load/error_limits.h).
+#include "load/error_limits.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Outputs are whole or absent, and every failure names the path and the OS's reason.
-#include "client/files.h"
+#include "report/files.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>

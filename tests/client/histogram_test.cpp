@@ -1,4 +1,4 @@
-#include "client/histogram.h"
+#include "figures/histogram.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <sstream>
 
-#include "client/report.h"
+#include "measure/run_output.h"
 
 using hitcost::client::Histogram;
 

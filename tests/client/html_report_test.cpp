@@ -1,6 +1,6 @@
 // The HTML report as a browser sees it: built from synthetic run JSONs, loaded by headless
 // Chromium (--dump-dom runs the page's script), then the charts are counted in the DOM.
-#include "client/html_report.h"
+#include "report/html_report.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,10 +13,10 @@
 #include <random>
 #include <regex>
 
-#include "client/files.h"
-#include "client/report.h"
-#include "client/summary.h"
+#include "measure/run_output.h"
 #include "proc/proc.h"
+#include "report/files.h"
+#include "report/summary.h"
 
 using namespace hitcost::client;
 using nlohmann::json;
@@ -44,7 +44,7 @@ json synthetic_run(const std::string& strategy, int repeat, double hit_us, doubl
   r.cpus = {1};
   r.warmup_s = 1;
   r.sweep_store = x.store;
-  r.log_mode = x.log_mode;
+  if (!x.log_mode.empty()) r.axes["log"] = x.log_mode;
   r.repeat_index = repeat;
   std::mt19937_64 rng(uint64_t(repeat) * 31 + strategy.size());
   std::normal_distribution<double> hit(hit_us * 1000, hit_us * 100), miss(8e6, 5e5);
@@ -224,7 +224,7 @@ TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {
   EXPECT_NE(dom.find("closed loop (queueing at saturation"), std::string::npos) << "latency chart says closed loop";
   EXPECT_NE(dom.find("sweep &lt;test&gt;"), std::string::npos) << "title escaped";
   EXPECT_NE(dom.find("1 of 10 runs contaminated"), std::string::npos);
-  // A core of other work on the peers' CPU moves CPU per hit by at most 30 % (client/noise.h): the
+  // A core of other work on the peers' CPU moves CPU per hit by at most 30 % (report/noise.h): the
   // run keeps its CPU figures, and leaves req/s, which it moves one for one.
   EXPECT_NE(dom.find("<td>5/5</td>"), std::string::npos) << "the contaminated run keeps html's CPU figures";
   EXPECT_EQ(count(dom, " (4)</td>"), 1u) << "and leaves html's req/s only";

@@ -1,4 +1,4 @@
-#include "client/http_parser.h"
+#include "load/http_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "client/key_chooser.h"
+#include "load/key_chooser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "client/log2_histogram.h"
+#include "figures/log2_histogram.h"
 
 #include <gtest/gtest.h>
 

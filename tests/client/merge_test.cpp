@@ -1,13 +1,13 @@
 // merge: K client JSONs built from known samples must merge into exactly the figures of all
 // samples together.
-#include "client/merge.h"
+#include "report/merge.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "client/report.h"
 #include "client/sweep.h"
+#include "measure/run_output.h"
 
 using namespace hitcost::client;
 using nlohmann::json;

@@ -3,11 +3,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "client/load_runner.h"
-#include "client/net.h"
-#include "client/report.h"  // MeasureOptions
+#include "load/load_runner.h"
+#include "load/net.h"
+#include "measure/run_output.h"  // MeasureOptions
 
 using namespace hitcost::client;
+using hitcost::parse_duration_ns;
 
 TEST(Options, DurationsAcceptCommonUnits) {
   EXPECT_EQ(parse_duration_ns("500ms"), 500'000'000u);

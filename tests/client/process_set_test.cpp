@@ -1,6 +1,6 @@
 // Measuring processes hitcost-load did not build: the /proc readings behind --server-pids
-// and --server-tree (client/process_set.h), against processes this test forks.
-#include "client/process_set.h"
+// and --server-tree (measure/process_set.h), against processes this test forks.
+#include "measure/process_set.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,13 +1,12 @@
 // The terminal report's CPU block on a made-up measurement whose figures are known: every line
 // says raw or net and shows what it says, and a figure that cannot be right is marked.
-#include "client/report.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <regex>
 #include <sstream>
 
+#include "measure/run_output.h"
 #include "proc/proc.h"
 
 using namespace hitcost::client;

@@ -1,11 +1,11 @@
-#include "client/series.h"
+#include "figures/series.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "client/histogram.h"
+#include "figures/histogram.h"
 
 using namespace hitcost::client;
 

@@ -1,14 +1,14 @@
 // The comparison table from run JSONs: which runs are kept, in which order rows come, what a
 // strategy with no kept run shows, and that verdicts read only the kept runs.
-#include "client/summary.h"
+#include "report/summary.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "client/noise.h"
-#include "client/run_record.h"
+#include "report/noise.h"
+#include "report/run_record.h"
 
 using namespace hitcost::client;
 using nlohmann::json;
@@ -148,7 +148,7 @@ TEST(Summary, ASavedSweepSummarisesAgainIntoWhatItSaved) {
   }
 }
 
-// What other work does to a run (client/noise.h): req/s leaves past 5 % of a move, CPU per hit
+// What other work does to a run (report/noise.h): req/s leaves past 5 % of a move, CPU per hit
 // keeps the run with its bias bound (0.8 per core on the server's CPUs, 0.3 on its peers') and
 // leaves only past 50 %. A saved run with only the flag is left out of everything.
 TEST(Noise, EachFigureLeavesARunOnlyPastItsOwnLimit) {

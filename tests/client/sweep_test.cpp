@@ -1,23 +1,24 @@
-// The sweep's logging axis (--log-modes) without a server: the option's parsing, the cells
-// (strategy × log mode), their POST /admin/config bodies, the row labels, the summary's order
-// and baseline, and what the run record and the summary make of the log mode.
+// The sweep's axes (--axis, --log-modes; client/sweep_axes.h) without a server: the options'
+// parsing, the cells (strategy × every axis value), their POST /admin/config bodies and load
+// plans, the row labels, the summary's order and baseline, and what the run record and the
+// summary make of the settings.
 #include "client/sweep.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "client/compare.h"
 #include "client/options.h"
-#include "client/run_record.h"
-#include "client/summary.h"
+#include "report/compare.h"
+#include "report/run_record.h"
+#include "report/summary.h"
 
 using namespace hitcost::client;
 using nlohmann::json;
 
 namespace {
 
-// A capacity run of a sweep as its JSON has it; `log_mode` "" = the key is absent.
+// A capacity run of a sweep as its JSON has it; `log_mode` "" = no axes.
 json run(const std::string& strategy, const std::string& log_mode, double per_hit, int round) {
   json r = {{"strategy", strategy},
             {"sweep_store", "memory"},
@@ -29,8 +30,13 @@ json run(const std::string& strategy, const std::string& log_mode, double per_hi
             {"hit_ratio", 0.99},
             {"contaminated", false},
             {"errors", {{"total", 0}}}};
-  if (!log_mode.empty()) r["log_mode"] = log_mode;
+  if (!log_mode.empty()) r["axes"] = {{"log", log_mode}};
   return r;
+}
+
+// The log axis with these modes, as --log-modes gives it.
+std::vector<AxisValues> log_axis(std::vector<std::string> modes) {
+  return {AxisValues{find_sweep_axis("log"), std::move(modes), "--log-modes"}};
 }
 
 }  // namespace
@@ -77,7 +83,7 @@ TEST(SweepConfig, CarriesTheLogModeOnlyWhenOneIsAsked) {
   o.rows = 50;
   const json plain = sweep_config(o, "memory", "html");
   EXPECT_FALSE(plain.contains("log")) << plain.dump();
-  const json logged = sweep_config(o, "memory", "html", "buffered:64k+sync:1000");
+  const json logged = sweep_config(o, "memory", "html", {{"log", "buffered:64k+sync:1000"}});
   ASSERT_TRUE(logged.contains("log")) << logged.dump();
   EXPECT_EQ(logged["log"], "buffered:64k+sync:1000");
   // Logging changes no stored value: the namespace (and all else) is the strategy's.
@@ -90,7 +96,7 @@ TEST(SweepConfig, CarriesTheLogModeOnlyWhenOneIsAsked) {
 TEST(SweepCells, AreEveryStrategyUnderEveryLogModeStrategyMajor) {
   SweepOptions o;
   const std::vector<std::string> strategies = {"html", "struct:json"}, modes = {"off", "line", "buffered:64k"};
-  const std::vector<SweepCell> cells = sweep_cells(o, "memory", strategies, modes);
+  const std::vector<SweepCell> cells = sweep_cells(o, "memory", strategies, log_axis(modes));
   ASSERT_EQ(cells.size(), 6u);
   const std::vector<std::string> labels = {"html log=off",          "html log=line",
                                            "html log=buffered:64k", "struct:json log=off",
@@ -100,11 +106,11 @@ TEST(SweepCells, AreEveryStrategyUnderEveryLogModeStrategyMajor) {
     const SweepCell& c = cells[i];
     EXPECT_EQ(c.label, labels[i]);
     EXPECT_EQ(c.strategy, strategies[i / 3]);
-    EXPECT_EQ(c.log_mode, modes[i % 3]);
+    EXPECT_EQ(c.axes, (AxisSettings{{"log", modes[i % 3]}}));
     EXPECT_EQ(c.store, "memory");
-    EXPECT_EQ(c.config["log"], c.log_mode);
+    EXPECT_EQ(c.config["log"], modes[i % 3]);
     EXPECT_EQ(c.config["strategy"], c.strategy);
-    EXPECT_EQ(c.config, sweep_config(o, "memory", c.strategy, c.log_mode));
+    EXPECT_EQ(c.config, sweep_config(o, "memory", c.strategy, c.axes));
     namespaces.insert(c.config["namespace"].get<std::string>());
   }
   EXPECT_EQ(namespaces.size(), 2u) << "one namespace per strategy, shared by its log modes";
@@ -119,29 +125,29 @@ TEST(SweepCells, WithoutLogModesAreOnePerStrategyAsBefore) {
   ASSERT_EQ(cells.size(), 2u);
   for (const SweepCell& c : cells) {
     EXPECT_EQ(c.label, c.strategy);
-    EXPECT_TRUE(c.log_mode.empty());
+    EXPECT_TRUE(c.axes.empty());
     EXPECT_FALSE(c.config.contains("log"));
     EXPECT_EQ(c.config, sweep_config(o, "", c.strategy));
   }
 }
 
-TEST(SweepLabels, AreCsvSafeAndSplitBackAtLog) {
-  EXPECT_EQ(sweep_row_label("html", ""), "html");
-  const std::string label = sweep_row_label("struct:json+zlib", "buffered:64k+sync:1000");
-  EXPECT_EQ(label, "struct:json+zlib log=buffered:64k+sync:1000");
+TEST(SweepLabels, AreCsvSafeAndSplitBackAtTheFirstSpace) {
+  EXPECT_EQ(sweep_row_label("html", {}), "html");
+  const std::string label = sweep_row_label("struct:json+zlib", {{"threads", "2"}, {"log", "buffered:64k+sync:1000"}});
+  EXPECT_EQ(label, "struct:json+zlib log=buffered:64k+sync:1000 threads=2") << "settings by name, whatever the order";
   EXPECT_EQ(label.find_first_of(",\"\n"), std::string::npos);
-  EXPECT_EQ(label.substr(0, label.find(" log=")), "struct:json+zlib");
+  EXPECT_EQ(label.substr(0, label.find(' ')), "struct:json+zlib");
   RunRecord r;
   r.strategy = "html";
   EXPECT_EQ(r.row_label(), "html");
-  r.log_mode = "line";
+  r.axes["log"] = "line";
   EXPECT_EQ(r.row_label(), "html log=line");
 }
 
 TEST(SweepSummaryOptions, TheBaselineIsTheAskedStrategyUnderTheFirstLogMode) {
   SweepOptions o;
   o.alpha = 0.01;
-  auto s = sweep_summary_options(o, {"html", "struct:json"}, {"line", "off"});
+  auto s = sweep_summary_options(o, {"html", "struct:json"}, log_axis({"line", "off"}));
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(s->baseline, "html log=line");
   const std::vector<std::string> order = {"html log=line", "html log=off", "struct:json log=line",
@@ -149,7 +155,7 @@ TEST(SweepSummaryOptions, TheBaselineIsTheAskedStrategyUnderTheFirstLogMode) {
   EXPECT_EQ(s->order, order);
   EXPECT_EQ(s->verdict.alpha, 0.01);
   o.baseline = "struct:json";
-  s = sweep_summary_options(o, {"html", "struct:json"}, {"line", "off"});
+  s = sweep_summary_options(o, {"html", "struct:json"}, log_axis({"line", "off"}));
   ASSERT_TRUE(s);
   EXPECT_EQ(s->baseline, "struct:json log=line");
   // Without the axis: as a sweep always had it.
@@ -158,24 +164,44 @@ TEST(SweepSummaryOptions, TheBaselineIsTheAskedStrategyUnderTheFirstLogMode) {
   EXPECT_EQ(s->baseline, "struct:json");
   EXPECT_EQ(s->order, (std::vector<std::string>{"html", "struct:json"}));
   o.baseline = "html+zlib";
-  s = sweep_summary_options(o, {"html", "struct:json"}, {"off"});
+  s = sweep_summary_options(o, {"html", "struct:json"}, log_axis({"off"}));
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().message, "--baseline html+zlib is not in --strategies");
 }
 
-TEST(RunRecordLogMode, IsAbsentFromTheJsonUnlessSetAndEmptyInTheCsv) {
+// The "axes" CSV cell of a run.
+std::string axes_cell(const RunRecord& r) {
+  size_t found = 0;
+  std::string text;
+  for (const auto& [column, cell] : csv_run_cells(r))
+    if (column == "axes") text = cell, ++found;
+  EXPECT_EQ(found, 1u);
+  return text;
+}
+
+TEST(RunRecordAxes, AreAbsentFromTheJsonUnlessSetAndEmptyInTheCsv) {
   RunRecord r;
   r.strategy = "html";
   const json plain = r;
-  EXPECT_FALSE(plain.contains("log_mode")) << "a run without --log-modes writes what it always wrote";
-  const std::string header = csv_run_header();
-  ASSERT_NE(header.find(",log_mode\n"), std::string::npos) << header;  // the last column
-  EXPECT_EQ(csv_run_row(r).substr(csv_run_row(r).size() - 2), ",\n");
-  r.log_mode = "buffered:64k";
-  const json logged = r;
-  EXPECT_EQ(logged["log_mode"], "buffered:64k");
-  EXPECT_EQ(logged.get<RunRecord>().log_mode, "buffered:64k");
-  EXPECT_EQ(csv_run_row(r).substr(csv_run_row(r).size() - 14), ",buffered:64k\n");
+  EXPECT_FALSE(plain.contains("axes")) << "a run without axes writes what it always wrote";
+  EXPECT_NE(csv_run_header().find(",interrupted,axes"), std::string::npos) << csv_run_header();
+  EXPECT_EQ(axes_cell(r), "");
+  r.axes = {{"log", "buffered:64k"}, {"threads", "2"}};
+  const json set = r;
+  EXPECT_EQ(set["axes"], (json{{"log", "buffered:64k"}, {"threads", "2"}}));
+  EXPECT_EQ(set.get<RunRecord>().axes, r.axes);
+  EXPECT_EQ(axes_cell(r), "log=buffered:64k threads=2");
+}
+
+// A run saved before the axes had its log mode in "log_mode": it reads as the log axis.
+TEST(RunRecordAxes, ARunSavedWithALogModeReadsAsTheLogAxis) {
+  const json old = {{"strategy", "html"}, {"log_mode", "line"}};
+  const RunRecord r = old.get<RunRecord>();
+  EXPECT_EQ(r.axes, (AxisSettings{{"log", "line"}}));
+  EXPECT_EQ(r.row_label(), "html log=line");
+  const json back = r;
+  EXPECT_FALSE(back.contains("log_mode")) << back.dump();
+  EXPECT_EQ(back["axes"], (json{{"log", "line"}}));
 }
 
 // One row per strategy × log mode, in the asked order, each compared with the baseline label.
@@ -187,13 +213,13 @@ TEST(SummaryWithLogModes, RowsAreLabelsAndTheBaselineIsALabel) {
     for (size_t i = cells.size(); i-- > 0;)  // stored in reverse: the order comes from the options
       runs.push_back(run(cells[i].first, cells[i].second, 100.0 + 10.0 * double(i) + round, round));
   SweepOptions o;
-  auto options = sweep_summary_options(o, {"html", "struct:json"}, {"off", "line"});
+  auto options = sweep_summary_options(o, {"html", "struct:json"}, log_axis({"off", "line"}));
   ASSERT_TRUE(options);
   const Summary s = summarize(runs, *options);
   ASSERT_EQ(s.rows.size(), 4u);
   for (size_t i = 0; i < cells.size(); ++i) {
-    EXPECT_EQ(s.rows[i].strategy, sweep_row_label(cells[i].first, cells[i].second));
-    EXPECT_EQ(s.rows[i].log_mode, cells[i].second);
+    EXPECT_EQ(s.rows[i].strategy, sweep_row_label(cells[i].first, {{"log", cells[i].second}}));
+    EXPECT_EQ(s.rows[i].axes, (AxisSettings{{"log", cells[i].second}}));
     EXPECT_EQ(s.rows[i].used, 5);
   }
   ASSERT_EQ(s.verdicts.size(), 3u);
@@ -201,7 +227,7 @@ TEST(SummaryWithLogModes, RowsAreLabelsAndTheBaselineIsALabel) {
   const json j = summary_json(s);
   ASSERT_EQ(j["summary"].size(), 4u);
   EXPECT_EQ(j["summary"][1]["strategy"], "html log=line");
-  EXPECT_EQ(j["summary"][1]["log_mode"], "line");
+  EXPECT_EQ(j["summary"][1]["axes"], (json{{"log", "line"}}));
   const std::string text = format_summary(s);
   EXPECT_NE(text.find("struct:json log=line"), std::string::npos) << text;
   const std::string csv = csv_summary(s);
@@ -214,7 +240,7 @@ TEST(SummaryWithLogModes, RowsWithoutALogModeHaveNoLogModeKey) {
   const json j = summarize_runs_json(runs);
   ASSERT_EQ(j["summary"].size(), 1u);
   EXPECT_EQ(j["summary"][0]["strategy"], "html");
-  EXPECT_FALSE(j["summary"][0].contains("log_mode")) << j["summary"][0].dump();
+  EXPECT_FALSE(j["summary"][0].contains("axes")) << j["summary"][0].dump();
 }
 
 // compare puts backends in rows and the sweep's rows in groups: the log mode goes with the group.
@@ -230,8 +256,81 @@ TEST(SummaryWithLogModes, CompareGroupsByStrategyAndLogMode) {
   ASSERT_EQ(pooled->size(), 12u);
   std::set<std::string> groups;
   for (const RunRecord& r : *pooled) {
-    EXPECT_TRUE(r.log_mode.empty());
+    EXPECT_TRUE(r.axes.empty());
     groups.insert(r.sweep_store.value_or(""));
   }
   EXPECT_EQ(groups, (std::set<std::string>{"html log=off", "html log=line"}));
+}
+
+// --axis: a client-side axis (threads) goes on the plan of the cell's runs and leaves the
+// server's configuration and namespace alone; a server-side one that changes the stored form
+// (rows) goes in the config and has a namespace per value.
+TEST(SweepAxes, ThreadsSetTheLoadPlanAndRowsTheConfigWithANamespaceEach) {
+  SweepOptions o;
+  const auto threads = parse_axis("threads=1, 02");
+  ASSERT_TRUE(threads) << threads.error().message;
+  EXPECT_EQ(threads->values, (std::vector<std::string>{"1", "2"})) << "canonical values";
+  const auto rows = parse_axis("rows=10,50");
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<SweepCell> cells = sweep_cells(o, "memory", {"html", "struct:json"}, {*threads, *rows});
+  ASSERT_EQ(cells.size(), 8u);
+  LoadPlan sweep_plan;
+  sweep_plan.connections = 8;
+  sweep_plan.threads = 1;
+  std::set<std::string> namespaces;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const SweepCell& c = cells[i];
+    const std::string want_threads = i % 4 < 2 ? "1" : "2", want_rows = i % 2 ? "50" : "10";
+    EXPECT_EQ(c.axes, (AxisSettings{{"rows", want_rows}, {"threads", want_threads}}));
+    EXPECT_EQ(c.label, c.strategy + " rows=" + want_rows + " threads=" + want_threads);
+    EXPECT_EQ(c.config["rows"], std::stoi(want_rows)) << c.config.dump();
+    EXPECT_FALSE(c.config.contains("threads")) << "a client-side axis is not the server's";
+    EXPECT_EQ(c.plan_of(sweep_plan).threads, std::stoi(want_threads));
+    EXPECT_EQ(c.plan_of(sweep_plan).connections, 8);
+    namespaces.insert(c.config["namespace"].get<std::string>());
+  }
+  EXPECT_EQ(namespaces.size(), 4u) << "strategy x rows: the threads share their stored values";
+  EXPECT_EQ(namespaces.count("sw-html-memory-r10"), 1u);
+  auto summary = sweep_summary_options(o, {"html", "struct:json"}, {*threads, *rows});
+  ASSERT_TRUE(summary);
+  EXPECT_EQ(summary->baseline, "html rows=10 threads=1");
+  EXPECT_EQ(summary->order.size(), 8u);
+}
+
+TEST(SweepAxes, BadAxesAreRefusedWithAReason) {
+  const std::vector<std::pair<const char*, const char*>> refused = {
+      {"speed=1,2", "--axis speed: no such axis; the axes are log, rows, threads, connections"},
+      {"strategy=html", "--axis strategy: --strategies gives its values"},
+      {"store=memory", "--axis store: --stores gives its values"},
+      {"threads", "--axis threads: give its values, --axis threads=V1,V2"},
+      {"threads=", "--axis threads: no values"},
+      {"threads=1,,2", "--axis threads: empty entry in '1,,2'"},
+      {"threads=0", "--axis threads: threads: '0' is not a whole number >= 1"},
+      {"threads=2,02", "--axis threads: '02' is listed twice"},
+      {"log=a\"b", "--axis log: 'a\"b' holds a space or a quote"}};
+  for (const auto& [spec, why] : refused) {
+    const auto a = parse_axis(spec);
+    ASSERT_FALSE(a) << spec;
+    EXPECT_EQ(a.error().code, hitcost::Errc::invalid_argument);
+    EXPECT_EQ(a.error().message.rfind(why, 0), 0u) << spec << ": " << a.error().message;
+  }
+  EXPECT_EQ(refused.size(), 9u);
+  SweepOptions o;
+  o.log_modes = "off,line";
+  o.axes = {"log=off"};
+  const auto twice = sweep_axes_of(o);
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().message, "--axis log: the axis is given twice (also as --log-modes)");
+  o.axes = {"threads=1,2"};
+  o.admin_url = "http://127.0.0.1:1";
+  const auto other_server = sweep_axes_of(o);
+  ASSERT_FALSE(other_server);
+  EXPECT_EQ(other_server.error().message.rfind("--log-modes sets \"log\" on the server at --url; with --admin-url", 0),
+            0u)
+      << other_server.error().message;
+  o.log_modes.clear();
+  const auto client_side = sweep_axes_of(o);
+  ASSERT_TRUE(client_side) << "threads are the client's: fine with --admin-url";
+  ASSERT_EQ(client_side->size(), 1u);
+  EXPECT_EQ((*client_side)[0].axis->name, "threads");
 }

@@ -33,6 +33,22 @@ TEST(Compressors, RoundTripAtEveryLevelAndSize) {
   }
 }
 
+// The level reaches the compressor: on the same 200-row page the lowest level writes more bytes
+// than the highest (a compressor that dropped the level would write the same bytes at both).
+TEST(Compressors, TheHighestLevelWritesFewerBytesThanTheLowest) {
+  const std::string in = sample_text(200);
+  size_t checked = 0;
+  for (CompressorId c : {CompressorId::zlib, CompressorId::zstd}) {
+    const LevelRange lr = level_range(c);
+    std::string low, high;
+    ASSERT_TRUE(compress(c, lr.min, in, low).ok()) << to_string(c);
+    ASSERT_TRUE(compress(c, lr.max, in, high).ok()) << to_string(c);
+    EXPECT_GT(low.size(), high.size()) << to_string(c) << ":" << lr.min << " vs :" << lr.max;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2u);
+}
+
 TEST(Compressors, ZlibWritesAStandardZlibStream) {
   std::string packed;
   ASSERT_TRUE(compress(CompressorId::zlib, 0, sample_text(5), packed).ok());

@@ -97,6 +97,17 @@ TEST(Serializers, DecodersAcceptKeysInAnyOrderAndIntegerPrices) {
   EXPECT_EQ(*r, p);
 }
 
+// What nlohmann_json, the json row's decoder before codecs/json_format.h, accepted, the
+// shared reader accepts too: a repeated key (its last value counts) and a leading UTF-8 BOM.
+TEST(Serializers, JsonRepeatedKeyKeepsTheLastValueAndABomIsSkipped) {
+  auto r = decode_page(SerializerId::json,
+                       "\xEF\xBB\xBF"
+                       R"({"id":1,"title":"a","rows":[],"title":"b","id":2})");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->id, 2);
+  EXPECT_EQ(r->title, "b");
+}
+
 TEST(Serializers, PhpAcceptsPhpStyleExponentDoubles) {
   std::string good = encode_page(SerializerId::php, one_row_page());
   std::string alt = good;

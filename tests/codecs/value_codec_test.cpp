@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codecs/compressor.h"
@@ -55,6 +56,23 @@ Result<std::string> hit(const Strategy& st, const EncodedValue& v) {
   auto page = decode_page(decoder_for(u->serializer, st), u->payload);
   if (!page) return page.error();
   return render_page(*page);
+}
+
+// A strategy's level reaches the compressor: zlib:1 stores more bytes than zlib:9, zstd:1 more
+// than zstd:19, for the same page (the flags do not carry the level, so only the size shows it).
+TEST(ValueCodec, TheStrategysLevelReachesTheCompressor) {
+  const Page page = generate_page({7, 200, 2, 1.0});
+  const std::string html = render_page(page);
+  size_t checked = 0;
+  for (const auto& [low, high] : {std::pair{"html+zlib:1", "html+zlib:9"}, std::pair{"html+zstd:1", "html+zstd:19"},
+                                  std::pair{"struct:json+zlib:1", "struct:json+zlib:9"}}) {
+    const EncodedValue a = encode_value(must_parse(low, FlagScheme::native), page, html);
+    const EncodedValue b = encode_value(must_parse(high, FlagScheme::native), page, html);
+    EXPECT_EQ(a.flags, b.flags) << low;
+    EXPECT_GT(a.bytes.size(), b.bytes.size()) << low << " vs " << high;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3u);
 }
 
 TEST(ValueCodec, EverySchemeAndStrategyRoundTrips) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -62,10 +63,23 @@ TEST_P(KilledWhileWarming, RestartServesOnlyRightPagesAndReportsDrops) {
     server.signal(SIGKILL);
     ASSERT_NE(server.wait_exit(5000), -1);
   }
+  // kill -9 keeps the page cache, so the kill alone may leave no torn record (a pwrite is whole
+  // or absent): damage 64 KiB of the ring (past the 4 KiB file header, 1 MiB in, where the
+  // wrapped ring holds records) so that there are drops to report, and none of it is served.
+  constexpr std::streamoff kDamageAt = 4096 + (1 << 20), kDamageBytes = 64 * 1024;
+  {
+    std::fstream f(file.path, std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(f);
+    f.seekp(kDamageAt);
+    const std::string garbage(kDamageBytes, '\xa5');
+    ASSERT_TRUE(f.write(garbage.data(), kDamageBytes));
+  }
 
   ServerProcess again(args);
   json s = stats(again.port());
   ASSERT_TRUE(s["store"]["extra"].contains("dropped_on_open")) << s["store"].dump();
+  EXPECT_GE(s["store"]["extra"].value("dropped_on_open", 0.0), 1) << "damaged records not reported";
+  EXPECT_GE(s["store"]["extra"].value("dropped_bytes_on_open", 0.0), double{kDamageBytes}) << s["store"].dump();
   const double records = s["store"]["extra"].value("records", 0.0);
   std::printf("%s: reopened with records=%.0f dropped_on_open=%s\n", GetParam().c_str(), records,
               s["store"]["extra"]["dropped_on_open"].dump().c_str());

@@ -3,6 +3,7 @@
 // fails), count the failures by kind, and use the cache again once it is back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -78,6 +79,24 @@ TEST(Faults, MemcachedKilledAndRestartedPagesKeepComingAndHitsResume) {
   EXPECT_TRUE(server.alive());
   expect_every_answer_right(load);
   EXPECT_GT(load.count(Clock::time_point::min(), killed)[Sample::ok_hit], 0u) << "no hits before the kill";
+  // While memcached is down, pages keep coming: from the origin (misses), each within a bound
+  // of the store's timeout_ms (200) and never a pause in the answers as long as the outage (a
+  // store that blocked until the node returned would hold every thread the whole 2 s).
+  auto outage = load.count(killed, restart);
+  EXPECT_GT(outage[Sample::ok_miss], 20u) << "pages stopped coming while memcached was down";
+  const double bound_ms = 1000;  // 5x timeout_ms: room for a loaded 2-core machine and ASan
+  EXPECT_LT(load.max_micros(killed, restart) / 1e3, bound_ms) << "a page waited for the node";
+  Clock::time_point prev = killed;
+  Clock::duration longest_gap{};
+  for (const Sample& x : load.samples()) {
+    if (x.start < killed || x.start >= restart) continue;
+    longest_gap = std::max(longest_gap, x.start - prev);
+    prev = x.start;
+  }
+  longest_gap = std::max(longest_gap, restart - prev);
+  std::printf("outage: %lu misses, slowest %.1f ms, longest gap between requests %.3f s\n", outage[Sample::ok_miss],
+              load.max_micros(killed, restart) / 1e3, seconds(longest_gap));
+  EXPECT_LT(seconds(longest_gap) * 1e3, bound_ms) << "no request started for that long while memcached was down";
   const auto first_hit = load.first_hit_after(back);
   ASSERT_NE(first_hit, Clock::time_point::max()) << "hits never resumed";
   std::printf("restart took %.3f s; first hit %.3f s after memcached answered again\n", seconds(back - restart),

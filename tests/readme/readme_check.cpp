@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <regex>
 
@@ -19,7 +20,7 @@ bool bare_word(const std::string& w) {
   return std::regex_match(w, re);
 }
 
-std::string line_ref(int line) { return "README.md:" + std::to_string(line) + ": "; }
+std::string line_ref(const std::string& file, int line) { return file + ":" + std::to_string(line) + ": "; }
 
 std::string command_text(const OurCommand& c) {
   std::string text = join({c.program, join(c.args)});
@@ -165,13 +166,13 @@ std::vector<Target> binary_targets(const HelpSource& source) {
 
 std::string Target::name() const { return subcommand.empty() ? program : program + " " + subcommand; }
 
-Findings check_commands(const std::string& readme, const HelpSource& source) {
+Findings check_commands(const std::string& readme, const HelpSource& source, const std::string& file) {
   Findings f;
   HelpCache helps(source);
   std::set<std::pair<int, std::string>> reported;  // one "cannot check" per line and program
   for (const auto& c : our_commands(readme)) {
     ++f.checked;
-    const std::string at = line_ref(c.line) + "`" + command_text(c) + "`: ";
+    const std::string at = line_ref(file, c.line) + "`" + command_text(c) + "`: ";
     // Whether its flags reach a help they can be checked against.
     bool reaches_help = true;
     if (const OurBinary* b = find_binary(c.program); b && b->subcommands != Subcommands::none) {
@@ -220,7 +221,7 @@ Findings check_commands(const std::string& readme, const HelpSource& source) {
   return f;
 }
 
-SectionFindings check_inline_flags(const std::string& readme, const HelpSource& source) {
+SectionFindings check_inline_flags(const std::string& readme, const HelpSource& source, const std::string& file) {
   SectionFindings out;
   HelpCache helps(source);
   const auto lines = lines_of(readme);
@@ -266,7 +267,7 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
       if (count++ == 0) first_line = line_number;
       return;
     }
-    std::string message = line_ref(line_number) + "`" + span + "`: " + flag + " is not an option of " + whose +
+    std::string message = line_ref(file, line_number) + "`" + span + "`: " + flag + " is not an option of " + whose +
                           ": not in " + names_of(candidates);
     if (!unreadable.empty()) message += " (unreadable: " + join(unreadable, "; ") + ")";
     if (reported.insert(message).second) out.findings.problems.push_back(message);
@@ -351,24 +352,30 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
     }
   }
   for (const auto& [why, where] : unchecked)
-    out.findings.problems.push_back(line_ref(where.first) + "this flag and " + std::to_string(where.second - 1) +
+    out.findings.problems.push_back(line_ref(file, where.first) + "this flag and " + std::to_string(where.second - 1) +
                                     " more below it could not be checked: " + why);
   return out;
 }
 
-Findings check_help_flags_documented(const std::string& readme, const HelpSource& source,
+Findings check_help_flags_documented(const std::vector<Doc>& docs, const HelpSource& source,
                                      const std::vector<Target>& targets, const std::set<std::string>& allowed) {
   Findings f;
   HelpCache helps(source);
-  auto mentioned = [&](const std::string& flag) {
-    for (size_t at = readme.find(flag); at != std::string::npos; at = readme.find(flag, at + 1)) {
-      const bool clean_before = at == 0 || !(option_name_char(readme[at - 1]) || readme[at - 1] == '-');
+  auto mentioned_in = [](const std::string& text, const std::string& flag) {
+    for (size_t at = text.find(flag); at != std::string::npos; at = text.find(flag, at + 1)) {
+      const bool clean_before = at == 0 || !(option_name_char(text[at - 1]) || text[at - 1] == '-');
       const size_t end = at + flag.size();
-      const bool clean_after = end >= readme.size() || !option_name_char(readme[end]);
+      const bool clean_after = end >= text.size() || !option_name_char(text[end]);
       if (clean_before && clean_after) return true;
     }
     return false;
   };
+  auto mentioned = [&](const std::string& flag) {
+    return std::any_of(docs.begin(), docs.end(), [&](const Doc& d) { return mentioned_in(d.text, flag); });
+  };
+  std::vector<std::string> paths;
+  for (const auto& d : docs) paths.push_back(d.path);
+  const std::string where = paths.empty() ? "no file" : join(paths, ", ");
   std::map<std::string, std::vector<std::string>> missing;  // flag -> whose help has it
   for (const auto& target : targets) {
     const Help& h = helps.get(target);
@@ -383,20 +390,45 @@ Findings check_help_flags_documented(const std::string& readme, const HelpSource
     }
   }
   for (const auto& [flag, whose] : missing)
-    f.problems.push_back("README.md: " + flag + " (in " + join(whose, ", ") +
-                         ") appears nowhere in README.md: document it, or allow-list it in "
-                         "tests/readme/readme_test.cpp with the reason");
+    f.problems.push_back(flag + " (in " + join(whose, ", ") + ") appears nowhere in " + where +
+                         ": document it, or allow-list it in tests/readme/readme_test.cpp with the reason");
   return f;
 }
 
-Findings check_exit_codes(const std::string& readme, const std::string& exit_code_header) {
+Findings check_help_flags_documented(const std::string& readme, const HelpSource& source,
+                                     const std::vector<Target>& targets, const std::set<std::string>& allowed) {
+  return check_help_flags_documented(std::vector<Doc>{{"README.md", readme}}, source, targets, allowed);
+}
+
+Findings check_commands(const std::vector<Doc>& docs, const HelpSource& source) {
+  Findings all;
+  for (const auto& d : docs) {
+    Findings f = check_commands(d.text, source, d.path);
+    all.checked += f.checked;
+    all.problems.insert(all.problems.end(), f.problems.begin(), f.problems.end());
+  }
+  return all;
+}
+
+SectionFindings check_inline_flags(const std::vector<Doc>& docs, const HelpSource& source) {
+  SectionFindings all;
+  for (const auto& d : docs) {
+    SectionFindings s = check_inline_flags(d.text, source, d.path);
+    all.findings.checked += s.findings.checked;
+    all.findings.problems.insert(all.findings.problems.end(), s.findings.problems.begin(), s.findings.problems.end());
+    for (const auto& [program, n] : s.checked_by_program) all.checked_by_program[program] += n;
+  }
+  return all;
+}
+
+Findings check_exit_codes(const std::string& readme, const std::string& exit_code_header, const std::string& file) {
   Findings f;
   std::map<int, std::string> defined;  // code -> kExit name
   static const std::regex def(R"((kExit\w*)\s*=\s*(\d+))");
   for (std::sregex_iterator it(exit_code_header.begin(), exit_code_header.end(), def), end; it != end; ++it)
     defined[std::stoi((*it)[2].str())] = (*it)[1].str();
   if (defined.empty()) {
-    f.problems.push_back("client/exit_code.h: no `kExit... = N` found");
+    f.problems.push_back("report/exit_code.h: no `kExit... = N` found");
     return f;
   }
   std::string codes;
@@ -424,27 +456,160 @@ Findings check_exit_codes(const std::string& readme, const std::string& exit_cod
     const int code = std::stoi(cell);
     ++f.checked;
     if (table.count(code)) {
-      f.problems.push_back(line_ref(line.number) + "exit code " + cell + " is listed twice (also line " +
+      f.problems.push_back(line_ref(file, line.number) + "exit code " + cell + " is listed twice (also line " +
                            std::to_string(table[code]) + ")");
       continue;
     }
     table[code] = line.number;
     if (!defined.count(code))
-      f.problems.push_back(line_ref(line.number) + "exit code " + cell + " is not one of client/exit_code.h's (" +
+      f.problems.push_back(line_ref(file, line.number) + "exit code " + cell + " is not one of report/exit_code.h's (" +
                            codes + ")");
   }
   if (heading_line == 0) {
-    f.problems.push_back("README.md: no heading with \"Exit codes\": the table of exit codes (" + codes +
-                         ") is missing");
+    f.problems.push_back(file + ": no heading with \"Exit codes\": the table of exit codes (" + codes + ") is missing");
     return f;
   }
   if (table.empty())
-    f.problems.push_back(line_ref(heading_line) + "the Exit codes section has no rows like `| 0 | ... |`");
+    f.problems.push_back(line_ref(file, heading_line) + "the Exit codes section has no rows like `| 0 | ... |`");
   for (const auto& [code, name] : defined) {
     ++f.checked;
     if (!table.count(code))
-      f.problems.push_back(line_ref(heading_line) + "exit code " + std::to_string(code) + " (" + name +
-                           " in client/exit_code.h) is missing from the table");
+      f.problems.push_back(line_ref(file, heading_line) + "exit code " + std::to_string(code) + " (" + name +
+                           " in report/exit_code.h) is missing from the table");
+  }
+  return f;
+}
+
+namespace {
+
+// The line with its inline code blanked out: a `](x)` inside backticks is text, not a link.
+std::string without_inline_code(const std::string& line) {
+  std::string out = line;
+  size_t i = 0;
+  while (i < out.size()) {
+    if (out[i] != '`') {
+      ++i;
+      continue;
+    }
+    size_t run = 0;
+    while (i + run < out.size() && out[i + run] == '`') ++run;
+    const size_t close = out.find(std::string(run, '`'), i + run);
+    if (close == std::string::npos) break;
+    for (size_t k = i; k < close + run; ++k) out[k] = ' ';
+    i = close + run;
+  }
+  return out;
+}
+
+// "docs/../stores/README.md" -> "stores/README.md"; "" when it leaves the source root.
+std::string normalized(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string part = path.substr(start, end - start);
+    if (part == "..") {
+      if (parts.empty()) return "";
+      parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    start = end + 1;
+  }
+  return join(parts, "/");
+}
+
+// U+2000..U+2BFF (dashes, quotes, arrows, maths, boxes), U+3000..U+303F, U+00A1..U+00BF but µ,
+// × and ÷: the symbols and punctuation our headings could hold, which GitHub drops.
+bool dropped_code_point(uint32_t c) {
+  if (c >= 0xA0 && c <= 0xBF) return c != 0xB5;
+  return c == 0xD7 || c == 0xF7 || (c >= 0x2000 && c <= 0x2BFF) || (c >= 0x3000 && c <= 0x303F);
+}
+
+}  // namespace
+
+std::string github_slug(const std::string& heading_text) {
+  // What the heading renders to: link text without its target, no backticks or emphasis.
+  static const std::regex link(R"(\[([^\]]*)\]\([^)]*\))");
+  const std::string text = std::regex_replace(heading_text, link, "$1");
+  std::string slug;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (std::isalnum(c) || c == '_' || c == '-') slug += char(std::tolower(c));
+      if (c == ' ') slug += '-';
+      ++i;
+      continue;
+    }
+    const size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (size_t k = 1; k < n && i + k < text.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    if (!dropped_code_point(cp)) slug += text.substr(i, n);  // a letter: kept as written
+    i += n;
+  }
+  return slug;
+}
+
+std::set<std::string> heading_anchors(const std::string& text) {
+  const auto lines = lines_of(text);
+  const auto in_code = lines_in_code(lines, code_blocks(lines));
+  std::set<std::string> anchors;
+  std::map<std::string, int> seen;
+  for (const auto& line : lines) {
+    const std::string t = trim(line.text);
+    const int level = heading_level(t);
+    if (in_code[size_t(line.number)] || level == 0) continue;
+    const std::string slug = github_slug(trim(t.substr(size_t(level))));
+    const int n = seen[slug]++;
+    anchors.insert(n == 0 ? slug : slug + "-" + std::to_string(n));
+  }
+  return anchors;
+}
+
+Findings check_links(const std::vector<Doc>& docs, const std::function<bool(const std::string& path)>& exists) {
+  Findings f;
+  std::map<std::string, std::set<std::string>> anchors;  // path -> its headings' anchors
+  for (const auto& d : docs) anchors[d.path] = heading_anchors(d.text);
+  for (const auto& d : docs) {
+    const auto lines = lines_of(d.text);
+    const auto in_code = lines_in_code(lines, code_blocks(lines));
+    const size_t slash = d.path.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "" : d.path.substr(0, slash + 1);
+    for (const auto& line : lines) {
+      if (in_code[size_t(line.number)]) continue;
+      const std::string text = without_inline_code(line.text);
+      for (size_t at = text.find("]("); at != std::string::npos; at = text.find("](", at + 2)) {
+        const size_t close = text.find(')', at + 2);
+        if (close == std::string::npos) break;
+        std::string target = trim(text.substr(at + 2, close - at - 2));
+        target = target.substr(0, target.find(' '));  // a "title"
+        if (target.empty() || target.find("://") != std::string::npos || starts_with(target, "mailto:")) continue;
+        ++f.checked;
+        const std::string at_line = line_ref(d.path, line.number) + "link `" + target + "`: ";
+        const size_t hash = target.find('#');
+        const std::string path_part = target.substr(0, hash);
+        const std::string anchor = hash == std::string::npos ? "" : target.substr(hash + 1);
+        const std::string path = path_part.empty() ? d.path : normalized(folder + path_part);
+        if (path.empty() || starts_with(path_part, "/")) {
+          f.problems.push_back(at_line + "not a path inside the repository (write it relative to " + d.path + ")");
+          continue;
+        }
+        if (!path_part.empty() && !exists(path)) {
+          f.problems.push_back(at_line + path + " does not exist (paths are relative to " +
+                               (folder.empty() ? std::string("the root") : folder) + ")");
+          continue;
+        }
+        if (anchor.empty()) continue;
+        const auto it = anchors.find(path);
+        if (it == anchors.end()) {
+          f.problems.push_back(at_line + "its anchor cannot be checked: " + path + " is not among the files read");
+        } else if (!it->second.count(anchor)) {
+          f.problems.push_back(at_line + path + " has no heading whose anchor is #" + anchor);
+        }
+      }
+    }
   }
   return f;
 }

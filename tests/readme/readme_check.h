@@ -1,7 +1,8 @@
 #pragma once
-// README.md checked against what the programs' --help says: the commands and --flags it
-// shows, the flags each section documents, the options it leaves out, its exit-code table.
-// Pure text in, problems out: the help texts come from a HelpSource (the real programs in
+// README.md and docs/*.md checked against what the programs' --help says: the commands and
+// --flags they show, the flags each section documents, the options none of them mentions,
+// README's exit-code table, and that their relative links lead somewhere.
+// Pure text in, problems out (each "FILE:LINE: ..."): the help texts come from a HelpSource (the real programs in
 // readme_test.cpp, fixed texts in the checker's own tests), so each rule can be shown to fail.
 #include <functional>
 #include <map>
@@ -39,7 +40,7 @@ struct HelpSource {
 std::vector<Target> binary_targets(const HelpSource& source);
 std::vector<Target> binary_targets(const HelpSource& source, const OurBinary& binary);
 
-// What a check looked at and what it found wrong ("README.md:LINE: ...", one per problem).
+// What a check looked at and what it found wrong ("FILE:LINE: ...", one per problem).
 struct Findings {
   int checked = 0;
   std::vector<std::string> problems;
@@ -52,7 +53,9 @@ struct Findings {
 //    binary given options but no subcommand (its flags are then not checked: they reach no
 //    subcommand); scripts used with flags or in code blocks must answer --help (checked by
 //    the HelpSource).
-Findings check_commands(const std::string& readme, const HelpSource& source);
+// `file` names the text in the problems.
+Findings check_commands(const std::string& readme, const HelpSource& source, const std::string& file = "README.md");
+Findings check_commands(const std::vector<Doc>& docs, const HelpSource& source);  // summed over the files
 
 // 2. Every --flag in inline code exists: under a heading that names programs of ours (or
 //    whose parent heading does), in one of theirs or in the command of ours shown in inline
@@ -66,15 +69,31 @@ struct SectionFindings {
   Findings findings;
   std::map<std::string, int> checked_by_program;
 };
-SectionFindings check_inline_flags(const std::string& readme, const HelpSource& source);
+SectionFindings check_inline_flags(const std::string& readme, const HelpSource& source,
+                                   const std::string& file = "README.md");
+SectionFindings check_inline_flags(const std::vector<Doc>& docs, const HelpSource& source);  // summed
 
-// 3. Every flag the targets' --help prints appears in the README (-h/--help and `allowed`
-//    excepted). The real README's targets are binary_targets(source).
+// 3. Every flag the targets' --help prints appears in one of the files (-h/--help and
+//    `allowed` excepted). The real files' targets are binary_targets(source).
+Findings check_help_flags_documented(const std::vector<Doc>& docs, const HelpSource& source,
+                                     const std::vector<Target>& targets, const std::set<std::string>& allowed);
 Findings check_help_flags_documented(const std::string& readme, const HelpSource& source,
                                      const std::vector<Target>& targets, const std::set<std::string>& allowed);
 
 // 5. The codes of the table under the heading with "Exit codes" are exactly the kExit* = N
-//    values of client/exit_code.h (text given).
-Findings check_exit_codes(const std::string& readme, const std::string& exit_code_header);
+//    values of report/exit_code.h (text given).
+Findings check_exit_codes(const std::string& readme, const std::string& exit_code_header,
+                          const std::string& file = "README.md");
+
+// 6. Every relative link `[text](path)`, `(path#anchor)` or `(#anchor)` outside code leads to a
+//    file that exists (resolved from the linking file's folder) and, with an anchor, to a
+//    heading of that file by GitHub's slug rules; the target must then be one of `docs`.
+//    Links with a scheme (https:, mailto:) are not followed.
+Findings check_links(const std::vector<Doc>& docs, const std::function<bool(const std::string& path)>& exists);
+// GitHub's anchor of a heading's text: lower case, punctuation dropped (letters, digits, _ and
+// - kept, non-ASCII letters too), spaces to -. "5. Your own values (`x`)" -> "5-your-own-values-x".
+std::string github_slug(const std::string& heading_text);
+// Every anchor of a markdown text, a repeated slug getting -1, -2, ... as GitHub gives them.
+std::set<std::string> heading_anchors(const std::string& text);
 
 }  // namespace hitcost::readme

@@ -1,5 +1,5 @@
 #pragma once
-// README.md read as a user copies from it: its code blocks and the shell commands in them,
+// README.md (and docs/*.md) read as a user copies from it: its code blocks and the shell commands in them,
 // its inline code, which commands are ours (the programs of our_binaries(), run.sh, test.sh,
 // scripts/*.sh) and with what arguments, the options a --help prints, and the blocks marked
 // <!-- readme-test: run --> as scripts to run.
@@ -13,7 +13,8 @@ namespace hitcost::readme {
 // all of them: the checker has no per-program special case but run.sh's and test.sh's.
 enum class Subcommands {
   none,      // hitcost-server: `hitcost-server [OPTIONS]`
-  optional,  // hitcost-load: `hitcost-load --url URL ...` is a plain run, `hitcost-load sweep ...` one of its subcommands
+  optional,  // hitcost-load: `hitcost-load --url URL ...` is a plain run, `hitcost-load sweep ...` one of its
+             // subcommands
   required,  // hitcost-corpus: always `hitcost-corpus SUB ...`; its top level has nothing but --help
 };
 struct OurBinary {
@@ -39,8 +40,15 @@ std::vector<std::string> span_words(std::string span);
 bool is_assignment(const std::string& word);  // NAME=value
 int heading_level(const std::string& line);   // 1..6 for "# ".."###### ", else 0
 
+// A markdown file the checker reads: README.md, or one of docs/*.md, which took over its
+// sections (a doc per program, so a heading there names the program as the README's did).
+struct Doc {
+  std::string path;  // from the source root: "README.md", "docs/hitcost-load.md"; problems say path:LINE
+  std::string text;
+};
+
 struct SourceLine {
-  int number = 0;  // 1-based line of README.md
+  int number = 0;  // 1-based line of its file
   std::string text;
 };
 
@@ -75,8 +83,8 @@ std::vector<CodeBlock> code_blocks(const std::vector<SourceLine>& lines);
 // Languages whose blocks hold shell commands: "", sh, bash, shell, console.
 bool holds_commands(const CodeBlock& block);
 std::vector<ShellCommand> shell_commands(const CodeBlock& block);
-// "hitcost-load" for "build/release/client/hitcost-load" (any name of our_binaries()), "scripts/x.sh" for "./scripts/x.sh",
-// "run.sh" for "./run.sh"; "" for a program that is not ours.
+// "hitcost-load" for "build/release/client/hitcost-load" (any name of our_binaries()), "scripts/x.sh" for
+// "./scripts/x.sh", "run.sh" for "./run.sh"; "" for a program that is not ours.
 std::string our_program(const std::string& word);
 // Env assignments (A=b) and wrappers (sudo, exec, nohup, setsid, timeout 60, bash ...) skipped.
 bool to_our_command(const std::vector<std::string>& words, int line, OurCommand& command);

@@ -1,14 +1,17 @@
-// README.md against the programs it documents (issue 16): the commands and --flags it shows
-// exist in the --help of what they run, every option our programs' --help prints (each
-// subcommand's included) is documented, and its exit-code table is client/exit_code.h's. The checker's rules are
-// first shown to fail on small made-up READMEs (ReadmeChecker.*), then applied to the real
-// one (Readme.*); each failure prints README.md:LINE and what to fix.
+// README.md and docs/*.md against the programs they document (issue 16; the README's sections
+// moved to docs/ in issue 31): the commands and --flags they show exist in the --help of what
+// they run, every option our programs' --help prints (each subcommand's included) is documented
+// in one of them, README's exit-code table is report/exit_code.h's, and their relative links
+// lead to files and headings that exist. The checker's rules are first shown to fail on small
+// made-up files (ReadmeChecker.*), then applied to the real ones (Readme.*); each failure prints
+// FILE:LINE and what to fix.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,8 +25,8 @@
 namespace hitcost::readme {
 namespace {
 
-// Options of our binaries (our_binaries()) deliberately left out of README.md, each with
-// the reason. Empty: every option is documented (--help/-h need no entry).
+// Options of our binaries (our_binaries()) deliberately left out of README.md and docs/*.md,
+// each with the reason. Empty: every option is documented (--help/-h need no entry).
 const std::set<std::string> kUndocumentedOnPurpose = {};
 
 std::string slurp(const std::string& path) {
@@ -135,9 +138,9 @@ TEST(ReadmeChecker, ARequiredSubcommandMustBeGivenAndKnown) {
       "hitcost-corpus --help\n"                                                 // 6: fine
       "```\n"
       "`hitcost-corpus` reads a sample; `hitcost-corpus show FILE` prints it.\n";  // 8: fine
-  const auto f = check_commands(readme, fake_source({{"hitcost-corpus", {}},
-                                                     {"hitcost-corpus sample", {"--from", "-o"}},
-                                                     {"hitcost-corpus show", {}}}));
+  const auto f = check_commands(
+      readme,
+      fake_source({{"hitcost-corpus", {}}, {"hitcost-corpus sample", {"--from", "-o"}}, {"hitcost-corpus show", {}}}));
   EXPECT_EQ(f.problems.size(), 3u) << listing(f.problems);
   EXPECT_TRUE(contains(f.problems,
                        "README.md:3: `hitcost-corpus sampel --from memcached:h:1 -o f`: hitcost-corpus has no "
@@ -168,22 +171,23 @@ TEST(ReadmeChecker, ASubcommandsFlagIsCheckedAgainstThatSubcommandAlone) {
                        "README.md:2: `hitcost-corpus compare f.hcorpus --cpu 1 --from x`: --from is not an option of "
                        "`hitcost-corpus compare`: not in `hitcost-corpus compare --help`"))
       << listing(f.problems);
-  EXPECT_TRUE(contains(f.problems, "README.md:4: `hitcost-corpus redact f -o g --seed 2`: --seed is not an option of "
-                                   "`hitcost-corpus redact`"))
+  EXPECT_TRUE(contains(f.problems,
+                       "README.md:4: `hitcost-corpus redact f -o g --seed 2`: --seed is not an option of "
+                       "`hitcost-corpus redact`"))
       << listing(f.problems);
 }
 
 TEST(ReadmeChecker, FlagsUnderAHeadingNamingASubcommandBinaryAreCheckedAgainstItsSubcommands) {
   const std::string readme =
-      "## hitcost-corpus\n"                                              // 1
-      "| `--from` | required | nodes |\n"                               // 2: sample's
-      "| `--cpu` | none | pin |\n"                                      // 3: compare's
-      "| `--url` | | hitcost-load's, not here |\n"                       // 4
-      "What `compare f --cpu 1 --from x` printed.\n"                    // 5: --from is not compare's
-      "(as `redact` below), then `--cpu`.\n"                            // 6: the section's
-      "### 5. Your own values (`hitcost-corpus`)\n"                     // 7
-      "`--rounds 6` and `--repeat 3`\n"                                 // 8: --repeat is nobody's here
-      "## Other\n"                                                      // 9
+      "## hitcost-corpus\n"                                                         // 1
+      "| `--from` | required | nodes |\n"                                           // 2: sample's
+      "| `--cpu` | none | pin |\n"                                                  // 3: compare's
+      "| `--url` | | hitcost-load's, not here |\n"                                  // 4
+      "What `compare f --cpu 1 --from x` printed.\n"                                // 5: --from is not compare's
+      "(as `redact` below), then `--cpu`.\n"                                        // 6: the section's
+      "### 5. Your own values (`hitcost-corpus`)\n"                                 // 7
+      "`--rounds 6` and `--repeat 3`\n"                                             // 8: --repeat is nobody's here
+      "## Other\n"                                                                  // 9
       "`compare f --bogus` is someone else's command here, and `--bogus2` its.\n";  // 10: not checked
   const auto s = check_inline_flags(readme, fake_source({{"hitcost-corpus sample", {"--from", "--seed"}},
                                                          {"hitcost-corpus compare", {"--cpu", "--rounds"}},
@@ -197,16 +201,19 @@ TEST(ReadmeChecker, FlagsUnderAHeadingNamingASubcommandBinaryAreCheckedAgainstIt
                                                          {"hitcost-server", {}}}));
   const auto& p = s.findings.problems;
   EXPECT_EQ(p.size(), 3u) << listing(p);
-  EXPECT_TRUE(contains(p, "README.md:4: `--url`: --url is not an option of the program(s) this section's heading "
-                          "names (hitcost-corpus): not in `hitcost-corpus sample --help`, "
-                          "`hitcost-corpus compare --help`, `hitcost-corpus redact --help`, "
-                          "`hitcost-corpus show --help`"))
+  EXPECT_TRUE(contains(p,
+                       "README.md:4: `--url`: --url is not an option of the program(s) this section's heading "
+                       "names (hitcost-corpus): not in `hitcost-corpus sample --help`, "
+                       "`hitcost-corpus compare --help`, `hitcost-corpus redact --help`, "
+                       "`hitcost-corpus show --help`"))
       << listing(p);
-  EXPECT_TRUE(contains(p, "README.md:5: `compare f --cpu 1 --from x`: --from is not an option of "
-                          "`hitcost-corpus compare` (the inline code starts with that subcommand)"))
+  EXPECT_TRUE(contains(p,
+                       "README.md:5: `compare f --cpu 1 --from x`: --from is not an option of "
+                       "`hitcost-corpus compare` (the inline code starts with that subcommand)"))
       << listing(p);
-  EXPECT_TRUE(contains(p, "README.md:8: `--repeat 3`: --repeat is not an option of the program(s) this section's "
-                          "heading names (hitcost-corpus)"))
+  EXPECT_TRUE(contains(p,
+                       "README.md:8: `--repeat 3`: --repeat is not an option of the program(s) this section's "
+                       "heading names (hitcost-corpus)"))
       << listing(p);
   // 1-6: --from --cpu --url, --cpu --from, --cpu; 8: --rounds --repeat.
   EXPECT_EQ(s.checked_by_program.at("hitcost-corpus"), 3 + 2 + 1 + 2);
@@ -337,9 +344,88 @@ TEST(ReadmeChecker, ExitCodeTableMatchesTheHeaderBothWays) {
   const auto f = check_exit_codes(readme, header);
   EXPECT_EQ(f.checked, 4 + 4);
   ASSERT_EQ(f.problems.size(), 2u) << listing(f.problems);
-  EXPECT_TRUE(contains(f.problems, "README.md:9: exit code 5 is not one of client/exit_code.h's (0, 1, 2, 3)"));
-  EXPECT_TRUE(contains(f.problems, "README.md:3: exit code 3 (kExitErrors in client/exit_code.h) is missing"));
+  EXPECT_TRUE(contains(f.problems, "README.md:9: exit code 5 is not one of report/exit_code.h's (0, 1, 2, 3)"));
+  EXPECT_TRUE(contains(f.problems, "README.md:3: exit code 3 (kExitErrors in report/exit_code.h) is missing"));
   EXPECT_TRUE(contains(check_exit_codes("# none\n", header).problems, "no heading with \"Exit codes\""));
+}
+
+// The README's sections moved to docs/*.md: each file is checked as the README is, its problems
+// named by its own path, and a flag documented in any of them counts as documented.
+TEST(ReadmeChecker, AProblemInADocsFileIsReportedWithThatFilesName) {
+  const std::vector<Doc> files = {{"README.md", "# hitcost\n`hitcost-load --url http://x:1`\n"},
+                                  {"docs/hitcost-load.md",
+                                   "# hitcost-load\n\n"                           // 1
+                                   "| `--url` | required | base URL |\n"          // 3
+                                   "| `--bogus` | | not an option |\n"            // 4
+                                   "```sh\nhitcost-load --url U --nope\n```\n"},  // 6
+                                  {"docs/hitcost-server.md", "# hitcost-server\n| `--port` | `8080` | port |\n"}};
+  const auto source = fake_source({{"hitcost-load", {"--url"}},
+                                   {"hitcost-load sweep", {}},
+                                   {"hitcost-load report", {}},
+                                   {"hitcost-load merge", {}},
+                                   {"hitcost-load compare", {}},
+                                   {"hitcost-server", {"--port", "--threads"}}});
+  const auto c = check_commands(files, source);
+  EXPECT_EQ(c.checked, 2 + 3);  // 2 commands (one per file); their flags --url, --url, --nope
+  ASSERT_EQ(c.problems.size(), 1u) << listing(c.problems);
+  EXPECT_TRUE(contains(c.problems, "docs/hitcost-load.md:6: `hitcost-load --url U --nope`: --nope is not an option"))
+      << listing(c.problems);
+
+  const auto s = check_inline_flags(files, source);
+  ASSERT_EQ(s.findings.problems.size(), 1u) << listing(s.findings.problems);
+  EXPECT_TRUE(contains(s.findings.problems,
+                       "docs/hitcost-load.md:4: `--bogus`: --bogus is not an option of the program(s) this "
+                       "section's heading names (hitcost-load)"))
+      << listing(s.findings.problems);
+  EXPECT_EQ(s.checked_by_program.at("hitcost-load"), 2);  // summed over the files
+  EXPECT_EQ(s.checked_by_program.at("hitcost-server"), 1);
+
+  // --port is documented in one file, --threads in none.
+  const auto d = check_help_flags_documented(files, source, {{"hitcost-server", ""}}, {});
+  EXPECT_EQ(d.checked, 2);
+  ASSERT_EQ(d.problems.size(), 1u) << listing(d.problems);
+  EXPECT_NE(d.problems[0].find("--threads (in `hitcost-server --help`) appears nowhere in README.md, "
+                               "docs/hitcost-load.md, docs/hitcost-server.md"),
+            std::string::npos)
+      << listing(d.problems);
+}
+
+TEST(ReadmeChecker, HeadingAnchorsFollowGitHubsSlugs) {
+  EXPECT_EQ(
+      github_slug("5. Your own values: sample a live memcached, compare every strategy on them (`hitcost-corpus`)"),
+      "5-your-own-values-sample-a-live-memcached-compare-every-strategy-on-them-hitcost-corpus");
+  EXPECT_EQ(github_slug("4. PHP in the loop: your PHP hit next to the C++ floor (`scripts/php-compare.sh`)"),
+            "4-php-in-the-loop-your-php-hit-next-to-the-c-floor-scriptsphp-comparesh");
+  EXPECT_EQ(github_slug("Durability (mmap/pread `?sync=`) — a [link](x.md) and ×"),
+            "durability-mmappread-sync--a-link-and-");
+  EXPECT_EQ(github_slug("server µs/hit"), "server-µshit");
+  EXPECT_EQ(heading_anchors("# A\n## Notes\n```\n# not a heading\n```\n### Notes\n"),
+            (std::set<std::string>{"a", "notes", "notes-1"}));
+}
+
+TEST(ReadmeChecker, LinksLeadToFilesAndHeadingsThatExist) {
+  const std::vector<Doc> files = {
+      {"README.md",
+       "# Top\n"
+       "[a](docs/a.md) [b](docs/a.md#part-one) [c](docs/gone.md) [d](#top) [e](https://x.org/y)\n"  // 2
+       "`[not](a-link.md)`\n"                                                                       // 3
+       "```\n[in](code.md)\n```\n"},
+      {"docs/a.md",
+       "# A\n## Part one\n"
+       "[up](../README.md#top) [bad](../README.md#nowhere) [s](../stores/README.md#x) [root](/README.md)\n"}};  // 3
+  const std::set<std::string> existing = {"README.md", "docs/a.md", "stores/README.md"};
+  const auto f = check_links(files, [&](const std::string& p) { return existing.count(p) > 0; });
+  EXPECT_EQ(f.checked, 4 + 4);  // README: a, b, c, #top (not https:, inline code or code blocks); docs/a.md: 4
+  ASSERT_EQ(f.problems.size(), 4u) << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems, "README.md:2: link `docs/gone.md`: docs/gone.md does not exist"))
+      << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems,
+                       "docs/a.md:3: link `../README.md#nowhere`: README.md has no heading whose anchor is #nowhere"))
+      << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems, "docs/a.md:3: link `../stores/README.md#x`: its anchor cannot be checked"))
+      << listing(f.problems);
+  EXPECT_TRUE(contains(f.problems, "docs/a.md:3: link `/README.md`: not a path inside the repository"))
+      << listing(f.problems);
 }
 
 TEST(ReadmeChecker, RunnableBlocksAreMarkedAndPointedAtTheTestBuild) {
@@ -427,11 +513,20 @@ TEST(ReadmeSession, AProcessThatEndsWithinTheGraceIsNotLeftRunningAndADeadlineKi
       {"bash", "-c", "sleep 0.2 & exit 0"}, {.timeout_ms = 10'000, .cwd = "/", .own_session = true, .grace_ms = 2'000});
   EXPECT_EQ(quick.exit_code, 0);
   EXPECT_TRUE(quick.left_running.empty());
+  // A group of two: bash waits for a child of its own (`bash -c "sleep 30"` alone would exec
+  // sleep, a group of one, and killing the leader would pass for killing the group).
   const auto start = std::chrono::steady_clock::now();
-  const auto slow = hitcost::testing::run_command(
-      {"bash", "-c", "sleep 30"}, {.timeout_ms = 300, .cwd = "/", .own_session = true, .grace_ms = 300});
+  const auto slow =
+      hitcost::testing::run_command({"bash", "-c", "sleep 30 & echo $!; wait"},
+                                    {.timeout_ms = 500, .cwd = "/", .own_session = true, .grace_ms = 300});
   EXPECT_TRUE(slow.timed_out);
   EXPECT_EQ(slow.term_signal, SIGKILL);
+  EXPECT_TRUE(slow.left_running.empty()) << "the deadline killed the leader only:\n"
+                                         << hitcost::testing::describe(slow.left_running);
+  const pid_t child = static_cast<pid_t>(std::atol(slow.out.c_str()));
+  ASSERT_GT(child, 0) << slow.out;
+  const std::string stat = slurp("/proc/" + std::to_string(child) + "/stat");
+  EXPECT_TRUE(stat.empty() || stat.find(") Z") != std::string::npos) << "the child still runs: " << stat;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
@@ -471,7 +566,8 @@ Help program_help(const std::vector<std::string>& argv, bool cli11) {
 }
 
 // A script's --help must print its usage and stop: exit 0, quickly, nothing left running.
-// One that does not handle --help is not run (it would start whatever it starts).
+// One that does not handle --help is not run (it would start whatever it starts): it needs a
+// -h|--help case of its own or scripts/lib.sh's value_options, which has one.
 Help script_help(const std::string& script) {
   Help h;
   const std::string path = kSource + "/" + script;
@@ -480,7 +576,8 @@ Help script_help(const std::string& script) {
     return h;
   }
   const std::string text = slurp(path);
-  if (text.find("--help)") == std::string::npos && text.find("--help|") == std::string::npos) {
+  if (text.find("--help)") == std::string::npos && text.find("--help|") == std::string::npos &&
+      text.find("\nvalue_options ") == std::string::npos) {
     h.problem =
         "it handles no --help (not run: it would start); give it a -h|--help case that "
         "prints its usage and exits 0";
@@ -512,7 +609,8 @@ HelpSource real_source() {
   HelpSource s;
   for (const auto& binary : our_binaries())
     if (binary.subcommands != Subcommands::none)
-      s.subcommands[binary.name] = cli11_subcommands(hitcost::testing::run_command({binary_path(binary), "--help"}).out);
+      s.subcommands[binary.name] =
+          cli11_subcommands(hitcost::testing::run_command({binary_path(binary), "--help"}).out);
   s.help = [](const Target& t) {
     if (const OurBinary* binary = find_binary(t.program)) {
       std::vector<std::string> argv{binary_path(*binary)};
@@ -532,6 +630,27 @@ const std::string& readme_text() {
   return text;
 }
 
+// The files checked like the README: README.md, then docs/*.md by name. Every program section
+// has a file of its own there (docs/hitcost-server.md ...), whose headings name the program.
+const std::vector<Doc>& docs() {
+  static const std::vector<Doc> files = [] {
+    std::vector<Doc> out{{"README.md", readme_text()}};
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(kSource + "/docs"))
+      if (e.path().extension() == ".md") names.push_back("docs/" + e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) out.push_back({n, slurp(kSource + "/" + n)});
+    return out;
+  }();
+  return files;
+}
+
+std::string paths_of(const std::vector<Doc>& files) {
+  std::vector<std::string> paths;
+  for (const auto& d : files) paths.push_back(d.path);
+  return join(paths, ", ");
+}
+
 // The table our_binaries() against the binaries: each is where it says, and has subcommands
 // exactly when it says so (else every word after it would be taken for an unknown one, or a
 // subcommand's options go unchecked).
@@ -543,7 +662,8 @@ TEST(Readme, OurBinariesAreBuiltWhereTheTableSaysAndHaveTheSubcommandsItSays) {
     ASSERT_EQ(r.exit_code, 0) << binary_path(binary) << " --help: " << r.err;
     const auto subs = cli11_subcommands(r.out);
     if (binary.subcommands == Subcommands::none) {
-      EXPECT_TRUE(subs.empty()) << binary.name << " now has subcommands (" << join(subs) << "): say so in our_binaries()";
+      EXPECT_TRUE(subs.empty()) << binary.name << " now has subcommands (" << join(subs)
+                                << "): say so in our_binaries()";
     } else {
       EXPECT_GE(subs.size(), 2u) << "parsed from `" << binary.name << " --help`'s \"Subcommands:\" list";
       EXPECT_EQ(source.subcommands.at(binary.name), subs);
@@ -566,30 +686,43 @@ TEST(Readme, RunShAndTestShPassTheirArgumentsOn) {
   EXPECT_NE(test.find("\"$@\"", ctest), std::string::npos) << "test.sh no longer passes \"$@\" to ctest";
 }
 
+// The files the real tests walk: the README and a doc per program at least.
+TEST(Readme, TheDocsFolderHoldsADocPerProgram) {
+  EXPECT_GE(docs().size(), 4u) << paths_of(docs());
+  for (const auto& binary : our_binaries()) {
+    const std::string path = "docs/" + binary.name + ".md";
+    EXPECT_TRUE(std::any_of(docs().begin(), docs().end(), [&](const Doc& d) { return d.path == path; }))
+        << path << " is missing: each program's reference is a doc of its own (" << paths_of(docs()) << ")";
+  }
+}
+
 TEST(Readme, EveryCommandAndFlagItShowsExistsInTheProgramsHelp) {
-  const auto f = check_commands(readme_text(), real_source());
-  EXPECT_GE(f.checked, 40) << "commands + flags checked: too few, the README parse found almost nothing";
+  const auto f = check_commands(docs(), real_source());
+  EXPECT_GE(f.checked, 180) << "commands + flags checked over " << paths_of(docs())
+                            << ": too few, the parse found almost nothing";
+  EXPECT_GE(check_commands(readme_text(), real_source()).checked, 15) << "README.md's own commands: too few";
   EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
-  std::printf("README: %d commands and flags checked against the programs' --help, %zu problems\n", f.checked,
-              f.problems.size());  // the summary a CI log shows; the assertions above decide
+  std::printf("README and docs (%zu files): %d commands and flags checked against the programs' --help, %zu problems\n",
+              docs().size(), f.checked, f.problems.size());  // the summary a CI log shows; the assertions above decide
 }
 
 TEST(Readme, EveryFlagInItsSectionsAndProseExistsInTheProgramsHelp) {
-  const auto s = check_inline_flags(readme_text(), real_source());
+  const auto s = check_inline_flags(docs(), real_source());
   const auto count = [&](const std::string& p) {
     const auto it = s.checked_by_program.find(p);
     return it == s.checked_by_program.end() ? 0 : it->second;
   };
-  EXPECT_GE(count("hitcost-server"), 15)
+  EXPECT_GE(count("hitcost-server"), 30)
       << "flags checked under a heading naming hitcost-server: its option table was not found";
-  EXPECT_GE(count("hitcost-load"), 25)
+  EXPECT_GE(count("hitcost-load"), 80)
       << "flags checked under a heading naming hitcost-load: its option tables were not found";
-  EXPECT_GE(count("hitcost-corpus"), 20)
+  EXPECT_GE(count("hitcost-corpus"), 25)
       << "flags checked under a heading naming hitcost-corpus: its option tables were not found";
   EXPECT_TRUE(s.findings.problems.empty()) << listing(s.findings.problems);
-  std::printf("README: inline flags checked: %d under hitcost-server, %d under hitcost-load, %d under hitcost-corpus, "
-              "%zu problems\n",
-              count("hitcost-server"), count("hitcost-load"), count("hitcost-corpus"), s.findings.problems.size());
+  std::printf(
+      "README and docs: inline flags checked: %d under hitcost-server, %d under hitcost-load, %d under hitcost-corpus, "
+      "%zu problems\n",
+      count("hitcost-server"), count("hitcost-load"), count("hitcost-corpus"), s.findings.problems.size());
 }
 
 TEST(Readme, EveryOptionOfEverySubcommandOfOurBinariesIsDocumented) {
@@ -598,20 +731,37 @@ TEST(Readme, EveryOptionOfEverySubcommandOfOurBinariesIsDocumented) {
   for (const auto& binary : our_binaries())
     EXPECT_TRUE(std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return t.program == binary.name; }))
         << binary.name << ": none of its helps is looked at";
-  const auto f = check_help_flags_documented(readme_text(), source, targets, kUndocumentedOnPurpose);
-  EXPECT_GE(f.checked, 100) << "options read from the programs' --help: too few";
+  const auto f = check_help_flags_documented(docs(), source, targets, kUndocumentedOnPurpose);
+  EXPECT_GE(f.checked, 150) << "options read from the programs' --help: too few";
   EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
-  std::printf("README: %d options of the programs' --help looked up in it, %zu undocumented\n", f.checked,
+  std::printf("README and docs: %d options of the programs' --help looked up in them, %zu undocumented\n", f.checked,
               f.problems.size());
 }
 
 TEST(Readme, ExitCodeTableIsExitCodeHeaders) {
-  const std::string header = slurp(kSource + "/client/exit_code.h");
+  const std::string header = slurp(kSource + "/report/exit_code.h");
   const auto f = check_exit_codes(readme_text(), header);
-  EXPECT_GE(f.checked, 12) << "table rows + codes of client/exit_code.h (6 each)";
+  EXPECT_GE(f.checked, 12) << "table rows + codes of report/exit_code.h (6 each)";
   EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
-  std::printf("README: exit-code table against client/exit_code.h: %d items, %zu problems\n", f.checked,
+  std::printf("README: exit-code table against report/exit_code.h: %d items, %zu problems\n", f.checked,
               f.problems.size());
+}
+
+// The links of README.md and docs/*.md, and of the folders' own README.md files (stores/,
+// php/, ...: their anchors are linked to), lead to files and headings that exist.
+TEST(Readme, EveryRelativeLinkLeadsToAFileAndHeadingThatExist) {
+  std::vector<Doc> files = docs();
+  for (const auto& e : std::filesystem::directory_iterator(kSource)) {
+    const std::string readme = e.path().filename().string() + "/README.md";
+    if (e.is_directory() && e.path().filename().string()[0] != '.' && std::filesystem::exists(kSource + "/" + readme))
+      files.push_back({readme, slurp(kSource + "/" + readme)});
+  }
+  const auto f =
+      check_links(files, [](const std::string& path) { return std::filesystem::exists(kSource + "/" + path); });
+  EXPECT_GE(f.checked, 50) << "links followed in " << paths_of(files) << ": too few";
+  EXPECT_TRUE(f.problems.empty()) << listing(f.problems);
+  std::printf("README, docs and folder READMEs (%zu files): %d relative links followed, %zu problems\n", files.size(),
+              f.checked, f.problems.size());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The counter table (server/counter_list.h) is the one source of the server's plain counters:
+// The counter table (wire/server_counters.h) is the one source of the server's plain counters:
 // every row is a member that MetricsRegistry::total() sums, MetricsSnapshot::minus()
 // subtracts, /stats reports under its key and /metrics under its sample, and /metrics is
 // written from the figures (not parsed back from /stats).

@@ -198,7 +198,7 @@ TEST(Routes, MetricsIsValidPrometheusTextAndMatchesStats) {
   EXPECT_EQ(served.size(), figures);
 }
 
-// Every row of the counter table (server/counter_list.h) is in what the server answers: its
+// Every row of the counter table (wire/server_counters.h) is in what the server answers: its
 // /stats key and its /metrics sample, under the family's HELP and TYPE lines.
 TEST(Routes, StatsAndMetricsCarryEveryCounterOfTheTable) {
   ServerProcess server({"--rows", "2"});
@@ -291,6 +291,33 @@ TEST(Routes, AdminWarmFillsTheStore) {
   for (int id = 10; id < 20; ++id) EXPECT_EQ(conn.get("/page/" + std::to_string(id)).header("x-cache"), "hit");
   EXPECT_EQ(conn.get("/page/20").header("x-cache"), "miss");
   EXPECT_EQ(conn.post("/admin/warm?from=5", "").status, 400);
+}
+
+// cache.bytes_unwrapped: what hits' values came to once unwrapped. Stored plain, the bytes
+// read; stored compressed, more than read, and the page the hit served (html) exactly.
+TEST(Routes, UnwrappedBytesAreTheReadBytesPlainAndTheInflatedPageCompressed) {
+  size_t checked = 0;
+  for (const char* strategy : {"html", "html+zlib"}) {
+    ServerProcess server({"--store", "memory", "--rows", "40", "--strategy", strategy, "--threshold", "0"});
+    HttpConnection conn(server.port());
+    ASSERT_EQ(conn.post("/admin/warm?from=0&to=10", "").status, 200);
+    ASSERT_EQ(conn.post("/admin/reset", "").status, 200);
+    size_t page_bytes = 0;
+    for (int id = 0; id < 10; ++id) {
+      const auto r = conn.get("/page/" + std::to_string(id));
+      ASSERT_EQ(r.header("x-cache"), "hit") << strategy;
+      page_bytes += r.body.size();
+    }
+    const json cache = json::parse(conn.get("/stats").body)["cache"];
+    const uint64_t read = cache["bytes_read"], unwrapped = cache["bytes_unwrapped"];
+    EXPECT_EQ(unwrapped, page_bytes) << strategy << ": the html value unwraps to the page";
+    if (std::string(strategy) == "html")
+      EXPECT_EQ(unwrapped, read);
+    else
+      EXPECT_GT(unwrapped, 2 * read) << "a page of 40 rows deflates to well under half";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2u);
 }
 
 TEST(Routes, CorruptValueInMemcachedIsAMissCountedAndTheRightPage) {

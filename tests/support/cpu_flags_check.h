@@ -1,6 +1,6 @@
 #pragma once
 // Every test that writes a run or sweep JSON calls this on it: a CPU figure that cannot be
-// right must be flagged in the run's cpu.flags (client/cpu_accounting.h), never left as a plain
+// right must be flagged in the run's cpu.flags (figures/cpu_accounting.h), never left as a plain
 // number. Judged here from the JSON alone, by rules written apart from the code that flags:
 //   - any number below zero (by more than 1e-9: rounding) under "cpu" (all of it is CPU, net or raw, or a count),
 //   except the

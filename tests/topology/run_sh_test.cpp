@@ -80,7 +80,7 @@ const json* verdict_of(const json& doc, const std::string& subject) {
 
 // The issue: with 0.4-0.9 cores of other work, 24 of 24 runs were left out and no verdict was
 // given although struct:json costs ~6x html. Half a core of other work moves CPU per hit by at
-// most ~40 % (bench/noise.sh, client/noise.h), far less than 6x: those runs stay in the verdicts,
+// most ~40 % (bench/noise.sh, report/noise.h), far less than 6x: those runs stay in the verdicts,
 // their intervals widened by that bound, and the answer comes.
 TEST(RunSh, DecidesTheSeedTableWithAProcessTakingHalfACpu) {
   const fs::path dir = fresh_dir("burner");

@@ -1,0 +1,32 @@
+# hitcost_add_library(NAME [TARGET target] [SOURCES file...] [PUBLIC dep...] [PRIVATE dep...])
+# One library folder's library: the static library `hitcost_NAME` (or TARGET), its alias
+# hitcost::NAME, the checkout root as its public include directory (every #include is
+# "folder/file.h"), PUBLIC deps for its users and PRIVATE ones plus hitcost_warnings for its own
+# sources. Without SOURCES it is headers only: an INTERFACE library (PUBLIC deps are then its
+# interface; PRIVATE has no meaning and is refused).
+function(hitcost_add_library name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TARGET" "SOURCES;PUBLIC;PRIVATE")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "hitcost_add_library(${name}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  set(target hitcost_${name})
+  if(arg_TARGET)
+    set(target ${arg_TARGET})
+  endif()
+  if(NOT arg_SOURCES)
+    if(arg_PRIVATE)
+      message(FATAL_ERROR "hitcost_add_library(${name}): a library without SOURCES has no PRIVATE deps")
+    endif()
+    add_library(${target} INTERFACE)
+    add_library(hitcost::${name} ALIAS ${target})
+    target_include_directories(${target} INTERFACE ${PROJECT_SOURCE_DIR})
+    if(arg_PUBLIC)
+      target_link_libraries(${target} INTERFACE ${arg_PUBLIC})
+    endif()
+    return()
+  endif()
+  add_library(${target} STATIC ${arg_SOURCES})
+  add_library(hitcost::${name} ALIAS ${target})
+  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${target} PUBLIC ${arg_PUBLIC} PRIVATE hitcost_warnings ${arg_PRIVATE})
+endfunction()

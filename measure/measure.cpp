@@ -1,0 +1,287 @@
+#include "measure/measure.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <stdexcept>
+#include <thread>
+
+namespace hitcost::client {
+
+double RunReport::throughput_rps() const { return load.window_s > 0 ? double(load.requests) / load.window_s : 0.0; }
+
+double RunReport::hit_ratio() const {
+  if (server && server->hits + server->misses > 0) return server->hit_ratio();
+  const uint64_t n = load.hit.count() + load.miss.count();
+  return n ? double(load.hit.count()) / double(n) : 0.0;
+}
+
+std::string RunReport::strategy() const {
+  if (!requested_strategy.empty()) return requested_strategy;
+  if (server && server->config.contains("strategy") && server->config["strategy"].is_string())
+    return server->config["strategy"].get<std::string>();
+  return "";
+}
+
+std::string RunReport::store() const {
+  if (server && server->config.contains("store") && server->config["store"].is_string())
+    return server->config["store"].get<std::string>();
+  return sweep_store;
+}
+
+std::optional<double> RunReport::server_cpu_us_per_req() const {
+  if (!server || server->requests == 0) return std::nullopt;
+  return server->server_cpu_us_per_req();
+}
+
+std::optional<double> RunReport::cache_cpu_us_per_req() const {
+  if (!server) return std::nullopt;
+  return server->cache_cpu_us_per_req();
+}
+
+double RunReport::client_cpu_us_per_req() const {
+  return load.requests ? client_cpu_s * 1e6 / double(load.requests) : 0.0;
+}
+
+std::optional<CpuFigures> RunReport::cpu() const {
+  if (!server) return std::nullopt;
+  const ServerDelta& s = *server;
+  CpuReadings in;
+  in.window_s = snapshot_window_s;
+  in.server_requests = s.requests;
+  in.server_cpu_s = s.cpu_s;
+  in.cache_cpu_s = s.cache_cpu_s;
+  in.client_cpu_s = client_cpu_s;
+  in.machine = machine;
+  in.census = census;
+  if (idle) {
+    in.idle_window_s = idle->window_s;
+    in.idle_server_cpu_s = idle->server_cpu_s;
+    in.idle_cache_cpu_s = idle->cache_cpu_s;
+    in.idle_client_cpu_s = idle->client_cpu_s;
+    in.idle_machine = idle->machine;
+    in.idle_census = idle->census;
+  }
+  in.server_local = server_local;
+  in.cache_local = cache_local;
+  in.server_cpus = s.server_cpu_list();
+  in.cache_cpus = s.cache_cpu_list();
+  in.client_cpus = client_cpus;
+  in.bytes_client_received = double(s.http_bytes_out);
+  in.bytes_cache_received = s.cache_net_bytes_read.value_or(double(s.cache_bytes_written));
+  in.sampled_hit_us = s.unobserved_cpu_us(s.sampled_hit);
+  in.sampled_miss_us = s.unobserved_cpu_us(s.sampled_miss);
+  in.sampled_other_us = s.unobserved_cpu_us(s.sampled_other);
+  in.server_hits = s.hits;
+  in.server_misses = s.misses;
+  if (s.sampled_hit.weight > 0) {
+    const SampledDelta& d = s.sampled_hit;
+    for (const auto& [part, ns] : d.parts_cpu_ns) {
+      SampledPart p{part, ns / d.weight / 1000.0, std::nullopt};
+      if (part_has_wall(part))
+        for (const auto& [wall_part, wall_ns] : d.parts_wall_ns)
+          if (wall_part == part) p.wall_us = wall_ns / d.weight / 1000.0;
+      in.hit_parts.push_back(std::move(p));
+    }
+  }
+  // A server read from /proc samples nothing; when every answer was a hit, its CPU per
+  // request is its CPU per hit (taken net of idle and attributed below like a sample).
+  if (s.read_from_proc() && s.requests > 0 && s.hits == s.requests) {
+    in.sampled_hit_us = s.cpu_s * 1e6 / double(s.requests);
+  }
+  in.contamination_threshold = contamination_threshold;
+  return account(in, attribution);
+}
+
+std::optional<bool> RunReport::contaminated() const {
+  const auto f = cpu();
+  if (!f || f->contamination.state == Contamination::State::unknown) return std::nullopt;
+  return f->contamination.state == Contamination::State::contaminated;
+}
+
+namespace {
+// Snapshots of everything a CPU figure needs, at one instant.
+struct Snapshot {
+  std::optional<nlohmann::json> stats;
+  std::string stats_error;  // why stats is empty when the server was asked
+  std::optional<proc::MachineCpu> machine;
+  std::optional<proc::ProcessCensus> census;
+  double client_cpu_s = 0;
+  uint64_t t_ns = 0;
+};
+// Where the server's figures come from: its /stats, or /proc for a set of processes.
+struct StatsSource {
+  bool http = true;
+  const ProcessSetSpec* server = nullptr;  // non-empty: /proc
+  const ProcessSetSpec* cache = nullptr;
+  bool processes() const { return server && !server->empty(); }
+  bool any() const { return http || processes(); }
+};
+
+Result<nlohmann::json> read_stats(const LoadPlan& plan, const StatsSource& src) {
+  static const ProcessSetSpec none;
+  return src.processes() ? process_set_stats(*src.server, src.cache ? *src.cache : none, double(now_ns()) / 1e9)
+                         : fetch_stats(plan.endpoint);
+}
+
+// The server's figures are read just before (stats_first) or just after the clocks, so that
+// the window they span contains the one the clocks span.
+Snapshot take_snapshot(const LoadPlan& plan, const StatsSource& src, bool stats_first) {
+  Snapshot s;
+  auto read = [&] {
+    if (!src.any()) return;
+    auto stats = read_stats(plan, src);
+    if (stats)
+      s.stats = std::move(stats).value();
+    else
+      s.stats_error = stats.error().message;
+  };
+  if (stats_first) read();
+  s.machine = proc::read_machine_cpu();
+  s.census = proc::read_process_census();
+  s.client_cpu_s = self_cpu_s();
+  s.t_ns = now_ns();
+  if (!stats_first) read();
+  return s;
+}
+std::optional<proc::CensusCpu> census_delta(const Snapshot& a, const Snapshot& b) {
+  if (!a.census || !b.census) return std::nullopt;
+  return proc::census_cpu(*a.census, *b.census);
+}
+std::optional<proc::MachineCpu> machine_delta(const Snapshot& a, const Snapshot& b) {
+  if (!a.machine || !b.machine) return std::nullopt;
+  return b.machine->minus(*a.machine);
+}
+
+// No load for `idle_ns`: what the server, the cache and this client burn on their own.
+std::optional<IdleBaseline> measure_idle(const LoadPlan& plan, const StatsSource& src, uint64_t idle_ns,
+                                         const std::atomic<bool>* stop) {
+  const Snapshot a = take_snapshot(plan, src, true);
+  const uint64_t until = a.t_ns + idle_ns;
+  while (now_ns() < until && !(stop && stop->load())) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const Snapshot b = take_snapshot(plan, src, false);
+  if (!a.stats || !b.stats) return std::nullopt;
+  ServerDelta d = stats_delta(*a.stats, *b.stats);
+  if (src.processes()) complete_process_delta(d, *a.stats, *b.stats, 0, 0, 0);
+  IdleBaseline idle;
+  idle.window_s = double(b.t_ns - a.t_ns) / 1e9;
+  idle.server_cpu_s = d.cpu_s;
+  idle.cache_cpu_s = d.cache_cpu_s;
+  idle.client_cpu_s = b.client_cpu_s - a.client_cpu_s;
+  idle.machine = machine_delta(a, b);
+  idle.census = census_delta(a, b);
+  return idle;
+}
+
+void describe_plan(const LoadPlan& plan, RunReport& r) {
+  r.url = "http://" + plan.endpoint.host_header;
+  r.path_template = plan.path_template;
+  r.connections = plan.connections;
+  r.threads = plan.threads;
+  r.cpus = plan.cpus;
+  r.rate_rps = plan.rate;
+  r.keys = plan.keys.keys;
+  r.key_dist =
+      plan.keys.dist.kind == KeyDist::Kind::uniform ? "uniform" : "zipf:" + std::to_string(plan.keys.dist.zipf_s);
+  r.target_hit_ratio = plan.keys.hit_ratio;
+  r.requested_strategy = plan.expect_strategy;
+  r.warmup_s = double(plan.warmup_ns) / 1e9;
+  r.planned_duration_s = plan.requests ? 0.0 : double(plan.duration_ns) / 1e9;
+  r.rows_mix = plan.rows_mix;
+  if (!plan.cpus.empty()) {
+    r.client_cpus = plan.cpus;
+    std::sort(r.client_cpus.begin(), r.client_cpus.end());
+    r.client_cpus.erase(std::unique(r.client_cpus.begin(), r.client_cpus.end()), r.client_cpus.end());
+  } else if (auto self = proc::read_process(::getpid())) {
+    r.client_cpus = self->allowed_cpus;
+  }
+}
+
+RunReport measure_once(const LoadPlan& plan, const StatsSource& src,
+                       std::function<void(const ProgressSnapshot&)> every_second, const std::atomic<bool>* stop) {
+  RunReport r;
+  describe_plan(plan, r);
+  Snapshot before, after;
+  WindowHooks hooks;
+  hooks.every_second = std::move(every_second);
+  StatsSource second = src;  // if the first /stats failed, the second is not asked for
+  hooks.at_start = [&] {
+    before = take_snapshot(plan, src, true);
+    if (!before.stats) second = StatsSource{false, nullptr, nullptr};
+  };
+  hooks.at_end = [&] { after = take_snapshot(plan, second, false); };
+  Result<LoadResult> load = run_load(plan, hooks, stop);
+  if (!load) throw std::runtime_error(load.error().message);  // set-up failure: client/main.cpp reports it
+  r.load = std::move(*load);
+  r.client_cpu_s = after.client_cpu_s - before.client_cpu_s;
+  r.snapshot_window_s = after.t_ns > before.t_ns ? double(after.t_ns - before.t_ns) / 1e9 : 0.0;
+  r.machine = machine_delta(before, after);
+  r.census = census_delta(before, after);
+  if (before.stats && after.stats) {
+    r.server = stats_delta(*before.stats, *after.stats);
+    if (src.processes()) {
+      complete_process_delta(*r.server, *before.stats, *after.stats, r.load.requests, r.load.hit.count(),
+                             r.load.miss.count());
+    }
+    // Local while we can look: the server by its identity, the cache nodes as the server saw them.
+    r.server_local = r.server->identity && r.server->identity->is_local();
+    r.cache_local = r.server_local && !r.server->cache_cpu_list().empty();
+  } else {
+    r.server_error = !before.stats_error.empty() ? before.stats_error : after.stats_error;
+  }
+  return r;
+}
+}  // namespace
+
+RunReport measure_run(const LoadPlan& plan, bool server_stats, const std::atomic<bool>* stop) {
+  return measure_once(plan, StatsSource{server_stats, nullptr, nullptr}, nullptr, stop);
+}
+
+RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<bool>* stop) {
+  std::function<void(const ProgressSnapshot&)> tick;
+  if (o.progress) {
+    plan.live_progress = true;
+    tick = [](const ProgressSnapshot& p) {
+      std::string line(1, '\r');  // built piecewise: GCC 12 -Wrestrict false positive on "\r" + str
+      line += format_progress(p);
+      line += "   ";
+      (void)!::write(2, line.data(), line.size());  // one write: the line is never torn
+    };
+  }
+  // How much other work shared the run's CPUs: the attempt with the least is kept.
+  auto dirt = [](const RunReport& x) {
+    const auto f = x.cpu();
+    return f && f->contamination.state != Contamination::State::unknown ? f->contamination.fraction() : 0.0;
+  };
+  std::optional<RunReport> best;
+  for (int attempt = 0;; ++attempt) {
+    const StatsSource src{o.server_stats && o.server_processes.empty(), &o.server_processes, &o.cache_processes};
+    std::optional<IdleBaseline> idle;
+    if (src.any() && o.idle_ns > 0) idle = measure_idle(plan, src, o.idle_ns, stop);
+    RunReport r = measure_once(plan, src, tick, stop);
+    if (o.progress) {
+      std::string clear(80, ' ');
+      clear.front() = clear.back() = '\r';
+      (void)!::write(2, clear.data(), clear.size());
+    }
+    r.idle = idle;
+    r.error_limits = o.error_limits;
+    r.attribution = o.attribution;
+    r.contamination_threshold = o.contamination_threshold;
+    plan.keys.miss_start = std::max(plan.keys.miss_start, r.load.miss_end);
+    const bool dirty = r.contaminated().value_or(false);
+    if (!best || dirt(r) < dirt(*best)) best = std::move(r);
+    best->contamination_retries = attempt;
+    if (attempt >= o.retry_contaminated || !dirty || (stop && stop->load())) break;
+    const auto f = best->cpu();
+    std::fprintf(stderr, "  run contaminated (%s): retry %d/%d\n", f ? f->contamination.why.c_str() : "?", attempt + 1,
+                 o.retry_contaminated);
+  }
+  best->load.miss_end = std::max(best->load.miss_end, plan.keys.miss_start);  // ids no attempt may reuse
+  return *best;
+}
+
+}  // namespace hitcost::client

@@ -1,0 +1,36 @@
+#pragma once
+// What was asked of one run, as the run record keeps it. The measurement (RunReport,
+// measure/measure.h) and the record the reporters read (RunRecord, report/run_record.h) both
+// are a RunRequest, so a new request field is one member here plus its row in the record's
+// field table (run_record.cpp), not a member in each and a copy between them.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hitcost::client {
+
+// A sweep cell's settings beyond its strategy and store, by axis name: "log" → "buffered:64k",
+// "threads" → "2" (client/sweep_axes.h has the axes). Sorted by name: the row label and the
+// JSON list them in that order. Empty for a run no sweep axis set.
+using AxisSettings = std::map<std::string, std::string>;
+
+struct RunRequest {
+  std::string url, path_template;
+  int connections = 0, threads = 0;
+  std::vector<int> cpus;  // --cpus as given (client_pinned)
+  double rate_rps = 0;    // 0 = closed loop
+  uint64_t keys = 0;
+  std::string key_dist;
+  std::optional<double> target_hit_ratio;
+  std::optional<int> rows;
+  double warmup_s = 0;
+  double planned_duration_s = 0;  // --duration; 0 in request-count mode
+  // The sweep cell's axis settings (`sweep --axis`, `--log-modes`): JSON "axes" {"log": "line"},
+  // absent when none; CSV "axes" "log=line threads=2". A run saved with "log_mode" (before the
+  // axes) reads as {"log": MODE}.
+  AxisSettings axes;
+};
+
+}  // namespace hitcost::client
