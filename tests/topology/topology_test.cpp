@@ -166,6 +166,49 @@ TEST(Compose, EnvironmentVariablesOverrideTheDefaults) {
   EXPECT_NE(config.text.find("--repeat 5"), std::string::npos);
 }
 
+// The image's build context is an allow-list (.dockerignore: "*", then "!path" per entry). A
+// folder the build needs and the list lacks (cmake/ once) fails only in the containers stage,
+// after the engine and the base image; here the same context is copied out and configured the
+// way the Dockerfile does, and every path the Dockerfile copies out of it must be in it.
+TEST(Compose, BuildContextHoldsWhatTheImageBuildReads) {
+  std::ifstream ignore(kSource + "/.dockerignore");
+  ASSERT_TRUE(ignore) << ".dockerignore is missing";
+  const fs::path context = fresh_dir("docker-context");
+  std::vector<std::string> patterns;
+  for (std::string line; std::getline(ignore, line);)
+    if (!line.empty() && line[0] != '#') patterns.push_back(line);
+  ASSERT_FALSE(patterns.empty());
+  ASSERT_EQ(patterns.front(), "*") << "the context is an allow-list: '*' first, then '!path' lines";
+  int copied = 0;
+  for (std::size_t i = 1; i < patterns.size(); ++i) {
+    ASSERT_EQ(patterns[i][0], '!') << "only '!path' lines after '*': " << patterns[i];
+    const std::string path = patterns[i].substr(1);
+    ASSERT_TRUE(fs::exists(kSource + "/" + path)) << ".dockerignore lets in " << path << ", which does not exist";
+    fs::create_directories((context / path).parent_path());
+    fs::copy(kSource + "/" + path, context / path, fs::copy_options::recursive);
+    ++copied;
+  }
+  EXPECT_GE(copied, 10) << "the sources of three programs are more than a few paths";
+
+  // Configured as the Dockerfile's RUN does (tests and benchmarks off).
+  const Output configure = run("cmake -S '" + context.string() + "' -B '" + (context / "build").string() +
+                               "' -DCMAKE_BUILD_TYPE=Release -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF");
+  EXPECT_EQ(configure.status, 0) << "the Docker build context does not configure:\n" << configure.text;
+
+  // Every source path of a `cp` in the Dockerfile's RUN lines (docker/..., scripts/...).
+  std::string dockerfile;  // without its comment lines, which name paths of the repository
+  std::istringstream lines(read_file(kSource + "/Dockerfile"));
+  for (std::string line; std::getline(lines, line);)
+    if (line.find_first_not_of(' ') != std::string::npos && line[line.find_first_not_of(' ')] != '#')
+      dockerfile += line + "\n";
+  static const std::regex copied_path(R"(\b((?:docker|scripts)/[A-Za-z0-9_.-]+))");
+  int paths = 0;
+  for (auto it = std::sregex_iterator(dockerfile.begin(), dockerfile.end(), copied_path);
+       it != std::sregex_iterator(); ++it, ++paths)
+    EXPECT_TRUE(fs::exists(context / (*it)[1].str())) << "the Dockerfile copies " << (*it)[1] << ", not in the context";
+  EXPECT_GE(paths, 5) << "the Dockerfile copies the load service's scripts";
+}
+
 TEST(Topology, ThreeNodesTwoClientsRunASweepAndMergeIntoOneReport) {
   for (const char* tool : {"memcached", "curl", "jq"})
     ASSERT_TRUE(have(tool)) << tool << " is not installed"
