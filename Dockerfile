@@ -20,7 +20,7 @@ RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends \
       build-essential cmake pkg-config \
       libboost-dev nlohmann-json3-dev libsimdjson-dev \
-      zlib1g-dev libzstd-dev liblz4-dev libmemcached-dev libssl-dev libcli11-dev \
+      zlib1g-dev libzstd-dev liblz4-dev libdeflate-dev libisal-dev libmemcached-dev libssl-dev libcli11-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # One COPY (the context is already only the sources): one layer, which matters on the vfs
@@ -41,10 +41,10 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=${BUILD_TYPE} \
 FROM debian:bookworm-slim AS runtime
 ARG DEBIAN_FRONTEND=noninteractive
 # Runtime libraries only: libmemcached11 (pulls libhashkit2, libsasl2-2, libssl3), zlib, zstd,
-# lz4, simdjson; libstdc++6 is in the base image. memcached serves the cache nodes in compose.
+# lz4, libdeflate, ISA-L, simdjson; libstdc++6 is in the base image. memcached serves the cache nodes in compose.
 RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends \
-      libmemcached11 zlib1g libzstd1 liblz4-1 libsimdjson14 \
+      libmemcached11 zlib1g libzstd1 liblz4-1 libdeflate0 libisal2 libsimdjson14 \
       memcached curl jq \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin hitcost \

@@ -2,9 +2,12 @@
 // Names (read as a table):
 //   copy_html/N                  baseline: copy the pre-rendered HTML into a reused string
 //   render/N                     Page -> HTML
-//   encode/<ser>/N, decode/<ser>/N           serializer alone (simdjson encodes like json)
+//   encode/<ser>/N, decode/<ser>/N           serializer alone; JSON once per decoder library,
+//                                decode/json:<decoder>/N (codecs/decoders.h: simdjson, hitcost, nlohmann)
 //   deflate/<comp>/<payload>/N, inflate/<comp>/<payload>/N   compressor alone, payload
-//                                = html | json | msgpack | php | igbinary (inflate: exact-size path)
+//                                = html | json | msgpack | php | igbinary (inflate: exact-size path);
+//                                zlib once per library, inflate/zlib:<library>/<payload>/N
+//                                (codecs/inflate.h: zlib, libdeflate, isal)
 //   unwrap/<strategy>/N          flags + inflate into a reused scratch (the fetch side)
 //   hit/<strategy>/N             unwrap -> inflate -> decode -> render (html: unwrap + copy)
 //   store/<strategy>/N           encode_value (the miss side)
@@ -44,15 +47,7 @@ const Fixture& fixture(uint32_t rows) {
   return *f;
 }
 
-// Serializers with bytes of their own: simdjson reads json's bytes (its row's bytes_of),
-// so it has decode and hit rows but no encode or payload rows.
-std::vector<SerializerId> byte_formats() {
-  std::vector<SerializerId> v;
-  for (const SerializerCodec& c : kSerializerCodecs) {
-    if (c.bytes_of == c.id) v.push_back(c.id);
-  }
-  return v;
-}
+std::vector<SerializerId> byte_formats() { return {kSerializers.begin(), kSerializers.end()}; }
 
 std::string payload_of(const Fixture& f, SerializerId s) {
   return s == SerializerId::none ? f.html : encode_page(s, f.page);
@@ -97,13 +92,13 @@ void bm_encode(benchmark::State& state, SerializerId s, uint32_t rows) {
   bytes_counter(state, out.size());
 }
 
-void bm_decode(benchmark::State& state, SerializerId s, uint32_t rows) {
+void bm_decode(benchmark::State& state, SerializerId s, Decoders d, uint32_t rows) {
   const Fixture& f = fixture(rows);
   std::string bytes = encode_page(s, f.page);
-  auto check = decode_page(s, bytes);
+  auto check = decode_page(s, bytes, d);
   if (!check || *check != f.page) return state.SkipWithError("round trip failed");
   for (auto _ : state) {
-    auto p = decode_page(s, bytes);
+    auto p = decode_page(s, bytes, d);
     if (!p) return state.SkipWithError("decode failed");
     benchmark::DoNotOptimize(p);
   }
@@ -122,13 +117,14 @@ void bm_deflate(benchmark::State& state, CompressorId c, SerializerId payload, u
   bytes_counter(state, plain.size());
 }
 
-void bm_inflate(benchmark::State& state, CompressorId c, SerializerId payload, uint32_t rows) {
+void bm_inflate(benchmark::State& state, CompressorId c, InflateLibrary lib, SerializerId payload, uint32_t rows) {
   std::string plain = payload_of(fixture(rows), payload), packed, out;
-  if (!compress(c, 0, plain, packed).ok() || !decompress_exact(c, packed, plain.size(), out).ok() || out != plain) {
+  if (!compress(c, 0, plain, packed).ok() || !decompress_exact(c, packed, plain.size(), out, lib).ok() ||
+      out != plain) {
     return state.SkipWithError("round trip failed");
   }
   for (auto _ : state) {
-    benchmark::DoNotOptimize(decompress_exact(c, packed, plain.size(), out));
+    benchmark::DoNotOptimize(decompress_exact(c, packed, plain.size(), out, lib));
     benchmark::DoNotOptimize(out.data());
   }
   bytes_counter(state, packed.size());
@@ -160,7 +156,7 @@ bool serve(const Prepared& p, std::string& scratch, std::string& out) {
     out.append(u->payload);
     return true;
   }
-  auto page = decode_page(decoder_for(u->serializer, p.st), u->payload);
+  auto page = decode_page(u->serializer, u->payload);
   if (!page) return false;
   render_page(*page, out);
   return true;
@@ -225,8 +221,8 @@ int register_all() {
     for (SerializerId s : byte_formats()) {
       RegisterBenchmark(cat({"encode/", to_string(s), n}).c_str(), bm_encode, s, rows);
     }
-    for (const SerializerCodec& s : kSerializerCodecs) {
-      RegisterBenchmark(cat({"decode/", s.name, n}).c_str(), bm_decode, s.id, rows);
+    for (const PageDecoder& d : page_decoders()) {
+      RegisterBenchmark(cat({"decode/", d.name, n}).c_str(), bm_decode, d.serializer, d.decoders, rows);
     }
     for (const CompressorCodec& c : kCompressorCodecs) {
       std::vector<SerializerId> payloads = byte_formats();
@@ -234,7 +230,14 @@ int register_all() {
       for (SerializerId payload : payloads) {
         const std::string what = cat({c.name, "/", payload == SerializerId::none ? "html" : to_string(payload)});
         RegisterBenchmark(cat({"deflate/", what, n}).c_str(), bm_deflate, c.id, payload, rows);
-        RegisterBenchmark(cat({"inflate/", what, n}).c_str(), bm_inflate, c.id, payload, rows);
+        if (c.id != CompressorId::zlib) {
+          RegisterBenchmark(cat({"inflate/", what, n}).c_str(), bm_inflate, c.id, kDefaultInflate, payload, rows);
+          continue;
+        }
+        for (const InflateRow& lib : kInflateLibraries) {
+          const std::string with = cat({"zlib:", lib.name, "/", payload == SerializerId::none ? "html" : to_string(payload)});
+          RegisterBenchmark(cat({"inflate/", with, n}).c_str(), bm_inflate, c.id, lib.id, payload, rows);
+        }
       }
     }
     std::vector<std::string> reps = {"html"};

@@ -4,9 +4,11 @@
 // the PHP flag schemes, and its functions. Strategy parsing and to_string, value_codec,
 // compressor.cpp, the flag schemes, the benchmarks, the fuzzers and the tests all iterate
 // these two tables, so a new codec is one row here plus its functions. A new serializer that
-// writes its own bytes (bytes_of == its id) also needs its tree codec, a row of kTreeCodecs in
+// also needs its tree codec, a row of kTreeCodecs in
 // corpus/tree_codec.cpp (hitcost-corpus and the server's /value route read values through it;
 // tests/corpus/tree_codec_table_test.cpp fails until the row is there).
+// A row is a format, not a library: where several libraries read the same bytes (JSON, zlib),
+// which one runs is the reader's choice, listed in codecs/decoders.h and codecs/inflate.h.
 // Representation::html and the id `none` are the baseline (no serializer, no compressor)
 // and have no row.
 //
@@ -25,13 +27,14 @@
 #include "codecs/msgpack_serializer.h"
 #include "codecs/page.h"
 #include "codecs/php_serializer.h"
-#include "codecs/simdjson_serializer.h"
 #include "core/result.h"
 
 namespace hitcost {
 
-// Stable ids: they appear in the native flags word (4 bits each); never renumber.
-enum class SerializerId : uint8_t { none = 0, json = 1, msgpack = 2, php = 3, simdjson = 4, igbinary = 5 };
+// Stable ids: they appear in the native flags word (4 bits each); never renumber. 4 is retired: it
+// was struct:simdjson, which wrote JSON's bytes under json's id (1); simdjson is now one of JSON's
+// decoders (codecs/decoders.h), and a native value with serializer id 4 is refused as unknown.
+enum class SerializerId : uint8_t { none = 0, json = 1, msgpack = 2, php = 3, igbinary = 5 };
 enum class CompressorId : uint8_t { none = 0, zlib = 1, zstd = 2, lz4 = 3, fastlz = 4 };
 
 // Valid `level` ranges (0 always means the compressor's default).
@@ -42,13 +45,10 @@ struct LevelRange {
 struct SerializerCodec {
   SerializerId id;
   const char* name;
-  // Whose bytes and flags it writes: itself, or another row's when only the decoder
-  // differs (simdjson reads and writes JSON's bytes, stored and flagged as json).
-  SerializerId bytes_of;
   uint32_t php_memcache_flag;                          // its bit under php-memcache; 0: that scheme cannot say it
   uint32_t php_memcached_type;                         // its type (bits 0-3) under php-memcached; 0: cannot say it
   void (*encode)(const Page& page, std::string& out);  // appends to out
-  Result<Page> (*decode)(std::string_view bytes);      // errors: parse_error
+  Result<Page> (*decode)(std::string_view bytes);      // the reference decoder; errors: parse_error
 };
 
 struct CompressorCodec {
@@ -80,12 +80,11 @@ Status lz4_decompress(std::string_view in, size_t expected, std::string& out);
 // 0x40 FastLZ, 0x80 zstd (extension >= 3.3.0).
 // clang-format off: the rows are a table
 inline constexpr SerializerCodec kSerializerCodecs[] = {
-    // id                   name        bytes_of              memcache    memcached  functions
-    {SerializerId::json, "json", SerializerId::json, 0x00010000, 6, encode_json, decode_json},
-    {SerializerId::msgpack, "msgpack", SerializerId::msgpack, 0x00020000, 7, encode_msgpack, decode_msgpack},
-    {SerializerId::php, "php", SerializerId::php, 0x00000001, 4, encode_php, decode_php},
-    {SerializerId::simdjson, "simdjson", SerializerId::json, 0, 0, encode_json, decode_simdjson},
-    {SerializerId::igbinary, "igbinary", SerializerId::igbinary, 0, 5, encode_igbinary, decode_igbinary},
+    // id                   name        memcache    memcached  functions
+    {SerializerId::json, "json", 0x00010000, 6, encode_json, decode_json},
+    {SerializerId::msgpack, "msgpack", 0x00020000, 7, encode_msgpack, decode_msgpack},
+    {SerializerId::php, "php", 0x00000001, 4, encode_php, decode_php},
+    {SerializerId::igbinary, "igbinary", 0, 5, encode_igbinary, decode_igbinary},
 };
 
 inline constexpr CompressorCodec kCompressorCodecs[] = {
@@ -168,19 +167,6 @@ constexpr bool ids_and_names_ok(const Rows& rows) {
   }
   return true;
 }
-// A serializer writing another row's bytes points at a row that writes its own.
-constexpr bool bytes_of_ok() {
-  for (const SerializerCodec& c : kSerializerCodecs) {
-    bool owner_writes_its_own = false;
-    for (const SerializerCodec& owner : kSerializerCodecs) {
-      if (owner.id == c.bytes_of) owner_writes_its_own = owner.bytes_of == owner.id;
-    }
-    if (!owner_writes_its_own) return false;
-    if (c.bytes_of != c.id && (c.php_memcache_flag != 0 || c.php_memcached_type != 0))
-      return false;  // flagged as its owner
-  }
-  return true;
-}
 // Two rows never share a PHP flag value (a reader could not tell them apart).
 template <class Rows, class Field>
 constexpr bool flags_distinct(const Rows& rows, Field field) {
@@ -193,7 +179,6 @@ constexpr bool flags_distinct(const Rows& rows, Field field) {
 }
 static_assert(ids_and_names_ok(kSerializerCodecs));
 static_assert(ids_and_names_ok(kCompressorCodecs));
-static_assert(bytes_of_ok());
 static_assert(flags_distinct(kSerializerCodecs, &SerializerCodec::php_memcache_flag));
 static_assert(flags_distinct(kSerializerCodecs, &SerializerCodec::php_memcached_type));
 static_assert(flags_distinct(kCompressorCodecs, &CompressorCodec::php_memcache_flag));

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "codecs/fastlz.h"
+#include "codecs/inflate.h"
 
 namespace hitcost {
 namespace {
@@ -39,80 +40,8 @@ Status zlib_compress(int level, std::string_view in, std::string& out) {
   return ok_status();
 }
 
-namespace {
-
-// One inflate state per thread, reset per value. inflateInit/inflateEnd per call would
-// malloc and free ~40 KB (window + state) on every hit; measured in the hit path that
-// costs far more than the malloc itself (the freed block lands at the heap top and glibc
-// trims and re-grows it, page faults included).
-struct Inflater {
-  z_stream zs{};
-  bool ready = inflateInit(&zs) == Z_OK;
-  ~Inflater() {
-    if (ready) inflateEnd(&zs);
-  }
-};
-
-// Inflates `in` into out[0..); `grow` says whether out may be enlarged (unknown size).
-Status zlib_inflate(std::string_view in, std::string& out, size_t expected, bool grow, size_t cap) {
-  if (!fits_uint(in.size())) return Error{Errc::too_large, "zlib: input too large"};
-  thread_local Inflater inflater;
-  if (!inflater.ready || inflateReset(&inflater.zs) != Z_OK) {
-    return zerr(Errc::decompress_failed, "inflateInit failed");
-  }
-  z_stream& zs = inflater.zs;
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  size_t have = 0;
-  if (grow) {
-    // Start at 2x the input like php-memcache; doubling keeps the retries logarithmic.
-    size_t first = in.size() * 2 < 4096 ? 4096 : in.size() * 2;
-    out.resize(first < cap ? first : cap);
-  } else {
-    // One spare byte so a stream longer than `expected` is caught (rc != Z_STREAM_END).
-    out.resize(expected + 1);
-  }
-  int rc = Z_OK;
-  for (;;) {
-    zs.next_out = reinterpret_cast<Bytef*>(out.data() + have);
-    zs.avail_out = static_cast<uInt>(out.size() - have);
-    rc = inflate(&zs, Z_NO_FLUSH);
-    have = out.size() - zs.avail_out;
-    if (rc == Z_STREAM_END) break;
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0) break;  // input ended mid-stream
-    if (rc != Z_OK && rc != Z_BUF_ERROR) break;
-    if (zs.avail_out == 0) {
-      if (!grow) break;  // more output than the prefix promised
-      if (out.size() >= cap) {
-        out.clear();
-        return Error{Errc::too_large, "zlib: inflated value exceeds " + std::to_string(cap) + " bytes"};
-      }
-      size_t next = out.size() * 2;
-      out.resize(next < cap ? next : cap);
-    }
-  }
-  size_t left_over = zs.avail_in;
-  if (rc == Z_STREAM_END) {
-    if (left_over != 0) return zerr(Errc::decompress_failed, "trailing bytes after the stream");
-    if (!grow && have != expected) {
-      return Error{Errc::bad_length, "zlib: length prefix says " + std::to_string(expected) +
-                                         " bytes, stream inflates to " + std::to_string(have)};
-    }
-    out.resize(have);
-    return ok_status();
-  }
-  if (!grow && have > expected) {
-    return Error{Errc::bad_length, "zlib: stream inflates past the length prefix " + std::to_string(expected)};
-  }
-  if (rc == Z_DATA_ERROR) return zerr(Errc::decompress_failed, zs.msg ? zs.msg : "corrupt stream");
-  if (rc == Z_MEM_ERROR) return zerr(Errc::decompress_failed, "out of memory");
-  return zerr(Errc::decompress_failed, "truncated stream");
-}
-
-}  // namespace
-
 Status zlib_decompress(std::string_view in, size_t expected, std::string& out) {
-  return zlib_inflate(in, out, expected, false, kMaxInflatedBytes);
+  return zlib_inflate_exact(in, expected, out);
 }
 
 Status zstd_compress(int level, std::string_view in, std::string& out) {
@@ -198,18 +127,22 @@ Status compress(CompressorId id, int level, std::string_view in, std::string& ou
   return codec->compress(level == 0 ? codec->levels.default_level : level, in, out);
 }
 
-Status decompress_exact(CompressorId id, std::string_view in, size_t expected, std::string& out) {
+Status decompress_exact(CompressorId id, std::string_view in, size_t expected, std::string& out,
+                        InflateLibrary library) {
   if (expected > kMaxInflatedBytes) {
     return Error{Errc::bad_length, "length prefix " + std::to_string(expected) + " exceeds the " +
                                        std::to_string(kMaxInflatedBytes) + "-byte limit"};
   }
+  // zlib's bytes are read by whichever library the reader chose (codecs/inflate.h); the row's
+  // own function is zlib's, the reference the other libraries are tested against.
+  if (id == CompressorId::zlib) return inflate_row(library).exact(in, expected, out);
   const CompressorCodec* codec = find_compressor(id);
   if (!codec) return Error{Errc::invalid_argument, "decompress: no compressor"};
   return codec->decompress(in, expected, out);
 }
 
-Status inflate_unknown_size(std::string_view in, std::string& out, size_t cap) {
-  return zlib_inflate(in, out, 0, true, cap);
+Status inflate_unknown_size(std::string_view in, std::string& out, size_t cap, InflateLibrary library) {
+  return inflate_row(library).grow(in, out, cap);
 }
 
 }  // namespace hitcost

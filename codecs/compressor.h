@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "codecs/codec_table.h"
+#include "codecs/inflate.h"
 #include "core/result.h"
 
 namespace hitcost {
@@ -29,11 +30,14 @@ Status compress(CompressorId id, int level, std::string_view in, std::string& ou
 // Decompresses into `out` (resized to exactly `expected` bytes, reusing its capacity).
 // Errors: bad_length when the data inflates to a different size than `expected`
 // (or `expected` > kMaxInflatedBytes); decompress_failed for truncated/corrupt data or
-// trailing bytes after the stream.
-Status decompress_exact(CompressorId id, std::string_view in, size_t expected, std::string& out);
+// trailing bytes after the stream. A zlib stream is inflated by `library` (codecs/inflate.h:
+// the same bytes whichever runs; the fastest this host has by default).
+Status decompress_exact(CompressorId id, std::string_view in, size_t expected, std::string& out,
+                        InflateLibrary library = kDefaultInflate);
 
 // zlib without a known size (php-memcache): inflates in a loop, doubling the output
 // buffer, like the PHP extension does. Errors: decompress_failed; too_large past `cap`.
-Status inflate_unknown_size(std::string_view in, std::string& out, size_t cap = kMaxInflatedBytes);
+Status inflate_unknown_size(std::string_view in, std::string& out, size_t cap = kMaxInflatedBytes,
+                            InflateLibrary library = kDefaultInflate);
 
 }  // namespace hitcost

@@ -21,12 +21,6 @@ Error inconsistent(FlagScheme s, uint32_t f, const char* why) {
   return Error{Errc::inconsistent_flags, std::string(to_string(s)) + " flags " + hex(f) + ": " + why};
 }
 
-// The row whose bytes and flags a serializer writes (simdjson: json's); nullptr for none.
-const SerializerCodec* flagged_as(SerializerId s) {
-  const SerializerCodec* c = find_serializer(s);
-  return c ? find_serializer(c->bytes_of) : nullptr;
-}
-
 // Every bit the rows use under php-memcache.
 constexpr uint32_t memcache_serializer_bits() {
   uint32_t bits = 0;
@@ -69,7 +63,7 @@ static_assert(rows_fit_the_schemes());
 Result<uint32_t> memcache_flags(Representation rep, SerializerId ser, CompressorId comp) {
   uint32_t f = 0;
   if (rep == Representation::structured) {
-    const SerializerCodec* c = flagged_as(ser);
+    const SerializerCodec* c = find_serializer(ser);
     if (!c || c->php_memcache_flag == 0) {
       return Error{Errc::invalid_argument, "php-memcache: no flag for this serializer"};
     }
@@ -88,7 +82,7 @@ Result<uint32_t> memcache_flags(Representation rep, SerializerId ser, Compressor
 Result<uint32_t> memcached_flags(Representation rep, SerializerId ser, CompressorId comp) {
   uint32_t f = kMdString;
   if (rep == Representation::structured) {
-    const SerializerCodec* c = flagged_as(ser);
+    const SerializerCodec* c = find_serializer(ser);
     if (!c) return Error{Errc::invalid_argument, "php-memcached: structured value without a serializer"};
     if (c->php_memcached_type == 0) return Error{Errc::invalid_argument, "php-memcached: no type for this serializer"};
     f = c->php_memcached_type;
@@ -179,7 +173,7 @@ Result<FlagInfo> read_native(uint32_t f) {
   if (rep > 1) return unknown(s, f, "unknown representation");
   FlagInfo info;
   info.rep = rep ? Representation::structured : Representation::html;
-  info.serializer = serializer == SerializerId::none ? SerializerId::none : flagged_as(serializer)->id;
+  info.serializer = serializer == SerializerId::none ? SerializerId::none : serializer;
   info.compressor = compressor;
   info.length_prefix = info.compressor != CompressorId::none;
   if ((info.rep == Representation::html) != (info.serializer == SerializerId::none)) {
@@ -198,7 +192,7 @@ Result<uint32_t> make_flags(FlagScheme scheme, Representation rep, SerializerId 
     case FlagScheme::php_memcache: return memcache_flags(rep, serializer, compressor);
     case FlagScheme::php_memcached: return memcached_flags(rep, serializer, compressor);
     case FlagScheme::native: {
-      const SerializerCodec* ser = flagged_as(serializer);
+      const SerializerCodec* ser = find_serializer(serializer);
       if (rep == Representation::structured && !ser) {
         return Error{Errc::invalid_argument, "native: structured value without a serializer"};
       }

@@ -10,7 +10,7 @@
 //   0x00000001  serialized: PHP serialize() text            -> struct:php
 //   0x00000002  compressed: bare zlib stream, NO length prefix (read by inflating in a loop)
 //   0x00000F00  scalar type: only 0x000 (string) is a page; bool/long/double -> unknown_flags
-//   0x00010000  hitcost user flag: the string is JSON text   -> struct:json / struct:simdjson
+//   0x00010000  hitcost user flag: the string is JSON text   -> struct:json
 //   0x00020000  hitcost user flag: the string is msgpack     -> struct:msgpack
 //   PHP reads json/msgpack values as plain strings (then json_decode / msgpack_unpack);
 //   Memcache::get($key, $flags) hands the flags to the app. Bits 2-7 and 12-15 are
@@ -18,8 +18,8 @@
 //   zstd, lz4, fastlz and igbinary cannot be expressed (parse_strategy rejects them).
 //
 // php-memcached (pecl/memcached 3.2.0)
-//   bits 0-3    type: 0 string (html), 4 PHP serialize, 5 igbinary, 6 JSON (struct:json
-//               and struct:simdjson), 7 msgpack; 1/2/3 scalars -> unknown_flags
+//   bits 0-3    type: 0 string (html), 4 PHP serialize, 5 igbinary, 6 JSON (struct:json),
+//               7 msgpack; 1/2/3 scalars -> unknown_flags
 //   0x10        compressed, with its method: 0x40 FastLZ (the extension's default; when
 //               0x20 is set too FastLZ wins, as in the extension), 0x20 zlib, 0x80 zstd.
 //               zstd needs extension >= 3.3.0: Debian 12's 3.2.0 cannot read it.
@@ -35,7 +35,7 @@
 //   bits 12-19  reserved, 0            — anything else -> unknown_flags
 //   bits  8-11  CompressorId (0 none, 1 zlib, 2 zstd, 3 lz4, 4 fastlz)
 //   bits  4-7   SerializerId (0 none for html, 1 json, 2 msgpack, 3 php, 5 igbinary;
-//               4 simdjson is read as json — same bytes — but hitcost writes 1)
+//               4 is retired — struct:simdjson always wrote 1 — and refused as unknown)
 //   bits  0-3   Representation (0 html, 1 structured); html must have serializer 0 and
 //               structured must not: otherwise inconsistent_flags
 //   payload of a compressed value: 4-byte little-endian original length, then the data.

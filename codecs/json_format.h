@@ -2,7 +2,7 @@
 // JSON text (RFC 8259) at the byte level, for both readers of the format: the page codec
 // (codecs/json_serializer.cpp) and the generic tree codec (corpus/json_tree.cpp). What each
 // maps JSON to is theirs; how strings are escaped, how numbers are printed and read, and what
-// well-formed JSON is, is here. simdjson (codecs/simdjson_serializer.cpp) is a second,
+// well-formed JSON is, is here. simdjson (codecs/simdjson_decoder.cpp) is a second,
 // deliberately different page decoder and does not use the reader.
 //
 // Errors are parse_error "json: <what> at byte <offset>" (offset into the text read).

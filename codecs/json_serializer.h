@@ -1,8 +1,8 @@
 #pragma once
 // JSON form of a page: {"id":1,"title":"..","rows":[{"id":..,"title":..,"author":..,
 // "tags":[..],"price":12.34,"created":..,"excerpt":..,"url":..},...]}
-// One hand-written encoder serves both JSON decoders (codecs/json_format.h's reader here,
-// simdjson in simdjson_serializer.h): the stored bytes are the same whichever one reads them.
+// One hand-written encoder serves every JSON decoder (codecs/decoders.h: json_format.h's reader
+// here, simdjson, nlohmann): the stored bytes are the same whichever one reads them.
 #include <string>
 #include <string_view>
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <vector>
 
+#include "codecs/decoders.h"
 #include "codecs/flag_scheme.h"
 
 namespace hitcost {
@@ -143,6 +144,12 @@ Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
     st.rep = Representation::structured;
     std::string_view s = rep.substr(7);
     const SerializerCodec* codec = find_serializer(s);
+    // struct:simdjson was JSON's bytes read by simdjson: the bytes are struct:json's, the reader
+    // is a choice of the server's (codecs/decoders.h), simdjson by default.
+    if (!codec && s == "simdjson") {
+      return bad(text, "struct:simdjson is struct:json now: which library decodes JSON is the server's --json-decoder (" +
+                           json_decoder_names() + "; simdjson by default)");
+    }
     if (!codec) return bad(text, "unknown serializer '" + std::string(s) + "'");
     st.serializer = codec->id;
   } else {

@@ -5,7 +5,7 @@
 //   rule             threshold + minimum saving (defaults from the flag scheme)
 //   flag scheme      php-memcache | php-memcached | native
 // Grammar (command line, /admin/config, ?strategy=):
-//   html, html+zlib, struct:json, struct:msgpack+zlib, struct:php+zlib:9, struct:simdjson+zstd:3,
+//   html, html+zlib, struct:json, struct:msgpack+zlib, struct:php+zlib:9, struct:json+zstd:3,
 //   struct:igbinary+fastlz
 // Presets name what a stock PHP install writes (scheme and rule included):
 //   php-default   struct:php+fastlz under php-memcached, threshold 2000 B, factor 1.3

@@ -34,23 +34,15 @@ std::string encode_page(SerializerId serializer, const Page& page) {
   return out;
 }
 
-Result<Page> decode_page(SerializerId serializer, std::string_view payload) {
+Result<Page> decode_page(SerializerId serializer, std::string_view payload, const Decoders& decoders) {
+  if (serializer == SerializerId::json) return json_decoder_row(decoders.json).decode(payload);
   if (const SerializerCodec* codec = find_serializer(serializer)) return codec->decode(payload);
   return Error{Errc::invalid_argument, "decode_page: an html value has no serializer"};
 }
 
-SerializerId decoder_for(SerializerId stored, const Strategy& current) noexcept {
-  const SerializerCodec* in_force = find_serializer(current.serializer);
-  if (current.rep == Representation::structured && in_force && in_force->bytes_of == stored) return in_force->id;
-  return stored;
-}
-
 bool strategy_writes(const Strategy& strategy, const Unwrapped& stored) noexcept {
   if (stored.rep != strategy.rep) return false;
-  if (strategy.rep == Representation::structured) {
-    const SerializerCodec* own = find_serializer(strategy.serializer);
-    if (!own || own->bytes_of != stored.serializer) return false;
-  }
+  if (strategy.rep == Representation::structured && strategy.serializer != stored.serializer) return false;
   return stored.compressor == CompressorId::none || stored.compressor == strategy.compressor;
 }
 
@@ -111,7 +103,8 @@ EncodedValue wrap_payload(const Strategy& st, std::string plain) {
   return ev;
 }
 
-Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagScheme scheme, std::string& scratch) {
+Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagScheme scheme, std::string& scratch,
+                               const Decoders& decoders) {
   auto info = read_flags(scheme, flags);
   if (!info) return info.error();
   Unwrapped u;
@@ -127,9 +120,9 @@ Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagSche
       return Error{Errc::bad_length, "compressed value shorter than its 4-byte length prefix"};
     }
     uint32_t len = get_le32(stored.data());
-    s = decompress_exact(info->compressor, stored.substr(kPrefixBytes), len, scratch);
+    s = decompress_exact(info->compressor, stored.substr(kPrefixBytes), len, scratch, decoders.inflate);
   } else {
-    s = inflate_unknown_size(stored, scratch);
+    s = inflate_unknown_size(stored, scratch, kMaxInflatedBytes, decoders.inflate);
   }
   if (!s) return s.error();
   u.payload = scratch;

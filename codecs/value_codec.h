@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "codecs/decoders.h"
 #include "codecs/page.h"
 #include "codecs/strategy.h"
 #include "core/result.h"
@@ -45,20 +46,22 @@ struct Unwrapped {
   std::string_view payload;                      // plain bytes: points into `stored` or into `scratch`
 };
 
-// Reads `flags` under `scheme`, inflates into `scratch` when compressed.
-Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagScheme scheme, std::string& scratch);
+// Reads `flags` under `scheme`, inflates into `scratch` when compressed (a zlib stream by
+// `decoders.inflate`).
+Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagScheme scheme, std::string& scratch,
+                               const Decoders& decoders = {});
 
-// Serializer-level encode/decode (also used by benchmarks).
+// Serializer-level encode/decode (also used by benchmarks). JSON is decoded by
+// `decoders.json` (codecs/decoders.h), every other format by its row's decoder.
 // encode_page(none, ..) is empty; decode_page(none, ..) is invalid_argument.
 std::string encode_page(SerializerId serializer, const Page& page);
-Result<Page> decode_page(SerializerId serializer, std::string_view payload);
+Result<Page> decode_page(SerializerId serializer, std::string_view payload, const Decoders& decoders = {});
 
 // Appends the serialized page to `out` (reuses its capacity; encode_page in place).
 void encode_page_into(SerializerId serializer, const Page& page, std::string& out);
 
 // Whether `strategy` would have written a value of the form `stored` (what its flags say):
-// the same representation, the same serializer bytes (struct:simdjson writes json's: bytes_of),
-// and the strategy's own compressor or none — a value under the compression threshold, or one
+// the same representation, the same serializer, and the strategy's own compressor or none — a value under the compression threshold, or one
 // that did not shrink enough, is stored plain. Anything else was written by another strategy
 // under the same key (keys do not name the strategy: PHP applications read them as they are).
 // The compression level is not compared: the flags do not carry it.
@@ -68,11 +71,5 @@ bool strategy_writes(const Strategy& strategy, const Unwrapped& stored) noexcept
 // "struct:json+zlib" (no level; JSON bytes are "struct:json" whatever wrote them). Static
 // storage: valid for the life of the program, no allocation per call.
 std::string_view stored_form_name(const Unwrapped& stored) noexcept;
-
-// Which decoder to run for a value unwrapped as `stored`: values are reported under the
-// row that owns their bytes (JSON as SerializerId::json whatever wrote them); when the
-// strategy in force reads those bytes with another decoder (struct:simdjson: its row's
-// bytes_of is json) that decoder is used. Every other id is returned unchanged.
-SerializerId decoder_for(SerializerId stored, const Strategy& current) noexcept;
 
 }  // namespace hitcost

@@ -127,7 +127,7 @@ std::string round_trip_problem(const EncodedValue& ev, const Strategy& used, con
   if (!u) return std::string("unwrap: ") + to_string(u.error().code) + ": " + u.error().message;
   if (u->rep != used.rep) return "unwrapped as another representation than written";
   if (u->rep == Representation::html) return u->payload == plain ? "" : "unwrapped bytes differ from the bytes written";
-  auto back = decode_tree(decoder_for(u->serializer, used), u->payload);
+  auto back = decode_tree(u->serializer, u->payload);
   if (!back) return std::string("decode: ") + to_string(back.error().code) + ": " + back.error().message;
   return *back == g.tree ? "" : "decoded tree differs from the original";
 }
@@ -164,7 +164,7 @@ void prepare_row(RowState& rs, const std::vector<Good>& good, const std::vector<
 }
 
 // Times reading one stored value: unwrap (decompress) and, when structured, decode.
-void time_read(std::string_view bytes, uint32_t flags, const Strategy& reader, FlagScheme scheme, uint64_t min_ns,
+void time_read(std::string_view bytes, uint32_t flags, FlagScheme scheme, uint64_t min_ns,
                double& decompress_ns, double& decode_ns) {
   std::string scratch;
   decompress_ns = cpu_ns_per_call(
@@ -176,7 +176,7 @@ void time_read(std::string_view bytes, uint32_t flags, const Strategy& reader, F
   decode_ns = 0;
   auto u = unwrap_value(bytes, flags, scheme, scratch);
   if (!u || u->rep != Representation::structured) return;
-  const SerializerId decoder = decoder_for(u->serializer, reader);
+  const SerializerId decoder = u->serializer;
   const std::string_view payload = u->payload;
   decode_ns = cpu_ns_per_call(
       [&] {
@@ -200,7 +200,7 @@ void measure_row_round(RowState& rs, const std::vector<Good>& good, uint64_t min
         },
         min_ns));
     double dec = 0, decode = 0;
-    time_read(last.bytes, last.flags, c.used, c.used.scheme, min_ns, dec, decode);
+    time_read(last.bytes, last.flags, c.used.scheme, min_ns, dec, decode);
     c.decompress.push_back(dec);
     c.decode.push_back(decode);
   }
@@ -212,7 +212,7 @@ void measure_as_stored_round(RowState& rs, const std::vector<Good>& good, const 
     Cell& c = rs.cells[gi];
     const CorpusRecord& v = in[good[gi].input];
     double dec = 0, decode = 0;
-    time_read(v.value, v.flags, Strategy{}, scheme, min_ns, dec, decode);
+    time_read(v.value, v.flags, scheme, min_ns, dec, decode);
     c.decompress.push_back(dec);
     c.decode.push_back(decode);
   }

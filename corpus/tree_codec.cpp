@@ -8,7 +8,7 @@ struct TreeCodec {
   Result<Value> (*decode)(std::string_view);
   Status (*encode)(const Value&, std::string&);
 };
-// One row per serializer whose bytes hitcost can store (codec_table.h's bytes_of).
+// One row per serializer hitcost can store (codec_table.h).
 constexpr TreeCodec kTreeCodecs[] = {
     {SerializerId::json, decode_json_tree, encode_json_tree},
     {SerializerId::msgpack, decode_msgpack_tree, encode_msgpack_tree},
@@ -16,10 +16,8 @@ constexpr TreeCodec kTreeCodecs[] = {
     {SerializerId::igbinary, decode_igbinary_tree, encode_igbinary_tree},
 };
 const TreeCodec* find_tree_codec(SerializerId id) {
-  const SerializerCodec* row = find_serializer(id);
-  if (!row) return nullptr;
   for (const TreeCodec& c : kTreeCodecs)
-    if (c.id == row->bytes_of) return &c;
+    if (c.id == id) return &c;
   return nullptr;
 }
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // The generic value tree in and out of each serializer hitcost knows (codecs/codec_table.h's
 // rows): what hitcost-corpus decodes a user's stored value with and re-encodes it under.
-// One row per SerializerId; simdjson reads JSON's bytes, so it is the json row here.
+// One row per SerializerId.
 //
 // Every decoder is strict and bounds-checked, refuses what PHP itself would not produce or
 // what the tree cannot hold (PHP objects, references, trailing bytes) with parse_error and a

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "codecs/decoders.h"
+
 namespace hitcost::fuzz {
 
 // Consumes bytes from the front of the input; past the end it yields zeros.
@@ -27,6 +29,13 @@ struct Input {
 [[noreturn]] inline void violated(const char* what) {
   std::fprintf(stderr, "fuzz invariant violated: %s\n", what);
   std::abort();
+}
+
+// The libraries the hit path may read a value with, from one input byte: the inflate library
+// from its value mod 3, the JSON decoder from the rest.
+inline Decoders decoders_of(uint8_t b) {
+  return {kInflateLibraries[b % std::size(kInflateLibraries)].id,
+          kJsonDecoders[(b / std::size(kInflateLibraries)) % std::size(kJsonDecoders)].id};
 }
 
 }  // namespace hitcost::fuzz

@@ -12,6 +12,7 @@
 #include "codecs/page_generator.h"
 #include "codecs/renderer.h"
 #include "codecs/value_codec.h"
+#include "fuzz/fuzz_common.h"
 #include "stores/store.h"
 
 using namespace hitcost;
@@ -43,7 +44,7 @@ void values_and_decoders() {
   const std::string html = render_page(page);
   for (FlagScheme scheme : kFlagSchemes) {
     for (const char* text :
-         {"html", "html+zlib", "struct:json", "struct:simdjson+zlib", "struct:msgpack", "struct:msgpack+zstd",
+         {"html", "html+zlib", "struct:json", "struct:json+zlib:1", "struct:msgpack", "struct:msgpack+zstd",
           "struct:php", "struct:php+zlib", "html+lz4", "struct:igbinary", "struct:php+fastlz", "html+fastlz:2"}) {
       auto st = parse_strategy(text, scheme);
       if (!st) continue;  // not expressible under this scheme
@@ -51,14 +52,18 @@ void values_and_decoders() {
       st->rule.min_savings = 0;
       st->rule.factor = 0;
       EncodedValue v = encode_value(*st, page, html);
-      const char decoder = st->serializer == SerializerId::simdjson ? 1 : 0;
-      put("fuzz_value", safe(std::string(to_string(scheme)) + "_" + text),
-          std::string(1, static_cast<char>(scheme)) + decoder + le32(v.flags) + v.bytes);
+      // Each library on every seed (fuzz::decoders_of): 0 zlib + simdjson, 4 libdeflate + hitcost,
+      // 8 isal + nlohmann.
+      for (uint8_t libraries : {0, 4, 8}) {
+        put("fuzz_value", safe(std::string(to_string(scheme)) + "_" + text + "_" + std::to_string(libraries)),
+            std::string(1, static_cast<char>(scheme)) + static_cast<char>(libraries) + le32(v.flags) + v.bytes);
+      }
     }
   }
-  for (size_t i = 0; i < std::size(kSerializers); ++i) {
-    const SerializerCodec& s = kSerializerCodecs[i];
-    put("fuzz_decoders", s.name, std::string(1, static_cast<char>(i)) + encode_page(s.bytes_of, page));
+  const std::vector<PageDecoder> decoders = page_decoders();
+  for (size_t i = 0; i < decoders.size(); ++i) {
+    put("fuzz_decoders", safe(decoders[i].name),
+        std::string(1, static_cast<char>(i)) + encode_page(decoders[i].serializer, page));
   }
   // fuzz_decompress: [mode][compressor index][le32 size][block]; a big page so that
   // FastLZ level 2's long matches and far distances appear.
@@ -77,6 +82,11 @@ void values_and_decoders() {
     put("fuzz_decompress", "decode_fastlz_level" + std::to_string(level) + "_big",
         std::string(1, '\0') + fastlz_index + le32(static_cast<uint32_t>(big.size())) + block);
   }
+  // Mode 2: zlib without a known size (every inflate library against zlib), the cap above the size.
+  std::string zlib_block;
+  compress(CompressorId::zlib, 0, html, zlib_block);
+  put("fuzz_decompress", "grow_zlib",
+      std::string(1, '\x02') + '\0' + le32(static_cast<uint32_t>(html.size() * 2)) + zlib_block);
   put("fuzz_decompress", "encode_fastlz", std::string("\x01\x00\x00\x00\x00\x00", 6) + html);
 }
 

@@ -10,6 +10,7 @@ build_pkgs=(
   libboost-dev                # Asio + Beast (header-only in Boost 1.74)
   nlohmann-json3-dev libsimdjson-dev
   zlib1g-dev libzstd-dev liblz4-dev
+  libdeflate-dev libisal-dev  # faster inflate of the same zlib bytes (codecs/inflate.h)
   libmemcached-dev libcli11-dev
   libbenchmark-dev libgtest-dev
   memcached curl

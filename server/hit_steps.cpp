@@ -26,8 +26,8 @@ uint64_t HitSteps::lap(Phase p, clock::time_point& t0) {
   return ns;
 }
 
-std::optional<Unwrapped> HitSteps::fetch(Store& store, const Strategy& in_force, FlagScheme scheme, ServeOutcome& out,
-                                         clock::time_point& t0) {
+std::optional<Unwrapped> HitSteps::fetch(Store& store, const Strategy& in_force, FlagScheme scheme,
+                                         const Decoders& decoders, ServeOutcome& out, clock::time_point& t0) {
   uint32_t flags = 0;
   Status got = store.get(out.key, value_, flags);
   lap(Phase::fetch, t0);
@@ -36,7 +36,7 @@ std::optional<Unwrapped> HitSteps::fetch(Store& store, const Strategy& in_force,
     return std::nullopt;
   }
   m_.cache_bytes_read.add(value_.size());
-  auto un = unwrap_value(value_, flags, scheme, scratch_);
+  auto un = unwrap_value(value_, flags, scheme, scratch_, decoders);
   lap(Phase::unwrap, t0);
   if (!un) {
     m_.count_decode_error(un.error().code);

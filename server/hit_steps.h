@@ -61,8 +61,9 @@ class HitSteps {
   // `in_force` would not have written that form (strategy_writes), out.strategy_name becomes
   // the form and out.strategy_asked the strategy in force: the caller decodes the value by its
   // flags, as it is.
-  std::optional<Unwrapped> fetch(Store& store, const Strategy& in_force, FlagScheme scheme, ServeOutcome& out,
-                                 clock::time_point& t0);
+  // `decoders`: which library inflates a zlib value.
+  std::optional<Unwrapped> fetch(Store& store, const Strategy& in_force, FlagScheme scheme, const Decoders& decoders,
+                                 ServeOutcome& out, clock::time_point& t0);
 
   ThreadMetrics& metrics() noexcept { return m_; }
 

@@ -61,6 +61,12 @@ void add_options(CLI::App& app, hitcost::server::ServerOptions& o, std::string& 
   app.add_option("--compressibility", o.compressibility, "1 = vocabulary text (zlib 3-5x), 0 = incompressible")
       ->capture_default_str();
   app.add_option("--namespace", o.ns, "Key namespace: keys are hc:NS:pID:rROWS")->capture_default_str();
+  app.add_option("--inflate", o.inflate,
+                 "Library that inflates zlib values (the same bytes, other speeds): " + hitcost::inflate_names())
+      ->capture_default_str();
+  app.add_option("--json-decoder", o.json_decoder,
+                 "Library that decodes JSON values into pages: " + hitcost::json_decoder_names())
+      ->capture_default_str();
   app.add_option("--threshold", o.threshold, "Compression threshold in bytes (default: the flag scheme's)");
   app.add_option("--min-savings", o.min_savings, "Keep compressed only if it saves this fraction (php-memcache rule)");
   app.add_option("--factor", o.factor, "Keep compressed only if plain > packed * factor (php-memcached rule)");

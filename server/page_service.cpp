@@ -55,14 +55,14 @@ bool PageService::try_hit(const RuntimeConfig& cfg, const Strategy& strategy, Se
     steps_.lap(Phase::render, t0);
     return true;
   }
-  std::optional<Unwrapped> un = steps_.fetch(store, strategy, cfg.scheme, out, t0);
+  std::optional<Unwrapped> un = steps_.fetch(store, strategy, cfg.scheme, cfg.decoders, out, t0);
   if (!un) return false;
   if (un->rep == Representation::html) {
     body.assign(un->payload);  // the pre-rendered page: one copy
     steps_.lap(Phase::render, t0);
     return true;
   }
-  auto page = decode_page(decoder_for(un->serializer, strategy), un->payload);
+  auto page = decode_page(un->serializer, un->payload, cfg.decoders);
   steps_.lap(Phase::decode, t0);
   if (!page) {
     m_.count_decode_error(page.error().code);

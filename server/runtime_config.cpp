@@ -17,7 +17,9 @@ nlohmann::json RuntimeConfig::to_json() const {
           {"threshold", strategy.rule.threshold_bytes},
           {"min_savings", strategy.rule.min_savings},
           {"factor", strategy.rule.factor},
-          {"log", log.to_string()}};
+          {"log", log.to_string()},
+          {"inflate", to_string(decoders.inflate)},
+          {"json_decoder", to_string(decoders.json)}};
 }
 
 Result<ConfigPatch> ConfigPatch::from_json(std::string_view body, uint32_t max_rows) {
@@ -49,7 +51,15 @@ Result<ConfigPatch> ConfigPatch::from_json(std::string_view body, uint32_t max_r
         p.factor = v.get<double>();
       else if (k == "compressibility")
         p.compressibility = v.get<double>();
-      else if (k == "log") {
+      else if (k == "inflate") {
+        auto lib = parse_inflate(v.get<std::string>());
+        if (!lib) return lib.error();
+        p.inflate = *lib;
+      } else if (k == "json_decoder") {
+        auto dec = parse_json_decoder(v.get<std::string>());
+        if (!dec) return dec.error();
+        p.json_decoder = *dec;
+      } else if (k == "log") {
         auto mode = LogMode::parse(v.get<std::string>());
         if (!mode) return mode.error();
         p.log = *mode;
@@ -130,6 +140,8 @@ Result<std::shared_ptr<const RuntimeConfig>> ConfigHolder::apply(const ConfigPat
   if (p.rows) next->rows = *p.rows;
   if (p.ns) next->ns = *p.ns;
   if (p.compressibility) next->compressibility = *p.compressibility;
+  if (p.inflate) next->decoders.inflate = *p.inflate;
+  if (p.json_decoder) next->decoders.json = *p.json_decoder;
   if (p.log) {
     if (p.log->on() && !log_file_)
       return Error{
@@ -154,6 +166,8 @@ void check_start_values(const ServerOptions& o) {
     throw UsageError("--strategy: " + st.error().message);
   if (auto log = LogMode::from_flags(!o.access_log.empty(), o.log_buffer, o.log_flush_ms, o.log_sync); !log)
     throw UsageError(log.error().message);
+  if (auto lib = parse_inflate(o.inflate); !lib) throw UsageError("--inflate: " + lib.error().message);
+  if (auto dec = parse_json_decoder(o.json_decoder); !dec) throw UsageError("--json-decoder: " + dec.error().message);
 }
 
 std::shared_ptr<const RuntimeConfig> make_initial_config(const ServerOptions& o) {
@@ -178,6 +192,7 @@ std::shared_ptr<const RuntimeConfig> make_initial_config(const ServerOptions& o)
   cfg->seed = o.seed;
   cfg->compressibility = o.compressibility;
   cfg->log = *LogMode::from_flags(!o.access_log.empty(), o.log_buffer, o.log_flush_ms, o.log_sync);
+  cfg->decoders = {*parse_inflate(o.inflate), *parse_json_decoder(o.json_decoder)};  // checked above
   return cfg;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// What the server does right now: strategy, store, flag scheme, page size, namespace, log mode.
+// What the server does right now: strategy, store, flag scheme, page size, namespace, log mode,
+// and which libraries read the bytes that several read alike (inflate, JSON decoder).
 // Switchable at run time (POST /admin/config). A config is immutable once published;
 // a switch publishes a new one and bumps a generation number. Each io thread keeps
 // its own shared_ptr and re-reads it only when the generation changed (one relaxed
@@ -13,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "codecs/decoders.h"
 #include "codecs/strategy.h"
 #include "core/result.h"
 #include "server/log_mode.h"
@@ -32,6 +34,7 @@ struct RuntimeConfig {
   uint64_t seed = 1;
   double compressibility = 1.0;
   LogMode log;  // off unless the server has an --access-log file
+  Decoders decoders;  // which library inflates zlib and decodes JSON (codecs/decoders.h)
 
   nlohmann::json to_json() const;
 };
@@ -39,6 +42,8 @@ struct RuntimeConfig {
 // Fields a switch may change; unset ones keep their current value.
 struct ConfigPatch {
   std::optional<std::string> strategy, store, flags, ns;
+  std::optional<InflateLibrary> inflate;
+  std::optional<JsonDecoder> json_decoder;
   std::optional<LogMode> log;
   std::optional<uint32_t> rows, threshold;
   std::optional<double> min_savings, factor, compressibility;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "codecs/decoders.h"
+
 namespace hitcost::server {
 
 struct ServerOptions {
@@ -24,6 +26,8 @@ struct ServerOptions {
   uint64_t seed = 1;
   double compressibility = 1.0;
   std::string ns = "v1";
+  std::string inflate = to_string(kDefaultInflate);            // codecs/inflate.h's rows
+  std::string json_decoder = to_string(kDefaultJsonDecoder);  // codecs/decoders.h's rows
   std::optional<uint32_t> threshold;  // compression rule overrides
   std::optional<double> min_savings, factor;
   uint32_t origin_delay_us = 0;      // simulated backend wait on a miss (sleep, not CPU)

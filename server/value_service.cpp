@@ -36,14 +36,14 @@ ServeOutcome ValueService::serve(const RuntimeConfig& cfg, const ValueOrigin& or
 
 bool ValueService::try_hit(const RuntimeConfig& cfg, const Strategy& strategy, ServeOutcome& out, std::string& body) {
   auto t0 = clock::now();
-  std::optional<Unwrapped> un = steps_.fetch(*cfg.store, strategy, cfg.scheme, out, t0);
+  std::optional<Unwrapped> un = steps_.fetch(*cfg.store, strategy, cfg.scheme, cfg.decoders, out, t0);
   if (!un) return false;
   if (un->rep == Representation::html) {
     body.assign(un->payload);  // the rendering, stored by an html strategy: one copy
     steps_.lap(Phase::render, t0);
     return true;
   }
-  auto tree = corpus::decode_tree(decoder_for(un->serializer, strategy), un->payload);
+  auto tree = corpus::decode_tree(un->serializer, un->payload);
   steps_.lap(Phase::decode, t0);
   if (!tree) {
     m_.count_decode_error(tree.error().code);

@@ -96,8 +96,9 @@ void read_all_ways(std::string_view bytes, uint32_t flags, FlagScheme scheme, co
     return;
   }
   ASSERT_NE(u->serializer, SerializerId::none);
-  for (SerializerId dec : {u->serializer, decoder_for(u->serializer, st)}) {
-    auto p = decode_page(dec, u->payload);
+  for (const PageDecoder& dec : page_decoders()) {
+    if (dec.serializer != u->serializer) continue;
+    auto p = decode_page(dec.serializer, u->payload, dec.decoders);
     if (!p) {
       ++errors;
       EXPECT_EQ(p.error().code, Errc::parse_error) << p.error().message;

@@ -21,7 +21,7 @@ TEST(Strategy, ParsesTheGrammarAndNameRoundTrips) {
       {"struct:json", Representation::structured, SerializerId::json, CompressorId::none, 0},
       {"struct:msgpack+zlib", Representation::structured, SerializerId::msgpack, CompressorId::zlib, 0},
       {"struct:php+zlib:9", Representation::structured, SerializerId::php, CompressorId::zlib, 9},
-      {"struct:simdjson+zstd:3", Representation::structured, SerializerId::simdjson, CompressorId::zstd, 3},
+      {"struct:json+zstd:3", Representation::structured, SerializerId::json, CompressorId::zstd, 3},
       {"html+lz4", Representation::html, SerializerId::none, CompressorId::lz4, 0},
       {"struct:msgpack+lz4:9", Representation::structured, SerializerId::msgpack, CompressorId::lz4, 9},
       {"struct:igbinary+fastlz", Representation::structured, SerializerId::igbinary, CompressorId::fastlz, 0},
@@ -81,6 +81,22 @@ TEST(Strategy, RejectsBadTextWithAClearMessage) {
   EXPECT_NE(e.error().message.find("unknown serializer 'xml'"), std::string::npos) << e.error().message;
   e = parse_strategy("html+zlib:10", FlagScheme::native);
   EXPECT_NE(e.error().message.find("1..9"), std::string::npos) << e.error().message;
+}
+
+// struct:simdjson stored JSON's bytes; simdjson is now the server's JSON decoder, not a strategy.
+TEST(Strategy, StructSimdjsonIsRefusedNamingTheJsonDecoderOption) {
+  size_t checked = 0;
+  for (FlagScheme scheme : kFlagSchemes) {
+    for (const char* text : {"struct:simdjson", "struct:simdjson+zlib"}) {
+      auto st = parse_strategy(text, scheme);
+      ASSERT_FALSE(st.ok()) << text;
+      EXPECT_EQ(st.error().code, Errc::invalid_argument);
+      EXPECT_NE(st.error().message.find("struct:json"), std::string::npos) << st.error().message;
+      EXPECT_NE(st.error().message.find("--json-decoder"), std::string::npos) << st.error().message;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2 * std::size(kFlagSchemes));
 }
 
 TEST(Strategy, SchemesRejectCompressorsTheirPhpReaderCannotRead) {
@@ -168,7 +184,7 @@ TEST(FlagSchemeNames, RoundTrip) {
   auto bad = parse_flag_scheme("memcache");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, Errc::invalid_argument);
-  EXPECT_STREQ(to_string(SerializerId::simdjson), "simdjson");
+  EXPECT_STREQ(to_string(SerializerId::json), "json");
   EXPECT_STREQ(to_string(CompressorId::lz4), "lz4");
   EXPECT_STREQ(to_string(CompressorId::fastlz), "fastlz");
   EXPECT_STREQ(to_string(SerializerId::igbinary), "igbinary");

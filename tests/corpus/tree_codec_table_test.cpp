@@ -32,7 +32,7 @@ TEST(TreeCodecTable, EverySerializerRowReadsAndWritesItsBytesAsATree) {
   }
   // Not vacuous: every row of the codec table was walked, and there are rows to walk.
   EXPECT_EQ(checked, std::size(kSerializerCodecs));
-  EXPECT_GE(checked, 5u);
+  EXPECT_GE(checked, 4u);  // json, msgpack, php, igbinary
 }
 
 TEST(TreeCodecTable, NoneHasNoTreeCodec) {

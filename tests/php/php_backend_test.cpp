@@ -190,8 +190,6 @@ TEST(PhpBackend, ReadsEveryStrategyHitcostStoresUnderPhpMemcached) {
                                        {"struct:json+zlib", kZlib},
                                        {"struct:msgpack", 0},
                                        {"struct:msgpack+zlib", kZlib},
-                                       {"struct:simdjson", 0},
-                                       {"struct:simdjson+zlib", kZlib},
                                        {"struct:igbinary", 0},
                                        {"struct:igbinary+fastlz", kFastlz},
                                        {"struct:php+fastlz", kFastlz},
@@ -204,8 +202,7 @@ TEST(PhpBackend, ReadsEveryStrategyHitcostStoresUnderPhpMemcache) {
   constexpr uint32_t kZlib = 0x2;
   const std::vector<ReadCase> cases = {
       {"html", 0},           {"html+zlib", kZlib},        {"struct:php", 0},     {"struct:php+zlib", kZlib},
-      {"struct:json", 0},    {"struct:json+zlib", kZlib}, {"struct:msgpack", 0}, {"struct:msgpack+zlib", kZlib},
-      {"struct:simdjson", 0}};
+      {"struct:json", 0},    {"struct:json+zlib", kZlib}, {"struct:msgpack", 0}, {"struct:msgpack+zlib", kZlib}};
   size_t identical = compare_reads(cases, "php-memcache", kZlib, {"--extension", "memcache"});
   EXPECT_EQ(identical, cases.size() * kPagesPerStrategy);
 }

@@ -90,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"memory:objects", "html", "native"}, Case{"memcached", "html", "php-memcached"},
         Case{"memcached", "html+zlib", "php-memcached"}, Case{"memcached", "struct:json", "php-memcached"},
         Case{"memcached", "struct:json+zlib", "php-memcached"}, Case{"memcached", "struct:php+zlib:9", "php-memcache"},
-        Case{"memcached", "struct:msgpack+zlib", "php-memcached"}, Case{"memcached", "struct:simdjson", "native"}),
+        Case{"memcached", "struct:msgpack+zlib", "php-memcached"}, Case{"memcached", "struct:json+zlib", "native"}),
     case_name);
 
 TEST(PageData, DataRouteEqualsTheGeneratorOutput) {

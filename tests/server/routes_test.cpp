@@ -263,6 +263,42 @@ TEST(Routes, StrategySwitchAtRunTimeStoresTheNewFormAndStillReadsTheOld) {
   EXPECT_EQ(json::parse(conn.get("/stats").body)["config"]["strategy"], "struct:json+zlib");
 }
 
+// The reader's libraries are switched at run time and reported; the bytes served never change.
+TEST(Routes, InflateAndJsonDecoderSwitchesAnswerTheSameBytesAndAreReported) {
+  MemcachedProcess mc;
+  ServerProcess server({"--store", "memcached:" + mc.address(), "--strategy", "struct:json+zlib", "--rows", "20",
+                        "--threshold", "0"});
+  HttpConnection conn(server.port());
+  json config = json::parse(conn.get("/stats").body)["config"];
+  EXPECT_EQ(config["inflate"], "libdeflate");  // the defaults: the fastest measured
+  EXPECT_EQ(config["json_decoder"], "simdjson");
+  ASSERT_EQ(conn.get("/page/3").header("x-cache"), "miss");
+  const std::string want = expected_html(3, 20);
+  size_t hits = 0;
+  for (const char* inflate : {"zlib", "isal", "libdeflate"}) {
+    for (const char* decoder : {"hitcost", "nlohmann", "simdjson"}) {
+      json body = {{"inflate", inflate}, {"json_decoder", decoder}};
+      HttpResponse sw = conn.post("/admin/config", body.dump());
+      ASSERT_EQ(sw.status, 200) << sw.body;
+      json now = json::parse(conn.get("/stats").body)["config"];
+      EXPECT_EQ(now["inflate"], inflate);
+      EXPECT_EQ(now["json_decoder"], decoder);
+      HttpResponse hit = conn.get("/page/3");
+      EXPECT_EQ(hit.header("x-cache"), "hit") << inflate << " " << decoder;
+      EXPECT_EQ(hit.body, want) << inflate << " " << decoder;
+      hits += hit.header("x-cache") == "hit";
+    }
+  }
+  EXPECT_EQ(hits, 9u);
+  for (const char* bad : {R"({"inflate":"gzip"})", R"({"json_decoder":"rapidjson"})", R"({"inflate":7})"}) {
+    HttpResponse r = conn.post("/admin/config", bad);
+    EXPECT_EQ(r.status, 400) << bad;
+  }
+  HttpResponse named = conn.post("/admin/config", R"({"inflate":"gzip"})");
+  EXPECT_NE(named.body.find("zlib, libdeflate, isal"), std::string::npos) << named.body;
+  EXPECT_EQ(json::parse(conn.get("/stats").body)["config"]["inflate"], "libdeflate");  // the last good one stays
+}
+
 TEST(Routes, PerRequestStrategyOverride) {
   ServerProcess server({"--rows", "4", "--namespace", "t"});
   HttpConnection conn(server.port());

@@ -84,6 +84,9 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
       {2, {"--store", "pread:" + dir.file("a.dat") + "?create=maybe"}, "create=maybe is not 0/1"},
       {2, {"--host", "localhost.invalid"}, "--host: not an IP address: 'localhost.invalid'"},
       {2, {"--threads", "0"}, "--threads"},
+      {2, {"--inflate", "gzip"}, "unknown inflate library 'gzip' (zlib, libdeflate, isal)"},
+      {2, {"--json-decoder", "rapidjson"}, "unknown JSON decoder 'rapidjson'"},
+      {2, {"--strategy", "struct:simdjson"}, "--json-decoder"},
       {2, {"--port", "70000"}, "--port"},
       {2, {"--cpus", "4095"}, "CPU 4095 is not online"},
       {2, {"--log-sync", "sometimes"}, "sometimes"},
@@ -126,7 +129,7 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
     ++walked;
   }
   EXPECT_EQ(walked, rows.size() + 2);
-  EXPECT_EQ(walked, 22u);
+  EXPECT_EQ(walked, 25u);
 }
 
 // Regression (issue 30): SO_REUSEPORT on every acceptor let a second server start on the port of

@@ -1,4 +1,4 @@
-#include "codecs/simdjson_serializer.h"
+#include "codecs/simdjson_decoder.h"
 
 #include <simdjson.h>
 
@@ -32,9 +32,8 @@ simdjson::error_code get_row(od::value rv, Row& r) {
     std::string_view key;
     if (auto e = field.unescaped_key().get(key)) return e;
     RowKey k = row_key(key);
-    if (k == RowKey::unknown || !mark_seen(seen, static_cast<uint8_t>(k))) {
-      return simdjson::INCORRECT_TYPE;
-    }
+    if (k == RowKey::unknown) return simdjson::INCORRECT_TYPE;
+    mark_seen(seen, static_cast<uint8_t>(k));  // a repeated key: its last value counts, as in the other decoders
     od::value v;
     if (auto e = field.value().get(v)) return e;
     simdjson::error_code e = simdjson::SUCCESS;
@@ -52,6 +51,7 @@ simdjson::error_code get_row(od::value rv, Row& r) {
       case RowKey::tags: {
         od::array arr;
         if ((e = v.get_array().get(arr))) break;
+        r.tags.clear();
         for (auto tv : arr) {
           od::value t;
           if ((e = tv.get(t))) break;
@@ -70,6 +70,7 @@ simdjson::error_code get_row(od::value rv, Row& r) {
 }  // namespace
 
 Result<Page> decode_simdjson(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM, as the other decoders
   thread_local od::parser parser;
   thread_local std::string padded;
   // Shrinking or same-size resize does not touch the bytes; growing zero-fills once.
@@ -87,7 +88,7 @@ Result<Page> decode_simdjson(std::string_view text) {
     if (auto e = field.unescaped_key().get(key)) return fail(e);
     PageKey k = page_key(key);
     if (k == PageKey::unknown) return fail("unexpected page key");
-    if (!mark_seen(seen, static_cast<uint8_t>(k))) return fail("duplicate page key");
+    mark_seen(seen, static_cast<uint8_t>(k));  // a repeated key: its last value counts
     od::value v;
     if (auto e = field.value().get(v)) return fail(e);
     simdjson::error_code e = simdjson::SUCCESS;
@@ -97,6 +98,7 @@ Result<Page> decode_simdjson(std::string_view text) {
       case PageKey::rows: {
         od::array arr;
         if ((e = v.get_array().get(arr))) break;
+        page.rows.clear();
         for (auto rv : arr) {
           od::value r;
           if ((e = rv.get(r))) break;
