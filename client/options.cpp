@@ -119,6 +119,9 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
                  "before each run, measure the CPU of server, cache and client with no load for this long "
                  "(net figures subtract it); 0 = none")
       ->capture_default_str();
+  app.add_flag("--no-floor", o.no_floor,
+               "do not ask the server for the floor of the hit before each run (POST /admin/calibrate, ~0.2 s "
+               "of its CPU; reports then show no floor)");
   app.add_option("--attribution", o.attribution,
                  "which split of CPU between processes the headline uses: sender (as the kernel bills loopback "
                  "receive work) or receiver (softirq moved to the receiving process where the placement allows); "
@@ -290,6 +293,7 @@ Result<MeasureOptions> measure_options(const LoadOptions& o) {
   if (out.server_processes.empty() && !out.cache_processes.empty())
     return Error{Errc::invalid_argument, "--cache-pids/--cache-tree need --server-pids or --server-tree"};
   out.idle_ns = *idle;
+  out.floor = !o.no_floor;
   out.retry_contaminated = o.retry_contaminated;
   out.attribution = o.attribution == "sender" ? Attribution::sender_pays : Attribution::receiver_pays;
   out.contamination_threshold = o.contamination_threshold;

@@ -61,6 +61,7 @@ struct LoadOptions {
   int retry_contaminated = 0;  // sweep: 1
   std::string html_out;
   std::string idle = "1s";                // idle baseline before each run ("0" = none)
+  bool no_floor = false;                  // skip the floor's calibration before each run
   std::string attribution = "sender";     // sender | receiver (see figures/cpu_accounting.h, 2)
   double contamination_threshold = 0.05;  // other work on our CPUs, as a fraction of our own CPU
   // A server hitcost-load did not build, measured from /proc (measure/process_set.h):

@@ -21,7 +21,9 @@ size_t first_guess(size_t in, size_t cap) {
 }
 size_t doubled(size_t n, size_t cap) { return n * 2 < cap ? n * 2 : cap; }
 
-Error failed(const char* lib, const std::string& why) { return Error{Errc::decompress_failed, std::string(lib) + ": " + why}; }
+Error failed(const char* lib, const std::string& why) {
+  return Error{Errc::decompress_failed, std::string(lib) + ": " + why};
+}
 Error too_large(const char* lib, size_t cap) {
   return Error{Errc::too_large, std::string(lib) + ": inflated value exceeds " + std::to_string(cap) + " bytes"};
 }
@@ -150,7 +152,9 @@ Status isal_run(std::string_view in, std::string& out, size_t expected, bool gro
 Status zlib_inflate_exact(std::string_view in, size_t expected, std::string& out) {
   return zlib_inflate(in, out, expected, false, 0);
 }
-Status zlib_inflate_grow(std::string_view in, std::string& out, size_t cap) { return zlib_inflate(in, out, 0, true, cap); }
+Status zlib_inflate_grow(std::string_view in, std::string& out, size_t cap) {
+  return zlib_inflate(in, out, 0, true, cap);
+}
 
 Status libdeflate_inflate_exact(std::string_view in, size_t expected, std::string& out) {
   libdeflate_decompressor* d = libdeflate_state();

@@ -62,7 +62,8 @@ bool Fields::rows(const Json& v, std::vector<Row>& rows) {
   for (const Json& rv : v) {
     rows.emplace_back();
     Row& r = rows.back();
-    if (!read_keyed_object(rv, kAllRowKeys, row_key, [&](const Json& f, RowKey k) { return read_row_field<Fields>(f, k, r); })) {
+    if (!read_keyed_object(rv, kAllRowKeys, row_key,
+                           [&](const Json& f, RowKey k) { return read_row_field<Fields>(f, k, r); })) {
       return false;
     }
   }
@@ -76,7 +77,8 @@ Result<Page> decode_nlohmann(std::string_view text) {
   Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Error{Errc::parse_error, "nlohmann: not valid JSON"};
   Page page;
-  if (!read_keyed_object(doc, kAllPageKeys, page_key, [&](const Json& f, PageKey k) { return read_page_field<Fields>(f, k, page); })) {
+  if (!read_keyed_object(doc, kAllPageKeys, page_key,
+                         [&](const Json& f, PageKey k) { return read_page_field<Fields>(f, k, page); })) {
     return Error{Errc::parse_error, "nlohmann: not a page (an unknown or missing key, or a value of the wrong type)"};
   }
   return page;

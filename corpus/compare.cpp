@@ -64,12 +64,6 @@ using detail::Cell;
 using detail::Good;
 using detail::RowState;
 
-uint64_t thread_cpu_ns() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 volatile size_t g_sink = 0;  // results feed it so the optimizer keeps the timed work
 
 // CPU per call of f: repeats it in batches until one batch takes at least min_ns of thread CPU,

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "measure/floor_request.h"
+
 namespace hitcost::client {
 
 double RunReport::throughput_rps() const { return load.window_s > 0 ? double(load.requests) / load.window_s : 0.0; }
@@ -259,6 +261,14 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
   std::optional<RunReport> best;
   for (int attempt = 0;; ++attempt) {
     const StatsSource src{o.server_stats && o.server_processes.empty(), &o.server_processes, &o.cache_processes};
+    // The floor first: its CPU is over before the idle baseline starts.
+    nlohmann::json floor;
+    std::string floor_error;
+    if (o.floor && src.http) {
+      auto f = calibrate_floor(plan);
+      if (f) floor = std::move(*f);
+      else floor_error = f.error().message;
+    }
     std::optional<IdleBaseline> idle;
     if (src.any() && o.idle_ns > 0) idle = measure_idle(plan, src, o.idle_ns, stop);
     RunReport r = measure_once(plan, src, tick, stop);
@@ -268,6 +278,8 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
       (void)!::write(2, clear.data(), clear.size());
     }
     r.idle = idle;
+    r.floor = std::move(floor);
+    r.floor_error = std::move(floor_error);
     r.error_limits = o.error_limits;
     r.attribution = o.attribution;
     r.contamination_threshold = o.contamination_threshold;

@@ -43,6 +43,8 @@ struct RunReport : RunRequest {
   std::optional<proc::CensusCpu> census;    // every process's CPU over the window (other work vs the kernel's)
   double snapshot_window_s = 0;             // wall time between the two snapshots
   std::optional<IdleBaseline> idle;         // absent with --idle 0 or without server stats
+  nlohmann::json floor;                     // the hit's floor (measure/floor_request.h); null: none
+  std::string floor_error;                  // why there is none, when one was asked
   // Placement, resolved while the processes were there to look at.
   bool server_local = false;                           // same machine (boot id, pid and start time match)
   bool cache_local = false;                            // every cache node is a local memcached process
@@ -81,6 +83,7 @@ struct MeasureOptions {
   bool progress = false;             // rewrite one status line on stderr every second (a TTY only)
   int retry_contaminated = 0;        // re-run a contaminated run up to N times; the cleanest counts
   uint64_t idle_ns = 1'000'000'000;  // idle baseline before each run; 0 = none
+  bool floor = true;                 // calibrate the hit's floor on the server before each run (--no-floor)
   Attribution attribution = Attribution::sender_pays;
   double contamination_threshold = 0.05;
   ErrorLimits error_limits;

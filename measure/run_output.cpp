@@ -134,6 +134,8 @@ RunRecord record_of(const RunReport& r) {
   o.histogram_service = histogram_to_json(r.load.service);
   o.histogram_send_lateness = histogram_to_json(r.load.send_lateness);
   o.series = series_json(r.load.series, r.load.window_s);
+  o.floor = r.floor;
+  if (!r.floor_error.empty()) o.floor_error = r.floor_error;
   if (!r.sweep_store.empty() || r.repeat_index >= 0) o.repeat = r.repeat_index;
   return o;
 }

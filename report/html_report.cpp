@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "report/floor_html.h"
 #include "report/html_charts.h"
 #include "report/run_record.h"
 #include "report/summary.h"
@@ -498,7 +499,7 @@ std::string html_report(const std::vector<json>& docs, const std::string& title)
     << "</h1><p class=\"note\">hitcost-load report, " << when
     << ". Figures are median [min..max] over repeats; CPU per request is process CPU over the measured "
     << "window divided by requests.</p><h2>What was measured</h2>" << header_section(runs, merged_info, flags);
-  h << summary_section(summary);
+  h << summary_section(summary) << html::floor_section(summary, runs);
   if (any_latency)
     h << "<h2>Latency percentiles per strategy: open loop at one common rate</h2><div class=\"chart-box\">"
       << html::latency_chart(groups, true) << "</div>";

@@ -146,6 +146,8 @@ void for_each_field(R& r, F&& f) {
   f("/cpu", "", r.cpu);
   f("/server_sampling", "", r.server_sampling);
   f("/server_memory_kb", "", r.server_memory_kb);
+  f("/floor", "", omit(r.floor));
+  f("/floor_error", "", omit(r.floor_error));
   // Raw data for exact merges, and the sweep's and merge's context.
   f("/histogram", "", omit(r.histogram));
   f("/histogram_hit", "", omit(r.histogram_hit));
@@ -280,6 +282,15 @@ std::string sweep_row_label(const std::string& strategy, const AxisSettings& axe
 std::string RunRecord::row_label() const { return sweep_row_label(strategy, axes); }
 
 std::string RunRecord::attribution() const { return cpu ? cpu->attribution : "sender-pays"; }
+
+std::optional<double> RunRecord::floor_us(std::string_view part) const {
+  if (!floor.is_object()) return std::nullopt;
+  const auto parts = floor.find("floor_us");
+  if (parts == floor.end() || !parts->is_object()) return std::nullopt;
+  const auto it = parts->find(std::string(part));
+  if (it == parts->end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
 
 // Every field of the run and of its parts, with its run JSON pointer.
 template <class F>

@@ -86,6 +86,10 @@ struct RunRecord : RunRequest {
   std::optional<CpuRecord> cpu;                    // the CPU accounting (cpu_record_of); null without server stats
   std::optional<SamplingRecord> server_sampling;   // the server's sampled CPU per outcome
   nlohmann::json server_memory_kb;
+  // The floor of a hit, calibrated on the server just before the run (POST /admin/calibrate,
+  // floor/floor_json.h's document); null when not asked or not answered (floor_error says why).
+  nlohmann::json floor;
+  std::optional<std::string> floor_error;
   // raw data for exact merges (sparse histograms, measure/run_output.h histogram_to_json; series)
   nlohmann::json histogram, histogram_hit, histogram_miss, histogram_service, histogram_send_lateness;
   nlohmann::json series;
@@ -123,6 +127,8 @@ struct RunRecord : RunRequest {
   std::optional<std::string> flag_of(const std::optional<double>& figure) const { return flag_of(pointer_of(figure)); }
   // The headline's flag: server_cpu_us_per_hit below zero, and why.
   std::optional<std::string> per_hit_flag() const { return flag_of(server_cpu_us_per_hit); }
+  // The floor's µs per hit for CPU part `part` ("fetch", ..., "total"); nullopt without one.
+  std::optional<double> floor_us(std::string_view part) const;
   // What check_cpu_figures reads: {"cpu", "server_sampling", "server_cpu_us_per_hit"}.
   nlohmann::json cpu_figures_doc() const;
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "report/floor_summary.h"
 #include "report/noise.h"
 
 namespace hitcost::client {
@@ -117,7 +118,9 @@ std::vector<std::pair<RowKey, std::vector<const RunRecord*>>> rows_in_order(cons
 // The figures of the runs taken into a row, gathered before they become ranges.
 struct RowFigures {
   std::vector<double> rps, hit, req, cache, client, total, ratio, own, file;
+  FloorFigures floor;
   void take(const RunRecord& r, SweepRow& row) {
+    floor.take(r);
     // A flagged CPU figure (a field of `r`) goes into no median: counted instead.
     auto unflagged = [&](const std::optional<double>& field) -> std::optional<double> {
       if (field && r.flag_of(field)) {
@@ -156,6 +159,7 @@ struct RowFigures {
     row.hit_ratio = Range::of(ratio);
     row.own_mib = Range::of(own);
     row.store_file_mib = Range::of(file);
+    floor.into(row);
   }
 };
 
@@ -346,6 +350,7 @@ json summary_json(const Summary& s) {
     // Absent when nothing was flagged: saved sweeps summarise into what they saved.
     if (r.excluded_flagged) row["excluded"]["flagged"] = r.excluded_flagged;
     if (r.flagged_figures) row["flagged_figures"] = r.flagged_figures;
+    if (r.floor_hit) row["floor"] = floor_json(r);  // absent without floors: saved sweeps unchanged
     rows.push_back(std::move(row));
   }
   for (const auto& [store, v] : s.verdicts)
@@ -490,7 +495,7 @@ std::string latency_table(const Summary& s, const SummaryWidths& w) {
 
 std::string format_summary(const Summary& s) {
   const SummaryWidths w = summary_widths(s);
-  std::string out = capacity_table(s, w) + left_out_line(s) + latency_table(s, w);
+  std::string out = capacity_table(s, w) + left_out_line(s) + floor_table(s, w.label, w.store) + latency_table(s, w);
   if (!s.noise.empty()) out += "\n" + s.noise + "\n";
   if (!s.verdicts.empty()) {
     out += "\n" + verdict_header(s) + "\n";
@@ -503,7 +508,11 @@ std::string csv_summary(const Summary& s) {
   std::string out = "store,strategy,runs,used,errors,attribution";
   for (const RangeColumn& c : range_columns())
     for (const char* k : {"min", "median", "max"}) out += std::string(",") + c.csv + "_" + k;
-  out += ",latency_rate_rps,p50_us,p99_us,p999_us,send_lateness_p99_us\n";
+  out += ",latency_rate_rps,p50_us,p99_us,p999_us,send_lateness_p99_us";
+  // The floor's columns only in a sweep that has floors: the CSV of one without is as it was.
+  const bool floors = std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.floor_hit.has_value(); });
+  if (floors) out += "," + floor_csv_header();
+  out += "\n";
   auto cell = [](const std::optional<double>& v) { return v ? fmt("%.6g", *v) : std::string(); };
   for (const auto& r : s.rows) {
     if (r.runs == 0 && !r.latency_rate) continue;
@@ -515,6 +524,7 @@ std::string csv_summary(const Summary& s) {
         out += "," + (range ? cell(k == 0 ? range->min : k == 1 ? range->median : range->max) : "");
     }
     for (const auto* v : {&r.latency_rate, &r.p50_us, &r.p99_us, &r.p999_us, &r.lateness_p99_us}) out += "," + cell(*v);
+    if (floors) out += "," + floor_csv_cells(r);
     out += "\n";
   }
   return out;

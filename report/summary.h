@@ -33,6 +33,14 @@ struct SummaryOptions {
   std::string row_label = "strategy", group_label = "store";
 };
 
+// One CPU part of a hit against its floor (report/floor_summary.h): medians over the kept runs
+// that had a floor; the ratio is per run (measured ÷ floor), so it pairs each run with its own
+// calibration. No ratio for a part whose floor is 0 (`other`: nothing a library could do faster).
+struct FloorPart {
+  std::string part;  // "receive", "fetch", "unwrap", "decode", "render", "write", "other"
+  std::optional<Range> measured_us, floor_us, ratio;
+};
+
 struct SweepRow {
   // `strategy` is the row's label: the strategy, or "STRATEGY NAME=VALUE ..." when the runs carry
   // a sweep cell's axis settings (sweep --axis; run_record.h sweep_row_label). The order, the
@@ -54,6 +62,9 @@ struct SweepRow {
   bool from_left_out = false;      // no run was kept: the figures are those of the runs left out
   std::optional<Range> rps, server_hit, server_req, cache_req, client_req, total_req, hit_ratio;
   std::optional<Range> own_mib, store_file_mib;  // server memory: its own, the store file's cached pages
+  // The floor of a hit (calibrated before each run) and CPU per hit ÷ that floor, per run.
+  std::optional<Range> floor_hit, floor_ratio;
+  std::vector<FloorPart> floor_parts;  // by part, in the hit's order; empty without floors
   std::vector<double> metric_values;             // the verdict figure of each kept run, in run order
   std::vector<int> metric_rounds;                // the round of each of them (the verdicts pair by round)
   std::vector<double> metric_bias;               // how high other work may have pushed each (report/noise.h)

@@ -5,16 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/clock.h"
+
 namespace hitcost::server {
 
 namespace {
 constexpr uint32_t kStartPeriod = 16;  // until the first samples tell what a request costs
-
-uint64_t thread_cpu_ns() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ULL + uint64_t(ts.tv_nsec);
-}
 }  // namespace
 
 CpuSampler::CpuSampler(ThreadMetrics& metrics, bool enabled, uint32_t period)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codecs/value_codec.h"
+#include "floor/floor_json.h"
 #include "server/stats_report.h"
 #include "server/store_health.h"
 
@@ -333,7 +334,51 @@ void Router::admin(const HttpRequest& req, std::string_view path, std::string_vi
     auto stopping = [&] { return ctx_.draining.load(std::memory_order_relaxed); };
     return json_body(res, body, warm_range(from, to, fill, stopping));
   }
+  if (path == "/admin/calibrate") return calibrate(query, res, body);
   error(res, body, 404, "no such admin route");
+}
+
+// POST /admin/calibrate[?rows=R&strategy=S&peer_cpu=C&repeats=N&slice_us=U]: the floor of a /page
+// hit under the config in force (or strategy S, as ?strategy= asks of /page) (floor/hit_floor.h), timed on this io thread — its CPU, its pinning —
+// with the loopback peers on `peer_cpu` (the CPU the server's real peers use). Runs for about
+// steps x repeats x slice (~0.2 s by default); this thread's other connections wait meanwhile.
+void Router::calibrate(std::string_view query, Response& res, std::string& body) {
+  const RuntimeConfig& cfg = view_.get();
+  uint32_t rows = cfg.rows;
+  if (!parse_rows(query, rows, res, body)) return;
+  int peer_cpu = -1, repeats = 5, slice_us = 2000;
+  auto p = query_param(query, "peer_cpu"), r = query_param(query, "repeats"), s = query_param(query, "slice_us");
+  if (p && (!parse_number(*p, peer_cpu) || peer_cpu < -1 || peer_cpu >= 4096))
+    return error(res, body, 400, "calibrate: peer_cpu wants -1..4095");
+  if (r && (!parse_number(*r, repeats) || repeats < 1 || repeats > 50))
+    return error(res, body, 400, "calibrate: repeats wants 1..50");
+  if (s && (!parse_number(*s, slice_us) || slice_us < 100 || slice_us > 100000))
+    return error(res, body, 400, "calibrate: slice_us wants 100..100000");
+  const Strategy* strategy = &cfg.strategy;
+  std::string strategy_text = cfg.strategy_text;
+  if (std::optional<std::string> st_text = query_param(query, "strategy")) {
+    strategy = strategy_override(*st_text, res, body);
+    if (!strategy) return;  // answered 400
+    strategy_text = *st_text;
+  }
+  auto fetch = floor::fetch_kind_of(cfg.store_spec);
+  if (!fetch) return error(res, body, 400, "calibrate: " + fetch.error().message);
+  floor::HitSpec spec;
+  spec.strategy = *strategy;
+  spec.page = PageService::origin_page(cfg, 1, rows);
+  spec.fetch = *fetch;
+  spec.in_force = cfg.decoders;
+  spec.peer_cpu = peer_cpu;
+  const floor::TimingPlan plan{repeats, std::chrono::microseconds(slice_us)};
+  auto floor = floor::calibrate_hit(spec, plan);
+  if (!floor) return error(res, body, 500, "calibrate: " + floor.error().message);
+  nlohmann::json j = floor::to_json(*floor, plan);
+  j["strategy"] = strategy_text;
+  j["store"] = to_string(*fetch);
+  j["rows"] = rows;
+  j["inflate"] = to_string(cfg.decoders.inflate);
+  j["json_decoder"] = to_string(cfg.decoders.json);
+  json_body(res, body, j);
 }
 
 }  // namespace hitcost::server

@@ -65,6 +65,7 @@ class Router {
   void data(std::string_view id_text, std::string_view query, Response& res, std::string& body);
   void value(std::string_view n_text, std::string_view query, Response& res, std::string& body);
   void warm_values(std::string_view query, Response& res, std::string& body);
+  void calibrate(std::string_view query, Response& res, std::string& body);
   void admin(const HttpRequest& req, std::string_view path, std::string_view query, Response& res, std::string& body);
   bool admin_allowed(const HttpRequest& req, const boost::asio::ip::address& peer) const;
   bool parse_rows(std::string_view query, uint32_t& rows, Response& res, std::string& body);

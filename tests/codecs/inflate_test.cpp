@@ -101,12 +101,10 @@ TEST(Inflate, OnAnIntactStreamTheErrorKindIsZlibs) {
       size_t expected;
       const char* what;
     };
-    const Case cases[] = {{packed, in.size() - 1, "prefix one short"},
-                          {packed, in.size() + 1, "prefix one long"},
-                          {packed, in.size() * 2 + 10, "prefix far too long"},
-                          {packed, 0, "prefix zero"},
-                          {packed + "x", in.size(), "one trailing byte"},
-                          {packed + packed, in.size(), "a second stream after it"}};
+    const Case cases[] = {
+        {packed, in.size() - 1, "prefix one short"},         {packed, in.size() + 1, "prefix one long"},
+        {packed, in.size() * 2 + 10, "prefix far too long"}, {packed, 0, "prefix zero"},
+        {packed + "x", in.size(), "one trailing byte"},      {packed + packed, in.size(), "a second stream after it"}};
     for (const Case& c : cases) {
       std::string out;
       Status ref = zlib_inflate_exact(c.bytes, c.expected, out);
