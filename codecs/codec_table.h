@@ -48,7 +48,8 @@ struct SerializerCodec {
   uint32_t php_memcache_flag;                          // its bit under php-memcache; 0: that scheme cannot say it
   uint32_t php_memcached_type;                         // its type (bits 0-3) under php-memcached; 0: cannot say it
   void (*encode)(const Page& page, std::string& out);  // appends to out
-  Result<Page> (*decode)(std::string_view bytes);      // the reference decoder; errors: parse_error
+  // The reference decoder, into `page` (reusing what it holds); errors: parse_error.
+  Status (*decode)(std::string_view bytes, Page& page);
 };
 
 struct CompressorCodec {

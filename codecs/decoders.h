@@ -25,12 +25,12 @@ enum class JsonDecoder : uint8_t { simdjson = 0, hitcost = 1, nlohmann = 2 };
 struct JsonDecoderRow {
   JsonDecoder id;
   const char* name;
-  Result<Page> (*decode)(std::string_view text);  // errors: parse_error
+  Status (*decode)(std::string_view text, Page& page);  // into `page`, reusing it; errors: parse_error
 };
 
-Result<Page> decode_json(std::string_view text);      // hitcost's own reader (json_serializer.h)
-Result<Page> decode_simdjson(std::string_view text);  // simdjson_decoder.h
-Result<Page> decode_nlohmann(std::string_view text);  // nlohmann_decoder.h
+Status decode_json(std::string_view text, Page& page);      // hitcost's own reader (json_serializer.h)
+Status decode_simdjson(std::string_view text, Page& page);  // simdjson_decoder.h
+Status decode_nlohmann(std::string_view text, Page& page);  // nlohmann_decoder.h
 
 inline constexpr JsonDecoderRow kJsonDecoders[] = {
     {JsonDecoder::simdjson, "simdjson", decode_simdjson},

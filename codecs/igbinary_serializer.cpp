@@ -28,7 +28,10 @@ struct ArrayOrigin {
 // stands for, so that back-references resolve.
 class Reader {
  public:
-  explicit Reader(std::string_view in) : in_(in, 0) {}
+  // `strings`: the string table's storage, reused across decodes on a thread (cleared here).
+  Reader(std::string_view in, std::vector<std::string_view>& strings) : in_(in, 0), strings_(strings) {
+    strings_.clear();
+  }
 
   bool failed() const { return !in_.error().message.empty(); }
   Error error() const { return in_.error(); }
@@ -133,11 +136,9 @@ class Reader {
     return true;
   }
 
-  void reserve_strings(size_t n) { strings_.reserve(n); }
-
  private:
   Cursor in_;
-  std::vector<std::string_view> strings_;
+  std::vector<std::string_view>& strings_;
   std::vector<ArrayOrigin> arrays_;
 };
 
@@ -162,11 +163,9 @@ bool read_tags(Reader& in, Page& page, uint32_t row) {
     return true;
   }
   uint32_t id = in.last_array_id();
-  tags.clear();
-  tags.reserve(n);
+  tags.resize(n);  // an earlier page's tags are reused (page_fields.h next_slot)
   for (uint64_t t = 0; t < n; ++t) {
-    tags.emplace_back();
-    if (!in.list_key(t) || !in.string(tags.back())) return false;
+    if (!in.list_key(t) || !in.string(tags[t])) return false;
   }
   in.complete(id);
   return true;
@@ -247,12 +246,11 @@ void encode_igbinary(const Page& page, std::string& out) {
   write_page(page, writer);
 }
 
-Result<Page> decode_igbinary(std::string_view bytes) {
-  Reader in(bytes);
-  Page page;
-  auto fail = [&] { return in.error(); };
+Status decode_igbinary(std::string_view bytes, Page& page) {
+  thread_local std::vector<std::string_view> strings;
+  Reader in(bytes, strings);
+  auto fail = [&] { return Status(in.error()); };
   if (!in.header()) return fail();
-  in.reserve_strings(64);
   uint64_t n = 0;
   if (!in.array_or_ref(n, nullptr, {ArrayOrigin::page_array}, 2)) return fail();
   if (n != 3) {
@@ -280,7 +278,7 @@ Result<Page> decode_igbinary(std::string_view bytes) {
     in.fail("trailing bytes after the page");
     return fail();
   }
-  return page;
+  return ok_status();
 }
 
 }  // namespace hitcost

@@ -25,6 +25,7 @@ namespace hitcost {
 void encode_igbinary(const Page& page, std::string& out);
 
 // Errors: parse_error (what and where), never a partial page.
-Result<Page> decode_igbinary(std::string_view bytes);
+// Into `page`, reusing what it holds (codecs/value_codec.h decode_page_into).
+Status decode_igbinary(std::string_view bytes, Page& page);
 
 }  // namespace hitcost

@@ -96,11 +96,10 @@ struct Fields {
 
   static bool tags(Reader& in, std::vector<std::string>& tags) {
     if (in.peek() != '[') return false;
-    tags.clear();
-    return in.array([&] {
-      tags.emplace_back();
-      return text(in, tags.back());
-    });
+    size_t used = 0;
+    const bool ok = in.array([&] { return text(in, next_slot(tags, used)); });
+    trim_slots(tags, used);
+    return ok;
   }
 
   static bool rows(Reader& in, std::vector<Row>& rows);  // after read_row, which it calls
@@ -130,11 +129,10 @@ bool read_row(Reader& in, Row& r) {
 
 bool Fields::rows(Reader& in, std::vector<Row>& rows) {
   if (in.peek() != '[') return false;
-  rows.clear();
-  return in.array([&] {
-    rows.emplace_back();
-    return read_row(in, rows.back());
-  });
+  size_t used = 0;
+  const bool ok = in.array([&] { return read_row(in, next_slot(rows, used)); });
+  trim_slots(rows, used);
+  return ok;
 }
 
 bool read_page(Reader& in, Page& page) {
@@ -144,13 +142,12 @@ bool read_page(Reader& in, Page& page) {
 
 }  // namespace
 
-Result<Page> decode_json(std::string_view text) {
+Status decode_json(std::string_view text, Page& page) {
   // nlohmann_json, this decoder's engine before, skipped a leading UTF-8 byte order mark.
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   Reader in(text);
-  Page page;
   if (!read_page(in, page) || !in.finish()) return in.error();
-  return page;
+  return ok_status();
 }
 
 }  // namespace hitcost

@@ -19,6 +19,7 @@ void encode_json(const Page& page, std::string& out);
 // Decodes straight into the page with codecs/json_format.h's reader (the one the tree codec
 // uses; no DOM in between). Integers are accepted for price (PHP's json_encode writes 5.0 as
 // 5); a repeated key's last value counts; a leading UTF-8 BOM is skipped. Errors: parse_error.
-Result<Page> decode_json(std::string_view text);
+// Into `page`, reusing what it holds (codecs/value_codec.h decode_page_into).
+Status decode_json(std::string_view text, Page& page);
 
 }  // namespace hitcost

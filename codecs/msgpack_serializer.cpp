@@ -124,11 +124,10 @@ void encode_msgpack(const Page& page, std::string& out) {
   write_page(page, writer);
 }
 
-Result<Page> decode_msgpack(std::string_view bytes) {
+Status decode_msgpack(std::string_view bytes, Page& page) {
   Reader in(bytes);
-  Page page;
   if (!read_page(in, page) || !in.finish()) return in.error();
-  return page;
+  return ok_status();
 }
 
 }  // namespace hitcost

@@ -18,6 +18,7 @@ void encode_msgpack(const Page& page, std::string& out);
 // for price. Counts are checked against the bytes left and nesting is the page shape's, so
 // hostile input cannot make it allocate more than the payload describes.
 // Errors: parse_error, "msgpack: <what> at byte <offset>".
-Result<Page> decode_msgpack(std::string_view bytes);
+// Into `page`, reusing what it holds (codecs/value_codec.h decode_page_into).
+Status decode_msgpack(std::string_view bytes, Page& page);
 
 }  // namespace hitcost

@@ -30,11 +30,11 @@ struct Fields {
   }
   static bool tags(const Json& v, std::vector<std::string>& tags) {
     if (!v.is_array()) return false;
-    tags.clear();
-    tags.reserve(v.size());
+    tags.resize(v.size());
+    size_t i = 0;
     for (const Json& t : v) {
       if (!t.is_string()) return false;
-      tags.push_back(t.get_ref<const std::string&>());
+      tags[i++] = t.get_ref<const std::string&>();
     }
     return true;
   }
@@ -57,11 +57,10 @@ bool read_keyed_object(const Json& obj, uint32_t all_keys, Key (*key_of)(std::st
 
 bool Fields::rows(const Json& v, std::vector<Row>& rows) {
   if (!v.is_array()) return false;
-  rows.clear();
-  rows.reserve(v.size());
+  rows.resize(v.size());
+  size_t i = 0;
   for (const Json& rv : v) {
-    rows.emplace_back();
-    Row& r = rows.back();
+    Row& r = rows[i++];
     if (!read_keyed_object(rv, kAllRowKeys, row_key,
                            [&](const Json& f, RowKey k) { return read_row_field<Fields>(f, k, r); })) {
       return false;
@@ -72,16 +71,15 @@ bool Fields::rows(const Json& v, std::vector<Row>& rows) {
 
 }  // namespace
 
-Result<Page> decode_nlohmann(std::string_view text) {
+Status decode_nlohmann(std::string_view text, Page& page) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Error{Errc::parse_error, "nlohmann: not valid JSON"};
-  Page page;
   if (!read_keyed_object(doc, kAllPageKeys, page_key,
                          [&](const Json& f, PageKey k) { return read_page_field<Fields>(f, k, page); })) {
     return Error{Errc::parse_error, "nlohmann: not a page (an unknown or missing key, or a value of the wrong type)"};
   }
-  return page;
+  return ok_status();
 }
 
 }  // namespace hitcost

@@ -13,6 +13,6 @@ namespace hitcost {
 // The page shape's rules (codecs/page_fields.h): every key once, no unknown key; a repeated key's
 // last value counts (the DOM keeps one). A leading UTF-8 BOM is skipped. Errors: parse_error.
 // Thread-safe (no shared state).
-Result<Page> decode_nlohmann(std::string_view text);
+Status decode_nlohmann(std::string_view text, Page& page);  // into `page`, reusing what it holds
 
 }  // namespace hitcost

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "codecs/page.h"
 
@@ -76,6 +77,21 @@ bool read_page_field(In& in, PageKey k, Page& page) {
     case PageKey::unknown: break;
   }
   return false;
+}
+
+// Decoding into a page that held an earlier one reuses its rows and strings, so that their
+// buffers are kept and a warm decode allocates nothing (decode_page_into, codecs/value_codec.h):
+// next_slot gives the next element to fill — one left from before, or a new one — and
+// trim_slots drops those the new value does not have. Every decoder writes every field of a
+// slot it fills (a row must have all its keys), so nothing of the earlier page survives.
+template <class T>
+T& next_slot(std::vector<T>& v, size_t& used) {
+  if (used == v.size()) v.emplace_back();
+  return v[used++];
+}
+template <class T>
+void trim_slots(std::vector<T>& v, size_t used) {
+  v.resize(used);
 }
 
 // Prices must be finite: NaN/inf can be written by msgpack or PHP but are not prices,

@@ -33,14 +33,12 @@ template <class T, class ReadElement>
 bool read_list(Reader& in, size_t min_element_bytes, std::vector<T>& out, ReadElement read_element) {
   uint64_t n = 0;
   if (!open_array(in, n, min_element_bytes)) return false;
-  out.clear();
-  out.reserve(n);
+  out.resize(n);  // the elements an earlier page left are reused (page_fields.h next_slot)
   for (uint64_t k = 0; k < n; ++k) {
     int64_t index = -1;
     if (!read_int(in, index)) return false;
     if (index < 0 || static_cast<uint64_t>(index) != k) return in.fail("list keys are not 0..N-1 in order");
-    out.emplace_back();
-    if (!read_element(in, out.back())) return false;
+    if (!read_element(in, out[k])) return false;
   }
   return in.expect("}");
 }
@@ -139,11 +137,10 @@ void encode_php(const Page& page, std::string& out) {
   write_page(page, writer);
 }
 
-Result<Page> decode_php(std::string_view text) {
+Status decode_php(std::string_view text, Page& page) {
   Reader in(text);
-  Page page;
   if (!read_page(in, page) || !in.finish()) return in.error();
-  return page;
+  return ok_status();
 }
 
 }  // namespace hitcost

@@ -19,6 +19,7 @@ void encode_php(const Page& page, std::string& out);
 // Strict, bounds-checked decoder for the page shape: every length and count is checked
 // against the bytes that remain before anything is allocated; list arrays must have keys
 // i:0..i:N-1 in order; integers are accepted for price. Errors: parse_error.
-Result<Page> decode_php(std::string_view text);
+// Into `page`, reusing what it holds (codecs/value_codec.h decode_page_into).
+Status decode_php(std::string_view text, Page& page);
 
 }  // namespace hitcost

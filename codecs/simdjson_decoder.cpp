@@ -51,13 +51,13 @@ simdjson::error_code get_row(od::value rv, Row& r) {
       case RowKey::tags: {
         od::array arr;
         if ((e = v.get_array().get(arr))) break;
-        r.tags.clear();
+        size_t used = 0;
         for (auto tv : arr) {
           od::value t;
           if ((e = tv.get(t))) break;
-          r.tags.emplace_back();
-          if ((e = get_string(t, r.tags.back()))) break;
+          if ((e = get_string(t, next_slot(r.tags, used)))) break;
         }
+        trim_slots(r.tags, used);
         break;
       }
       case RowKey::unknown: break;
@@ -69,7 +69,7 @@ simdjson::error_code get_row(od::value rv, Row& r) {
 
 }  // namespace
 
-Result<Page> decode_simdjson(std::string_view text) {
+Status decode_simdjson(std::string_view text, Page& page) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM, as the other decoders
   thread_local od::parser parser;
   thread_local std::string padded;
@@ -81,7 +81,6 @@ Result<Page> decode_simdjson(std::string_view text) {
   if (auto e = parser.iterate(padded.data(), text.size(), padded.size()).get(doc)) return fail(e);
   od::object obj;
   if (auto e = doc.get_object().get(obj)) return fail(e);
-  Page page;
   uint32_t seen = 0;
   for (auto field : obj) {
     std::string_view key;
@@ -98,13 +97,13 @@ Result<Page> decode_simdjson(std::string_view text) {
       case PageKey::rows: {
         od::array arr;
         if ((e = v.get_array().get(arr))) break;
-        page.rows.clear();
+        size_t used = 0;
         for (auto rv : arr) {
           od::value r;
           if ((e = rv.get(r))) break;
-          page.rows.emplace_back();
-          if ((e = get_row(r, page.rows.back()))) break;
+          if ((e = get_row(r, next_slot(page.rows, used)))) break;
         }
+        trim_slots(page.rows, used);
         break;
       }
       case PageKey::unknown: break;
@@ -115,7 +114,7 @@ Result<Page> decode_simdjson(std::string_view text) {
   // Anything after the closing brace (other than whitespace) is trailing content.
   const char* at = nullptr;
   if (!doc.current_location().get(at)) return fail("trailing bytes after the page");
-  return page;
+  return ok_status();
 }
 
 }  // namespace hitcost

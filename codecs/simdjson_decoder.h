@@ -13,6 +13,6 @@ namespace hitcost {
 // Accepts what the other JSON decoders accept (codecs/decoders.h): a leading UTF-8 BOM is skipped,
 // a repeated key's last value counts. Thread-safe (one parser and buffer per thread).
 // Errors: parse_error.
-Result<Page> decode_simdjson(std::string_view text);
+Status decode_simdjson(std::string_view text, Page& page);  // into `page`, reusing what it holds
 
 }  // namespace hitcost

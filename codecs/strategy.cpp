@@ -147,8 +147,9 @@ Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
     // struct:simdjson was JSON's bytes read by simdjson: the bytes are struct:json's, the reader
     // is a choice of the server's (codecs/decoders.h), simdjson by default.
     if (!codec && s == "simdjson") {
-      return bad(text, "struct:simdjson is struct:json now: which library decodes JSON is the server's --json-decoder (" +
-                           json_decoder_names() + "; simdjson by default)");
+      return bad(text,
+                 "struct:simdjson is struct:json now: which library decodes JSON is the server's --json-decoder (" +
+                     json_decoder_names() + "; simdjson by default)");
     }
     if (!codec) return bad(text, "unknown serializer '" + std::string(s) + "'");
     st.serializer = codec->id;

@@ -34,10 +34,16 @@ std::string encode_page(SerializerId serializer, const Page& page) {
   return out;
 }
 
-Result<Page> decode_page(SerializerId serializer, std::string_view payload, const Decoders& decoders) {
-  if (serializer == SerializerId::json) return json_decoder_row(decoders.json).decode(payload);
-  if (const SerializerCodec* codec = find_serializer(serializer)) return codec->decode(payload);
+Status decode_page_into(SerializerId serializer, std::string_view payload, Page& page, const Decoders& decoders) {
+  if (serializer == SerializerId::json) return json_decoder_row(decoders.json).decode(payload, page);
+  if (const SerializerCodec* codec = find_serializer(serializer)) return codec->decode(payload, page);
   return Error{Errc::invalid_argument, "decode_page: an html value has no serializer"};
+}
+
+Result<Page> decode_page(SerializerId serializer, std::string_view payload, const Decoders& decoders) {
+  Page page;
+  if (Status s = decode_page_into(serializer, payload, page, decoders); !s) return s.error();
+  return page;
 }
 
 bool strategy_writes(const Strategy& strategy, const Unwrapped& stored) noexcept {

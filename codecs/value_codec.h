@@ -56,15 +56,18 @@ Result<Unwrapped> unwrap_value(std::string_view stored, uint32_t flags, FlagSche
 // encode_page(none, ..) is empty; decode_page(none, ..) is invalid_argument.
 std::string encode_page(SerializerId serializer, const Page& page);
 Result<Page> decode_page(SerializerId serializer, std::string_view payload, const Decoders& decoders = {});
+// The same into `page`, reusing its rows and strings (a server thread's one page: a warm decode
+// allocates nothing). On an error `page` holds a part of the value and is to be discarded.
+Status decode_page_into(SerializerId serializer, std::string_view payload, Page& page, const Decoders& decoders = {});
 
 // Appends the serialized page to `out` (reuses its capacity; encode_page in place).
 void encode_page_into(SerializerId serializer, const Page& page, std::string& out);
 
 // Whether `strategy` would have written a value of the form `stored` (what its flags say):
-// the same representation, the same serializer, and the strategy's own compressor or none — a value under the compression threshold, or one
-// that did not shrink enough, is stored plain. Anything else was written by another strategy
-// under the same key (keys do not name the strategy: PHP applications read them as they are).
-// The compression level is not compared: the flags do not carry it.
+// the same representation, the same serializer, and the strategy's own compressor or none — a value under the
+// compression threshold, or one that did not shrink enough, is stored plain. Anything else was written by another
+// strategy under the same key (keys do not name the strategy: PHP applications read them as they are). The compression
+// level is not compared: the flags do not carry it.
 bool strategy_writes(const Strategy& strategy, const Unwrapped& stored) noexcept;
 
 // The canonical strategy name of the form `stored` is in, from its flags alone: "html",

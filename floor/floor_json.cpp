@@ -7,7 +7,7 @@ nlohmann::json to_json(const HitFloor& f, const TimingPlan& plan) {
   for (const Step& s : f.steps) {
     nlohmann::json j = {{"part", s.part},         {"step", s.name},           {"library", s.library},
                         {"bytes_in", s.bytes_in}, {"bytes_out", s.bytes_out}, {"in_force", s.in_force},
-                        {"fastest", s.fastest}};
+                        {"bytes_of", s.bytes_of}, {"fastest", s.fastest}};
     if (!s.error.empty()) {
       j["error"] = s.error;
     } else {

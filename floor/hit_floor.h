@@ -26,7 +26,7 @@
 #include "codecs/page.h"
 #include "codecs/strategy.h"
 #include "core/result.h"
-#include "floor/cpu_timing.h"
+#include "floor/step_plan.h"
 
 namespace hitcost::floor {
 
@@ -45,19 +45,6 @@ struct HitSpec {
   size_t request_bytes = 96;  // a GET as hitcost-load sends it
   size_t head_bytes = 170;    // the response head beside the body
   int peer_cpu = -1;          // where the loopback peer runs; -1: anywhere
-};
-
-struct Step {
-  std::string part;     // the CPU part it is the floor of
-  std::string name;     // "inflate", "decode", "send", ...
-  std::string library;  // "libdeflate", "json:simdjson", "kernel", "beast", "hitcost", "libc"
-  size_t bytes_in = 0, bytes_out = 0;
-  bool in_force = false;  // the library the server uses now (true for a step with no alternative)
-  bool fastest = false;   // the lowest of the alternatives for its bytes (true with none)
-  Timing timing;
-  std::string error;  // non-empty: it failed its check and was not timed
-  // MB/s over the larger of bytes_in and bytes_out, at the median (0 when not timed).
-  double mb_per_s() const noexcept;
 };
 
 struct HitFloor {

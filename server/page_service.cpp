@@ -62,13 +62,13 @@ bool PageService::try_hit(const RuntimeConfig& cfg, const Strategy& strategy, Se
     steps_.lap(Phase::render, t0);
     return true;
   }
-  auto page = decode_page(un->serializer, un->payload, cfg.decoders);
+  Status decoded = decode_page_into(un->serializer, un->payload, decoded_, cfg.decoders);
   steps_.lap(Phase::decode, t0);
-  if (!page) {
-    m_.count_decode_error(page.error().code);
+  if (!decoded) {
+    m_.count_decode_error(decoded.error().code);
     return false;
   }
-  render_page(*page, body);
+  render_page(decoded_, body);
   steps_.lap(Phase::render, t0);
   return true;
 }

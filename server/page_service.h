@@ -57,6 +57,9 @@ class PageService {
 
   ThreadMetrics& m_;
   HitSteps steps_;  // begin/finish, phase laps, fetch + unwrap: shared with the other service
+  // The page a hit decodes into: its rows and strings keep their buffers from one hit to the
+  // next, so a warm decode allocates nothing (codecs/value_codec.h decode_page_into).
+  Page decoded_;
   uint32_t origin_delay_us_;
 };
 
