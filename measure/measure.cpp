@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "measure/floor_request.h"
+#include "measure/slow_requests.h"
 
 namespace hitcost::client {
 
@@ -210,11 +211,16 @@ RunReport measure_once(const LoadPlan& plan, const StatsSource& src,
   WindowHooks hooks;
   hooks.every_second = std::move(every_second);
   StatsSource second = src;  // if the first /stats failed, the second is not asked for
+  std::optional<uint64_t> slow_mark;  // the server's slow log at the window's start (measure/slow_requests.h)
   hooks.at_start = [&] {
     before = take_snapshot(plan, src, true);
     if (!before.stats) second = StatsSource{false, nullptr, nullptr};
+    if (second.http) slow_mark = slow_log_mark(plan.endpoint);
   };
-  hooks.at_end = [&] { after = take_snapshot(plan, second, false); };
+  hooks.at_end = [&] {
+    after = take_snapshot(plan, second, false);
+    if (slow_mark) r.slowest = slowest_since(plan.endpoint, *slow_mark);
+  };
   Result<LoadResult> load = run_load(plan, hooks, stop);
   if (!load) throw std::runtime_error(load.error().message);  // set-up failure: client/main.cpp reports it
   r.load = std::move(*load);

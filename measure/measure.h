@@ -44,6 +44,7 @@ struct RunReport : RunRequest {
   double snapshot_window_s = 0;             // wall time between the two snapshots
   std::optional<IdleBaseline> idle;         // absent with --idle 0 or without server stats
   nlohmann::json floor;                     // the hit's floor (measure/floor_request.h); null: none
+  nlohmann::json slowest;                   // the window's slowest requests (measure/slow_requests.h); null: no slow log
   std::string floor_error;                  // why there is none, when one was asked
   // Placement, resolved while the processes were there to look at.
   bool server_local = false;                           // same machine (boot id, pid and start time match)

@@ -1,5 +1,8 @@
 #include "measure/run_output.h"
 
+#include "report/floor_summary.h"
+#include "report/slowest.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -135,6 +138,7 @@ RunRecord record_of(const RunReport& r) {
   o.histogram_send_lateness = histogram_to_json(r.load.send_lateness);
   o.series = series_json(r.load.series, r.load.window_s);
   o.floor = r.floor;
+  o.slowest = r.slowest;
   if (!r.floor_error.empty()) o.floor_error = r.floor_error;
   if (!r.sweep_store.empty() || r.repeat_index >= 0) o.repeat = r.repeat_index;
   return o;
@@ -546,10 +550,33 @@ std::string format_distribution(const RunReport& r) {
 }
 }  // namespace
 
+// The run's hit against its floor (calibrated before it, measure/floor_request.h): total and parts.
+std::string format_floor(const RunReport& r) {
+  if (!r.floor.is_object()) return r.floor_error.empty() ? "" : "  floor         none: " + r.floor_error + "\n";
+  const RunRecord rec = record_of(r);
+  const std::optional<double> total = rec.floor_us("total");
+  if (!total) return "";
+  std::string o;
+  appendf(o, "  floor         %.2f us per hit (calibrated on the server before the run: each step at its fastest "
+             "library, no glue)",
+          *total);
+  if (rec.server_cpu_us_per_hit && *total > 0) appendf(o, "; measured %.2f = %.2fx", *rec.server_cpu_us_per_hit, *rec.server_cpu_us_per_hit / *total);
+  o += "\n                ";
+  const auto* parts = rec.cpu && rec.cpu->server_hit_parts_us ? &*rec.cpu->server_hit_parts_us : nullptr;
+  for (const std::string& p : hit_parts()) {
+    const std::optional<double> f = rec.floor_us(p);
+    const auto m = parts ? parts->find(p) : decltype(parts->end()){};
+    if (parts && m != parts->end()) appendf(o, "%s %.1f/%.1f  ", p.c_str(), m->second, f.value_or(0));
+    else appendf(o, "%s -/%.1f  ", p.c_str(), f.value_or(0));
+  }
+  o += "(us: measured/floor)\n";
+  return o;
+}
+
 std::string format_terminal(const RunReport& r, bool quiet) {
   if (quiet) return format_quiet(r);
-  return format_plan(r) + format_counts(r) + format_latency(r) + format_cpu(r) + format_server(r) +
-         format_placement(r) + format_distribution(r);
+  return format_plan(r) + format_counts(r) + format_latency(r) + format_cpu(r) + format_floor(r) + format_server(r) +
+         slowest_text(r.slowest) + format_placement(r) + format_distribution(r);
 }
 
 }  // namespace hitcost::client

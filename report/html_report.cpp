@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "report/floor_html.h"
+#include "report/slowest.h"
 #include "report/html_charts.h"
 #include "report/run_record.h"
 #include "report/summary.h"
@@ -436,7 +437,7 @@ std::string run_section(const Group& g, const RunRecord& r, const FlagIndex& fla
     << mode << ": " << sig(r.throughput_rps, 3) << " req/s, server " << per_hit << " µs/hit (net, "
     << esc(r.attribution()) << "), p50 " << sig(r.latency_us.p50, 3) << " µs, p99 " << sig(r.latency_us.p99, 3)
     << " µs, errors " << r.errors_total << ", contaminated " << (r.contaminated ? json(*r.contaminated).dump() : "null")
-    << "</div></div>";
+    << "</div>" << slowest_html(r.slowest) << "</div>";
   return h.str();
 }
 

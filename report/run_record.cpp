@@ -148,6 +148,7 @@ void for_each_field(R& r, F&& f) {
   f("/server_memory_kb", "", r.server_memory_kb);
   f("/floor", "", omit(r.floor));
   f("/floor_error", "", omit(r.floor_error));
+  f("/slowest", "", omit(r.slowest));
   // Raw data for exact merges, and the sweep's and merge's context.
   f("/histogram", "", omit(r.histogram));
   f("/histogram_hit", "", omit(r.histogram_hit));

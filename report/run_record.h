@@ -90,6 +90,9 @@ struct RunRecord : RunRequest {
   // floor/floor_json.h's document); null when not asked or not answered (floor_error says why).
   nlohmann::json floor;
   std::optional<std::string> floor_error;
+  // The window's slowest requests from the server's slow log (hitcost-server --slow-log;
+  // measure/slow_requests.h): {"threshold_us", "recorded", "slowest": [...]}; null without one.
+  nlohmann::json slowest;
   // raw data for exact merges (sparse histograms, measure/run_output.h histogram_to_json; series)
   nlohmann::json histogram, histogram_hit, histogram_miss, histogram_service, histogram_send_lateness;
   nlohmann::json series;

@@ -56,6 +56,7 @@ bool CpuSampler::draw() noexcept { return next_random() % period_ == 0; }
 bool CpuSampler::draw_tile() noexcept { return enabled_ && next_random() % kCleanTileOdds == 0; }
 
 void CpuSampler::request_started(const void* who) noexcept {
+  if (trace_) trace_->started();
   if (!armed_ || active_) return;
   armed_ = false;
   active_ = true;

@@ -45,6 +45,7 @@
 #include <cstdint>
 
 #include "server/metrics.h"
+#include "server/request_trace.h"
 
 namespace hitcost::server {
 
@@ -63,8 +64,12 @@ class CpuSampler {
   // The active sample's CPU since the last mark goes to `part`; `wall_ns` is that part's wall
   // time, as the caller measured it (0 when not measured). No-op when nothing is sampled.
   void mark(CpuPart part, uint64_t wall_ns = 0) noexcept {
+    if (trace_) trace_->mark(part, wall_ns);
     if (active_ && detailed_) mark_slow(part, wall_ns);
   }
+  // With --slow-log every request's parts are traced too (request_trace.h): the sampler's
+  // marks are the places a part ends, so it tells the trace.
+  void trace_with(RequestTrace* trace) noexcept { trace_ = trace && trace->on() ? trace : nullptr; }
   void set_outcome(Outcome o) noexcept { outcome_ = o; }
   bool active() const noexcept { return active_; }
   // `who`'s response was handed to the kernel (or its connection closed): the timeline is cut.
@@ -97,6 +102,7 @@ class CpuSampler {
   bool draw_tile() noexcept;  // true with probability 1/kCleanTileOdds
 
   ThreadMetrics& m_;
+  RequestTrace* trace_ = nullptr;
   bool enabled_;
   bool adaptive_;
   uint32_t period_;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "core/duration.h"
 #include "server/port_holder.h"
 
 namespace hitcost::server {
@@ -24,7 +25,13 @@ HttpServer::HttpServer(const ServerOptions& opts, std::shared_ptr<const ValueOri
       return c->log.on() ? c->log.sync : SyncPolicy{};
     });
   ctx_ = std::make_unique<ServerContext>(opts_, *config_, *metrics_, static_cast<size_t>(opts_.threads));
+  if (!opts_.slow_log.empty()) {
+    auto slow = SlowLog::open(*parse_duration_ns(opts_.slow_log), opts_.slow_log_file, opts_.slow_log_rate);  // checked
+    if (!slow) throw std::runtime_error(slow.error().message);
+    slow_log_ = std::move(*slow);
+  }
   ctx_->access_log = access_log_.get();
+  ctx_->slow_log = slow_log_.get();
   ctx_->values = std::move(values);  // before the workers: their routers read it from the start
   const asio::ip::tcp::endpoint ep(addr, static_cast<uint16_t>(opts_.port));
   std::vector<Worker*> all;

@@ -8,6 +8,7 @@
 #include "server/metrics.h"
 #include "server/runtime_config.h"
 #include "server/server_options.h"
+#include "server/slow_log.h"
 #include "server/value_origin.h"
 #include "server/worker.h"
 
@@ -34,6 +35,7 @@ class HttpServer {
   std::unique_ptr<MetricsRegistry> metrics_;
   std::unique_ptr<ConfigHolder> config_;
   std::unique_ptr<AccessLogFile> access_log_;  // null without --access-log; outlives the workers
+  std::unique_ptr<SlowLog> slow_log_;          // null without --slow-log; outlives the workers
   std::unique_ptr<ServerContext> ctx_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;

@@ -93,6 +93,14 @@ void add_options(CLI::App& app, hitcost::server::ServerOptions& o, std::string& 
       ->capture_default_str();
   app.add_flag("--admin-remote", o.admin_remote, "Allow admin routes from non-loopback peers (with --admin-token)");
   app.add_option("--admin-token", o.admin_token, "Bearer token required for remote admin routes");
+  app.add_option("--slow-log", o.slow_log,
+                 "Record every request whose service time is above this (e.g. 2ms) with its parts' CPU and wall "
+                 "time and what it waited on (GET /admin/slow; reads the thread CPU clock at every part: a "
+                 "diagnostic mode)");
+  app.add_option("--slow-log-file", o.slow_log_file, "Also append each slow request to this file, one JSON line each");
+  app.add_option("--slow-log-rate", o.slow_log_rate, "At most this many lines a second into --slow-log-file (the rest counted)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1000000u));
   app.add_option("--corpus", o.corpus,
                  "Serve a user's sampled values (a hitcost-corpus file) at GET /value/{n}, n = 0..N-1 in corpus "
                  "order; values that do not decode are left out (docs/http-api.md)");

@@ -14,6 +14,7 @@ struct Response {
   // strategy that answered.
   std::string_view cache = "-";
   std::string strategy;
+  std::string key;  // the store key a page or value used (the slow log); "" for other routes
 
   void header(std::string_view name, std::string_view value) {
     extra_headers.append(name);

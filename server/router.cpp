@@ -8,6 +8,7 @@
 
 #include "codecs/value_codec.h"
 #include "floor/floor_json.h"
+#include "server/slow_log.h"
 #include "server/stats_report.h"
 #include "server/store_health.h"
 
@@ -71,6 +72,7 @@ void tell_outcome(ServeOutcome out, Response& res) {
   if (out.strategy_mismatch()) res.header("X-Strategy-Asked", out.strategy_asked);
   res.cache = out.hit ? "hit" : "miss";
   res.strategy = std::move(out.strategy_name);
+  res.key = std::move(out.key);
 }
 
 // X-Strategy of a ?strategy= override: its canonical name, but a preset by its own name, which
@@ -335,6 +337,13 @@ void Router::admin(const HttpRequest& req, std::string_view path, std::string_vi
     return json_body(res, body, warm_range(from, to, fill, stopping));
   }
   if (path == "/admin/calibrate") return calibrate(query, res, body);
+  if (path == "/admin/slow") {
+    if (!ctx_.slow_log) return error(res, body, 404, "no slow log: start hitcost-server with --slow-log THRESHOLD");
+    uint64_t since = 0;
+    if (auto s = query_param(query, "since"); s && !parse_number(*s, since))
+      return error(res, body, 400, "slow: since wants a sequence number");
+    return json_body(res, body, ctx_.slow_log->since(since));
+  }
   error(res, body, 404, "no such admin route");
 }
 

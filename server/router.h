@@ -22,6 +22,8 @@
 
 namespace hitcost::server {
 
+class SlowLog;
+
 using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>;
 
 // Shared by every thread; read-only after start except through its own locks.
@@ -42,6 +44,7 @@ struct ServerContext {
   // offline or a cpuset narrowed in between.
   std::atomic<uint32_t> pin_failures{0};
   AccessLogFile* access_log = nullptr;  // null without --access-log
+  SlowLog* slow_log = nullptr;          // null without --slow-log
   // The user's values for GET /value/{n} (--corpus), loaded before the workers start and never
   // changed: every thread reads it without a lock. Null without --corpus.
   std::shared_ptr<const ValueOrigin> values;

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/duration.h"
+
 namespace hitcost::server {
 
 nlohmann::json RuntimeConfig::to_json() const {
@@ -167,6 +169,12 @@ void check_start_values(const ServerOptions& o) {
   if (auto log = LogMode::from_flags(!o.access_log.empty(), o.log_buffer, o.log_flush_ms, o.log_sync); !log)
     throw UsageError(log.error().message);
   if (auto lib = parse_inflate(o.inflate); !lib) throw UsageError("--inflate: " + lib.error().message);
+  if (!o.slow_log.empty()) {
+    if (!parse_duration_ns(o.slow_log)) throw UsageError("--slow-log: not a duration: '" + o.slow_log + "' (e.g. 2ms)");
+    if (!o.metrics) throw UsageError("--slow-log needs the per-part timing that --no-metrics turns off");
+  } else if (!o.slow_log_file.empty()) {
+    throw UsageError("--slow-log-file needs --slow-log THRESHOLD");
+  }
   if (auto dec = parse_json_decoder(o.json_decoder); !dec) throw UsageError("--json-decoder: " + dec.error().message);
 }
 

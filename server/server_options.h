@@ -43,6 +43,9 @@ struct ServerOptions {
   std::string log_sync = "none";     // none | each | interval:MS
   bool admin_remote = false;         // allow admin routes from non-loopback peers (needs token)
   std::string admin_token;
+  std::string slow_log;          // threshold duration ("2ms"); "" = no slow log
+  std::string slow_log_file;     // one JSON line per slow request; "" = kept in memory only (GET /admin/slow)
+  uint32_t slow_log_rate = 100;  // lines per second into the file at most (the rest counted)
   std::string corpus;  // a hitcost-corpus file whose values GET /value/{n} serves; "" = none
 };
 

@@ -162,6 +162,7 @@ void Session::write() {
 
 void Session::on_write(error_code ec) {
   log_request();
+  worker_.request_done(parsed_ && parser_ ? std::string_view(parser_->get().target()) : std::string_view(), res_, body_.size());
   worker_.sampler().request_ended(this);  // the response is the kernel's now (or lost)
   if (ec) return close();
   after_write();

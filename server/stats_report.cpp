@@ -1,5 +1,7 @@
 #include "server/stats_report.h"
 
+#include "server/slow_log.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -149,6 +151,7 @@ StatsFigures read_stats(const ServerContext& ctx, const RuntimeConfig& cfg) {
     f.log = StatsFigures::Log{log->path(), log->reopens(), log->last_error(),
                               cfg.log.on() ? cfg.log.sync.to_string() : "none", log->sync_stats().figures()};
   f.corpus = ctx.values;
+  if (ctx.slow_log) f.slow_threshold_ns = ctx.slow_log->threshold_ns();
   f.store = cfg.store->stats();
   f.store_describe = cfg.store->describe();
   // Where the cache ran: for each memcached node whose pid is a local memcached process,
@@ -475,6 +478,13 @@ void store_extra_section(const StatsFigures& f, StatsOut& out) {
   out.stats["store"]["extra"] = extra;
 }
 
+// The slow log beside its counters (group "slow"): its threshold, null when it is off (then the
+// run's CPU figures carry no tracing cost: server/request_trace.h).
+void slow_log_section(const StatsFigures& f, StatsOut& out) {
+  out.stats["slow"]["threshold_us"] =
+      f.slow_threshold_ns ? nlohmann::json(double(f.slow_threshold_ns) / 1e3) : nlohmann::json(nullptr);
+}
+
 // Only with --corpus: what GET /value/{n} serves (docs/http-api.md); /stats only.
 void corpus_section(const StatsFigures& f, StatsOut& out) {
   if (!f.corpus) return;
@@ -504,6 +514,7 @@ StatsReport report_stats(const StatsFigures& f) {
   log_file_section(f, out);
   store_extra_section(f, out);
   corpus_section(f, out);
+  slow_log_section(f, out);
   return r;
 }
 

@@ -45,6 +45,7 @@ struct StatsFigures {
     SyncStats::Figures sync;
   };
   std::optional<Log> log;
+  uint64_t slow_threshold_ns = 0;  // --slow-log's threshold; 0: off
   // The corpus /value serves (--corpus): immutable, so the figures are read from it directly.
   std::shared_ptr<const ValueOrigin> corpus;
 };

@@ -1,5 +1,7 @@
 #include "server/worker.h"
 
+#include "server/slow_log.h"
+
 #include <pthread.h>
 #include <sched.h>
 
@@ -26,11 +28,13 @@ Worker::Worker(ServerContext& ctx, size_t index)
     : ctx_(ctx),
       index_(index),
       metrics_(ctx.metrics.thread(index)),
+      trace_(ctx.slow_log != nullptr),
       sampler_(metrics_, ctx.opts.metrics, ctx.opts.cpu_sample_period),
       acceptor_(io_),
       sweeper_(io_),
       router_(ctx, metrics_, sampler_) {
   if (ctx.access_log) log_.emplace(*ctx.access_log, metrics_);
+  sampler_.trace_with(&trace_);
 }
 
 void Worker::listen(const asio::ip::tcp::endpoint& endpoint, bool reuse_port, std::vector<Worker*> all) {
@@ -132,6 +136,30 @@ void Worker::begin_drain() {
     std::vector<Session*> all(sessions_.begin(), sessions_.end());
     for (Session* s : all) s->drain();
   });
+}
+
+void Worker::request_done(std::string_view target, const Response& res, size_t body_bytes) {
+  if (!trace_.on()) return;
+  trace_.ended();
+  // Admin routes are long by design (a calibration, a warm) and are not what a run measures.
+  if (target.starts_with("/admin/")) return;
+  if (trace_.service_ns() <= ctx_.slow_log->threshold_ns()) return;
+  SlowEntry e;
+  e.unix_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  e.target.assign(target);
+  e.key = res.key;
+  e.cache = res.cache;
+  e.strategy = res.strategy;
+  e.status = res.status;
+  e.body_bytes = body_bytes;
+  e.service_ns = trace_.service_ns();
+  e.major_faults = trace_.major_faults();
+  e.cpu_ns = trace_.cpu_ns();
+  e.wall_ns = trace_.wall_ns();
+  e.waited_on = what_it_waited_on(e, router_.config().store_spec);
+  metrics_.slow_requests.add();
+  if (!ctx_.slow_log->record(std::move(e))) metrics_.slow_log_dropped.add();
 }
 
 }  // namespace hitcost::server

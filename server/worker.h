@@ -46,6 +46,9 @@ class Worker {
   Router& router() { return router_; }
   ThreadMetrics& metrics() { return metrics_; }
   CpuSampler& sampler() { return sampler_; }
+  // With --slow-log: every request's parts (request_trace.h); a response handed to the kernel
+  // closes it, and a slow one goes to the slow log (server/slow_log.h).
+  void request_done(std::string_view target, const Response& res, size_t body_bytes);
   HttpDate& date() { return date_; }
   AccessLogWriter* access_log() { return log_ ? &*log_ : nullptr; }  // null without --access-log
   const ServerOptions& opts() const { return ctx_.opts; }
@@ -62,6 +65,7 @@ class Worker {
   ServerContext& ctx_;
   size_t index_;
   ThreadMetrics& metrics_;
+  RequestTrace trace_;                       // before sampler_, which tells it every part's end
   CpuSampler sampler_;                       // before router_, which holds a reference to it
   boost::asio::io_context io_{1};            // concurrency hint 1: single-threaded, fewer locks
   boost::asio::ip::tcp::acceptor acceptor_;  // open on worker 0 only

@@ -89,6 +89,12 @@
   /* strategy stored it under the same key. Answered as stored, X-Strategy naming its form. */ \
   X(strategy_mismatches, "",      "strategy_mismatches", "hitcost_strategy_mismatches_total", "",                   "counter", "", \
     "Hits on a value stored in a form the strategy in force would not write (another strategy's value under the key).") \
+  /* the slow log (server/slow_log.h): requests over --slow-log's threshold, and the lines its */ \
+  /* rate limit (or a failed write) left out of the file (each is still counted here) */ \
+  X(slow_requests,       "slow",  "requests",           "hitcost_slow_requests_total",    "",                      "counter", "", \
+    "Requests whose service time was above --slow-log's threshold.") \
+  X(slow_log_dropped,    "slow",  "dropped_lines",      "hitcost_slow_log_dropped_total", "",                      "counter", "", \
+    "Slow requests the slow log's rate limit (or a failed write) left out of its file.") \
   /* a new counter: one row above this line, then m.<field>.add() where it happens */
 // clang-format on
 
