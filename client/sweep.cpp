@@ -453,12 +453,13 @@ struct Sweep {
 };
 
 // Puts back what the server ran before the sweep (strategy, store, flags, rows, namespace,
-// compression rule, access-log mode) and says so; a sweep never leaves the server on its last
+// compression rule, access-log mode, the readers' libraries) and says so; a sweep never leaves the server on its last
 // cell silently. A server that does not report "log" gets none back.
 void restore_config(const Endpoint& admin, const nlohmann::json& original) {
   nlohmann::json body = nlohmann::json::object();
   for (const char* key :
-       {"strategy", "store", "flags", "rows", "namespace", "threshold", "min_savings", "factor", "log"})
+       {"strategy", "store", "flags", "rows", "namespace", "threshold", "min_savings", "factor", "log", "inflate",
+        "json_decoder"})
     if (original.contains(key)) body[key] = original[key];
   const auto r = http_ok_body(admin, "POST", "/admin/config", body.dump());
   if (r)

@@ -210,7 +210,7 @@ RunReport measure_once(const LoadPlan& plan, const StatsSource& src,
   Snapshot before, after;
   WindowHooks hooks;
   hooks.every_second = std::move(every_second);
-  StatsSource second = src;  // if the first /stats failed, the second is not asked for
+  StatsSource second = src;           // if the first /stats failed, the second is not asked for
   std::optional<uint64_t> slow_mark;  // the server's slow log at the window's start (measure/slow_requests.h)
   hooks.at_start = [&] {
     before = take_snapshot(plan, src, true);
@@ -272,8 +272,10 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
     std::string floor_error;
     if (o.floor && src.http) {
       auto f = calibrate_floor(plan);
-      if (f) floor = std::move(*f);
-      else floor_error = f.error().message;
+      if (f)
+        floor = std::move(*f);
+      else
+        floor_error = f.error().message;
     }
     std::optional<IdleBaseline> idle;
     if (src.any() && o.idle_ns > 0) idle = measure_idle(plan, src, o.idle_ns, stop);

@@ -1,12 +1,11 @@
 #include "measure/run_output.h"
 
-#include "report/floor_summary.h"
-#include "report/slowest.h"
-
 #include <algorithm>
 #include <cstdio>
 
 #include "figures/log2_histogram.h"
+#include "report/floor_summary.h"
+#include "report/slowest.h"
 
 namespace hitcost::client {
 
@@ -557,17 +556,21 @@ std::string format_floor(const RunReport& r) {
   const std::optional<double> total = rec.floor_us("total");
   if (!total) return "";
   std::string o;
-  appendf(o, "  floor         %.2f us per hit (calibrated on the server before the run: each step at its fastest "
-             "library, no glue)",
+  appendf(o,
+          "  floor         %.2f us per hit (calibrated on the server before the run: each step at its fastest "
+          "library, no glue)",
           *total);
-  if (rec.server_cpu_us_per_hit && *total > 0) appendf(o, "; measured %.2f = %.2fx", *rec.server_cpu_us_per_hit, *rec.server_cpu_us_per_hit / *total);
+  if (rec.server_cpu_us_per_hit && *total > 0)
+    appendf(o, "; measured %.2f = %.2fx", *rec.server_cpu_us_per_hit, *rec.server_cpu_us_per_hit / *total);
   o += "\n                ";
   const auto* parts = rec.cpu && rec.cpu->server_hit_parts_us ? &*rec.cpu->server_hit_parts_us : nullptr;
   for (const std::string& p : hit_parts()) {
     const std::optional<double> f = rec.floor_us(p);
     const auto m = parts ? parts->find(p) : decltype(parts->end()){};
-    if (parts && m != parts->end()) appendf(o, "%s %.1f/%.1f  ", p.c_str(), m->second, f.value_or(0));
-    else appendf(o, "%s -/%.1f  ", p.c_str(), f.value_or(0));
+    if (parts && m != parts->end())
+      appendf(o, "%s %.1f/%.1f  ", p.c_str(), m->second, f.value_or(0));
+    else
+      appendf(o, "%s -/%.1f  ", p.c_str(), f.value_or(0));
   }
   o += "(us: measured/floor)\n";
   return o;

@@ -18,8 +18,8 @@ std::string parts_text(const nlohmann::json& parts) {
   std::string s;
   for (const auto& [name, v] : parts.items()) {
     char b[96];
-    std::snprintf(b, sizeof b, "%s%s %.3g/%.3g ms", s.empty() ? "" : ", ", name.c_str(),
-                  v.value("cpu_us", 0.0) / 1e3, v.value("wall_us", 0.0) / 1e3);
+    std::snprintf(b, sizeof b, "%s%s %.3g/%.3g ms", s.empty() ? "" : ", ", name.c_str(), v.value("cpu_us", 0.0) / 1e3,
+                  v.value("wall_us", 0.0) / 1e3);
     s += b;
   }
   return s;
@@ -38,7 +38,8 @@ std::string slowest_text(const nlohmann::json& slowest) {
   for (const nlohmann::json& e : list) {
     o += "    " + ms(e.value("service_us", 0.0)) + "  " + e.value("target", std::string("?")) + " " +
          e.value("cache", std::string("-")) + "  waited on " + e.value("waited_on", std::string("?"));
-    if (e.value("major_faults", uint64_t{0})) o += "  (" + std::to_string(e.value("major_faults", uint64_t{0})) + " major faults)";
+    if (e.value("major_faults", uint64_t{0}))
+      o += "  (" + std::to_string(e.value("major_faults", uint64_t{0})) + " major faults)";
     o += "\n      " + parts_text(e.value("parts", nlohmann::json::object())) + "\n";
   }
   return o;

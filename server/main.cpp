@@ -46,8 +46,9 @@ void add_options(CLI::App& app, hitcost::server::ServerOptions& o, std::string& 
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
   app.add_option("--cpus", o.cpus, "Pin thread i to CPU cpus[i % n], e.g. --cpus 0,1")->delimiter(',');
-  app.add_option("--store", o.store,
-                 "memory | memory:objects | memcached:H:P[,H:P...] | mmap:PATH | pread:PATH (see docs/formats.md, Stores)")
+  app.add_option(
+         "--store", o.store,
+         "memory | memory:objects | memcached:H:P[,H:P...] | mmap:PATH | pread:PATH (see docs/formats.md, Stores)")
       ->capture_default_str();
   app.add_flag("--store-create", o.store_create,
                "An mmap:/pread: store may make a new store file (as ?create=1 in the spec, also for stores switched to "
@@ -98,7 +99,8 @@ void add_options(CLI::App& app, hitcost::server::ServerOptions& o, std::string& 
                  "time and what it waited on (GET /admin/slow; reads the thread CPU clock at every part: a "
                  "diagnostic mode)");
   app.add_option("--slow-log-file", o.slow_log_file, "Also append each slow request to this file, one JSON line each");
-  app.add_option("--slow-log-rate", o.slow_log_rate, "At most this many lines a second into --slow-log-file (the rest counted)")
+  app.add_option("--slow-log-rate", o.slow_log_rate,
+                 "At most this many lines a second into --slow-log-file (the rest counted)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000000u));
   app.add_option("--corpus", o.corpus,

@@ -348,9 +348,9 @@ void Router::admin(const HttpRequest& req, std::string_view path, std::string_vi
 }
 
 // POST /admin/calibrate[?rows=R&strategy=S&peer_cpu=C&repeats=N&slice_us=U]: the floor of a /page
-// hit under the config in force (or strategy S, as ?strategy= asks of /page) (floor/hit_floor.h), timed on this io thread — its CPU, its pinning —
-// with the loopback peers on `peer_cpu` (the CPU the server's real peers use). Runs for about
-// steps x repeats x slice (~0.2 s by default); this thread's other connections wait meanwhile.
+// hit under the config in force (or strategy S, as ?strategy= asks of /page) (floor/hit_floor.h), timed on this io
+// thread — its CPU, its pinning — with the loopback peers on `peer_cpu` (the CPU the server's real peers use). Runs for
+// about steps x repeats x slice (~0.2 s by default); this thread's other connections wait meanwhile.
 void Router::calibrate(std::string_view query, Response& res, std::string& body) {
   const RuntimeConfig& cfg = view_.get();
   uint32_t rows = cfg.rows;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -24,7 +25,8 @@ std::string waits_for(CpuPart part, const SlowEntry& e, const std::string& store
     case CpuPart::fetch:
       if (store.starts_with("memcached:")) return "a memcached round trip";
       if (store.starts_with("mmap:"))
-        return e.major_faults ? std::to_string(e.major_faults) + " major page faults of the mmap read" : "the mmap read";
+        return e.major_faults ? std::to_string(e.major_faults) + " major page faults of the mmap read"
+                              : "the mmap read";
       if (store.starts_with("pread:")) return "the pread from the store file";
       return "the store";
     case CpuPart::store_set:
@@ -41,20 +43,22 @@ std::string waits_for(CpuPart part, const SlowEntry& e, const std::string& store
 }  // namespace
 
 std::string what_it_waited_on(const SlowEntry& e, const std::string& store_spec) {
-  size_t most_wait = kCpuParts, most_cpu = kCpuParts;
-  uint64_t wait = 0, cpu = 0;
-  for (size_t k = 0; k < kCpuParts; ++k) {
-    const uint64_t w = e.wall_ns[k] > e.cpu_ns[k] ? e.wall_ns[k] - e.cpu_ns[k] : 0;
-    if (w > wait) wait = w, most_wait = k;
-    if (e.cpu_ns[k] > cpu) cpu = e.cpu_ns[k], most_cpu = k;
-  }
-  if (most_wait < kCpuParts && wait * 10 >= e.service_ns) {
-    const auto part = static_cast<CpuPart>(most_wait);
-    return std::string(to_string(part)) + ": " + waits_for(part, e, store_spec) + " (" + ms(wait) + " of " +
-           ms(e.wall_ns[most_wait]) + " waiting)";
-  }
-  if (most_cpu < kCpuParts) return std::string(to_string(static_cast<CpuPart>(most_cpu))) + ": CPU (" + ms(cpu) + ")";
-  return "nothing measured";
+  size_t slowest = kCpuParts;
+  for (size_t k = 0; k < kCpuParts; ++k)
+    if (slowest == kCpuParts || std::max(e.wall_ns[k], e.cpu_ns[k]) > std::max(e.wall_ns[slowest], e.cpu_ns[slowest]))
+      slowest = k;
+  if (slowest == kCpuParts || std::max(e.wall_ns[slowest], e.cpu_ns[slowest]) == 0) return "nothing measured";
+  const auto part = static_cast<CpuPart>(slowest);
+  const uint64_t wall = std::max(e.wall_ns[slowest], e.cpu_ns[slowest]), cpu = e.cpu_ns[slowest];
+  const uint64_t wait = wall - cpu;
+  const std::string name = to_string(part);
+  const bool faulted = part == CpuPart::fetch && store_spec.starts_with("mmap:") && e.major_faults > 0;
+  if (wait * 2 >= wall)
+    return name + ": waiting on " + waits_for(part, e, store_spec) + " (" + ms(wait) + " of " + ms(wall) + ")";
+  // A major fault's read is often the kernel's work on this thread: CPU, not a wait.
+  if (faulted)
+    return name + ": " + waits_for(part, e, store_spec) + " (" + ms(wall) + ", " + ms(cpu) + " of it on CPU)";
+  return name + ": on CPU (" + ms(cpu) + " of " + ms(wall) + ")";
 }
 
 nlohmann::json to_json(const SlowEntry& e) {
@@ -110,7 +114,8 @@ nlohmann::json SlowLog::since(uint64_t since) const {
   nlohmann::json entries = nlohmann::json::array();
   for (const SlowEntry& e : kept_)
     if (e.seq > since) entries.push_back(to_json(e));
-  return {{"threshold_us", double(threshold_ns_) / 1e3}, {"seq", seq_}, {"kept", kKept}, {"entries", std::move(entries)}};
+  return {
+      {"threshold_us", double(threshold_ns_) / 1e3}, {"seq", seq_}, {"kept", kKept}, {"entries", std::move(entries)}};
 }
 
 }  // namespace hitcost::server

@@ -2,9 +2,9 @@
 // The slow few, one by one (hitcost-server --slow-log THRESHOLD): every request whose service
 // time (its handler's start to its response handed to the kernel) is above the threshold, with
 // what it was (target, key, outcome, bytes), each part's CPU and wall time (request_trace.h),
-// the thread's major page faults during it, and what it waited on — the part with the most
-// wall time beyond its CPU, named for what that part waits for on this store (a memcached
-// round trip, the major faults of an mmap read, a pread from disk, an fdatasync, the socket).
+// the thread's major page faults during it, and what it waited on — its slowest part
+// time and what held it: what that part waits for on this store (a memcached round trip, the
+// major faults of an mmap read, a pread from disk, an fdatasync, the socket), or its CPU.
 //
 // The file (--slow-log-file, one JSON object a line, O_APPEND, one write(2) per line) takes at
 // most --slow-log-rate lines a second; a line over the rate, or one a failed write lost, is
@@ -28,22 +28,24 @@
 namespace hitcost::server {
 
 struct SlowEntry {
-  uint64_t seq = 0;           // 1, 2, ... in the order recorded (GET /admin/slow?since=)
+  uint64_t seq = 0;  // 1, 2, ... in the order recorded (GET /admin/slow?since=)
   uint64_t unix_ns = 0;
-  std::string target, key;    // the request's target; the store key a page or value used ("" none)
-  std::string cache;          // hit | miss | -
-  std::string strategy;       // the strategy that answered ("" none)
+  std::string target, key;  // the request's target; the store key a page or value used ("" none)
+  std::string cache;        // hit | miss | -
+  std::string strategy;     // the strategy that answered ("" none)
   int status = 0;
   uint64_t body_bytes = 0;
   uint64_t service_ns = 0;
   uint64_t major_faults = 0;
   std::array<uint64_t, kCpuParts> cpu_ns{}, wall_ns{};
-  std::string waited_on;      // what_it_waited_on()
+  std::string waited_on;  // what_it_waited_on()
 };
 
-// The part with the most wall time beyond its CPU and what that part waits for on `store_spec`
-// ("fetch: a memcached round trip (2.1 ms of 2.1 ms)"); when no part waited a tenth of the
-// service time, the part with the most CPU ("decode: CPU (0.8 ms)").
+// The request's slowest part and what held it: what that part waits for on `store_spec` when it
+// spent at least half its time waiting ("fetch: waiting on a memcached round trip (296 ms of
+// 296 ms)"), its major faults for an mmap fetch that faulted ("fetch: 3 major page faults of the
+// mmap read (0.4 ms, 0.4 ms of it on CPU)": the kernel's read of the pages runs on the thread),
+// else its CPU ("decode: on CPU (0.8 ms of 0.8 ms)").
 std::string what_it_waited_on(const SlowEntry& e, const std::string& store_spec);
 
 class SlowLog {
@@ -69,7 +71,7 @@ class SlowLog {
   mutable std::mutex mu_;
   std::deque<SlowEntry> kept_;
   uint64_t seq_ = 0;
-  uint64_t second_ = 0;   // the second (monotonic) the rate counts in
+  uint64_t second_ = 0;  // the second (monotonic) the rate counts in
   uint32_t in_second_ = 0;
 };
 

@@ -1,7 +1,5 @@
 #include "server/stats_report.h"
 
-#include "server/slow_log.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include <utility>
 
 #include "proc/proc.h"
+#include "server/slow_log.h"
 
 namespace hitcost::server {
 

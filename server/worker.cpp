@@ -1,7 +1,5 @@
 #include "server/worker.h"
 
-#include "server/slow_log.h"
-
 #include <pthread.h>
 #include <sched.h>
 
@@ -12,6 +10,7 @@
 
 #include "core/pin.h"
 #include "server/session.h"
+#include "server/slow_log.h"
 
 namespace hitcost::server {
 
@@ -146,7 +145,8 @@ void Worker::request_done(std::string_view target, const Response& res, size_t b
   if (trace_.service_ns() <= ctx_.slow_log->threshold_ns()) return;
   SlowEntry e;
   e.unix_ns = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
   e.target.assign(target);
   e.key = res.key;
   e.cache = res.cache;

@@ -85,6 +85,30 @@ TEST(LoadCli, CleanRunExitsZero) {
   EXPECT_EQ(r.exit_code, 0) << show(r);
 }
 
+// A run asks the server for the floor of the hit it measures (the strategy it asked, per
+// ?strategy=) and keeps it; --no-floor asks for none. With --slow-log on the server, the window's
+// slowest requests come along.
+TEST(LoadCli, ARunRecordsTheFloorOfItsHitAndItsSlowestRequests) {
+  const fs::path dir = fresh_dir("floor");
+  ServerProcess server({"--store", "memory", "--threads", "1", "--slow-log", "0ms"});
+  const CommandResult r = hitcost::testing::run_command(
+      short_run(server, {"--strategy", "struct:json+zlib", "--json", (dir / "r.json").string()}));
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  const json run = read_json(dir / "r.json");
+  ASSERT_TRUE(run.contains("floor")) << run.dump().substr(0, 400);
+  EXPECT_EQ(run["floor"]["strategy"], "struct:json+zlib");  // the run's strategy, not the server's html
+  EXPECT_GT(run["floor"]["floor_us"]["total"].get<double>(), 0);
+  EXPECT_GT(run["floor"]["floor_us"]["decode"].get<double>(), 0);
+  ASSERT_TRUE(run.contains("slowest")) << run.dump().substr(0, 400);
+  EXPECT_EQ(run["slowest"]["threshold_us"], 0.0);
+  EXPECT_EQ(run["slowest"]["slowest"].size(), 10u);  // every request is "slow" at 0 ms: the 10 slowest kept
+  EXPECT_GE(run["slowest"]["recorded"].get<uint64_t>(), 100u);
+  const CommandResult none =
+      hitcost::testing::run_command(short_run(server, {"--no-floor", "--json", (dir / "none.json").string()}));
+  ASSERT_EQ(none.exit_code, 0) << show(none);
+  EXPECT_FALSE(read_json(dir / "none.json").contains("floor"));
+}
+
 // --strategy reaches the server: every page the run asked for was answered under it (the access
 // log names the strategy that answered each request), not under the server's default.
 TEST(LoadCli, EveryPageIsAnsweredUnderTheStrategyAsked) {

@@ -299,7 +299,7 @@ TEST(SweepAxes, ThreadsSetTheLoadPlanAndRowsTheConfigWithANamespaceEach) {
 
 TEST(SweepAxes, BadAxesAreRefusedWithAReason) {
   const std::vector<std::pair<const char*, const char*>> refused = {
-      {"speed=1,2", "--axis speed: no such axis; the axes are log, rows, threads, connections"},
+      {"speed=1,2", "--axis speed: no such axis; the axes are log, inflate, json_decoder, rows, threads, connections"},
       {"strategy=html", "--axis strategy: --strategies gives its values"},
       {"store=memory", "--axis store: --stores gives its values"},
       {"threads", "--axis threads: give its values, --axis threads=V1,V2"},

@@ -299,6 +299,60 @@ TEST(Routes, InflateAndJsonDecoderSwitchesAnswerTheSameBytesAndAreReported) {
   EXPECT_EQ(json::parse(conn.get("/stats").body)["config"]["inflate"], "libdeflate");  // the last good one stays
 }
 
+// The floor of a hit: every step of the strategy's hit on its bytes, every library of a format,
+// the fastest of each marked, and per part the floor as the fastest alternatives summed.
+TEST(Routes, CalibrateTimesEveryStepOfTheHitWithEveryLibrary) {
+  MemcachedProcess mc;
+  ServerProcess server({"--store", "memcached:" + mc.address(), "--strategy", "struct:json+zlib", "--threshold", "0",
+                        "--rows", "20"});
+  HttpConnection conn(server.port());
+  HttpResponse r = conn.post("/admin/calibrate?repeats=3&slice_us=500", "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json f = json::parse(r.body);
+  EXPECT_EQ(f["strategy"], "struct:json+zlib");
+  EXPECT_EQ(f["store"], "memcached");
+  EXPECT_EQ(f["repeats"], 3);
+  std::map<std::string, int> by_step;  // "part/step" -> steps
+  std::map<std::string, double> fastest_of;  // "part/step" -> the fastest's median ns
+  size_t timed = 0;
+  for (const json& s : f["steps"]) {
+    ASSERT_FALSE(s.contains("error")) << s.dump();
+    const std::string key = s["part"].get<std::string>() + "/" + s["step"].get<std::string>();
+    ++by_step[key];
+    EXPECT_GT(s["ns"]["median"].get<double>(), 0) << key;
+    EXPECT_LE(s["ns"]["min"].get<double>(), s["ns"]["median"].get<double>()) << key;
+    if (s["fastest"].get<bool>()) fastest_of[key] = s["ns"]["median"].get<double>();
+    ++timed;
+  }
+  EXPECT_EQ(by_step["receive/recv"], 1);
+  EXPECT_EQ(by_step["receive/http_parse"], 1);
+  EXPECT_EQ(by_step["fetch/round_trip"], 1);
+  EXPECT_EQ(by_step["unwrap/decompress"], 3);  // zlib, libdeflate, isal
+  EXPECT_EQ(by_step["decode/decode"], 3);      // simdjson, hitcost, nlohmann
+  EXPECT_EQ(by_step["render/render"], 1);
+  EXPECT_EQ(by_step["write/send"], 1);
+  EXPECT_EQ(timed, 11u);
+  // Each part's floor is its steps' fastest alternatives, summed; the total sums the parts.
+  double parts = 0;
+  for (const char* part : {"receive", "fetch", "unwrap", "decode", "render", "write", "other"}) {
+    double want = 0;
+    for (const auto& [key, ns] : fastest_of)
+      if (key.rfind(std::string(part) + "/", 0) == 0) want += ns / 1e3;
+    EXPECT_NEAR(f["floor_us"][part].get<double>(), want, 1e-9) << part;
+    parts += f["floor_us"][part].get<double>();
+  }
+  EXPECT_NEAR(f["floor_us"]["total"].get<double>(), parts, 1e-9);
+  EXPECT_EQ(f["floor_us"]["other"], 0.0);
+  // The libraries in force are marked; switched, the in-force sum moves to the new one.
+  for (const json& s : f["steps"])
+    if (s["part"] == "unwrap") EXPECT_EQ(s["in_force"].get<bool>(), s["library"] == "zlib:libdeflate") << s.dump();
+  ASSERT_EQ(conn.post("/admin/config", R"({"inflate":"zlib","json_decoder":"nlohmann"})").status, 200);
+  const json g = json::parse(conn.post("/admin/calibrate?repeats=3&slice_us=500", "").body);
+  EXPECT_GT(g["in_force_us"]["decode"].get<double>(), g["floor_us"]["decode"].get<double>());  // nlohmann is not the fastest
+  for (const char* bad : {"repeats=0", "repeats=x", "slice_us=5", "peer_cpu=-5", "strategy=struct:yaml"})
+    EXPECT_EQ(conn.post(std::string("/admin/calibrate?") + bad, "").status, 400) << bad;
+}
+
 TEST(Routes, PerRequestStrategyOverride) {
   ServerProcess server({"--rows", "4", "--namespace", "t"});
   HttpConnection conn(server.port());

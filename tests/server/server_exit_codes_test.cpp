@@ -87,6 +87,9 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
       {2, {"--inflate", "gzip"}, "unknown inflate library 'gzip' (zlib, libdeflate, isal)"},
       {2, {"--json-decoder", "rapidjson"}, "unknown JSON decoder 'rapidjson'"},
       {2, {"--strategy", "struct:simdjson"}, "--json-decoder"},
+      {2, {"--slow-log", "soon"}, "--slow-log: not a duration: 'soon'"},
+      {2, {"--slow-log-file", dir.file("slow.log")}, "--slow-log-file needs --slow-log"},
+      {2, {"--slow-log", "1ms", "--no-metrics"}, "--slow-log needs the per-part timing"},
       {2, {"--port", "70000"}, "--port"},
       {2, {"--cpus", "4095"}, "CPU 4095 is not online"},
       {2, {"--log-sync", "sometimes"}, "sometimes"},
@@ -100,6 +103,7 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
       {1, {"--store", "mmap:" + dir.file("no-such-dir/x.dat") + "?create=1"}, "cannot create"},
       {1, {"--corpus", corrupt}, corrupt},
       {1, {"--access-log", dir.file("no-such-dir/access.log")}, "--access-log"},
+      {1, {"--slow-log", "1ms", "--slow-log-file", dir.file("no-such-dir/slow.log")}, "--slow-log-file"},
   };
   size_t walked = 0;
   for (const Row& row : rows) {
@@ -129,7 +133,7 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
     ++walked;
   }
   EXPECT_EQ(walked, rows.size() + 2);
-  EXPECT_EQ(walked, 25u);
+  EXPECT_EQ(walked, 29u);
 }
 
 // Regression (issue 30): SO_REUSEPORT on every acceptor let a second server start on the port of
