@@ -27,6 +27,7 @@ nlohmann::json to_json(const HitFloor& f, const TimingPlan& plan) {
           {"slice_us", static_cast<double>(plan.slice.count()) / 1e3},
           {"floor_us", f.floor_us},
           {"in_force_us", f.in_force_us},
+          {"composed_us", f.composed_us},
           {"steps", std::move(steps)}};
 }
 

@@ -45,13 +45,23 @@ struct HitSpec {
   size_t request_bytes = 96;  // a GET as hitcost-load sends it
   size_t head_bytes = 170;    // the response head beside the body
   int peer_cpu = -1;          // where the loopback peer runs; -1: anywhere
+  // How many values the run reads from (its keys, uniform): a memory or mmap fetch then copies one
+  // of that many (up to kMaxWorkingSet bytes of them), not one value the caches keep hot.
+  uint64_t values = 1;
 };
+inline constexpr uint64_t kMaxWorkingSet = uint64_t{128} << 20;
 
 struct HitFloor {
   std::vector<Step> steps;
   // µs per hit by CPU part: the fastest libraries (floor_us) and the libraries in force
   // (in_force_us). "total" sums the parts.
   std::map<std::string, double> floor_us, in_force_us;
+  // The whole hit in one loop with the libraries in force (receive, fetch, unwrap, decode,
+  // render, send one after another, as a hit runs them): each step's floor is timed hot in a
+  // loop of its own, where its code and data keep the caches; here the steps evict each other's
+  // lines as they do in a hit. CPU per hit ÷ this is what the server adds (event loop, HTTP,
+  // routing, the sampler), apart from what the steps cost each other. 0 when not timed.
+  double composed_us = 0;
   int cpu = -1, peer_cpu = -1;  // where the steps ran (sched_getcpu at the start) and their peer
   size_t stored_bytes = 0, payload_bytes = 0, body_bytes = 0;
 };

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -105,5 +106,22 @@ LoopbackPeer::~LoopbackPeer() {
 
 bool LoopbackPeer::send_all(const char* p, size_t n) { return write_all(ours_.get(), p, n); }
 bool LoopbackPeer::recv_exact(char* p, size_t n) { return read_exact(ours_.get(), p, n); }
+
+bool LoopbackPeer::send_two(const char* a, size_t an, const char* b, size_t bn) {
+  iovec iov[2] = {{const_cast<char*>(a), an}, {const_cast<char*>(b), bn}};
+  int first = 0;
+  while (first < 2) {
+    ssize_t w = ::writev(ours_.get(), iov + first, 2 - first);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    auto left = static_cast<size_t>(w);
+    while (first < 2 && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+    if (first < 2) {
+      iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + left;
+      iov[first].iov_len -= left;
+    }
+  }
+  return true;
+}
 
 }  // namespace hitcost::floor

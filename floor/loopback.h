@@ -31,6 +31,7 @@ class LoopbackPeer {
 
   // This end's blocking I/O, full loops over short counts and EINTR; false on an error or EOF.
   bool send_all(const char* p, size_t n);
+  bool send_two(const char* a, size_t an, const char* b, size_t bn);  // one writev of both, as a response is sent
   bool recv_exact(char* p, size_t n);
   int peer_cpu() const noexcept { return peer_cpu_; }
 

@@ -48,6 +48,12 @@ void Plan::add(Step s, std::function<bool()> op, std::function<bool()> check) {
   entries_.push_back(Entry{std::move(s), TimedOp{std::move(op), std::move(check), {}, false, {}}});
 }
 
+Result<LoopbackPeer*> Plan::open_peer(LoopbackPeer::Role role, size_t request_bytes, size_t reply_bytes) {
+  auto peer = LoopbackPeer::open(role, request_bytes, reply_bytes, peer_cpu_);
+  if (!peer) return peer.error();
+  return links_.emplace_back(std::move(*peer)).get();
+}
+
 Status Plan::add_receive(const std::string& part, size_t request_bytes) {
   const std::string& request = keep(request_text(request_bytes));
   auto feed = LoopbackPeer::open(LoopbackPeer::Role::feed, 0, request.size(), peer_cpu_);
@@ -86,13 +92,25 @@ Status Plan::add_round_trip(const std::string& part, size_t request, size_t repl
   return ok_status();
 }
 
-void Plan::add_memcpy(const std::string& part, const std::string& bytes, std::string bytes_of) {
-  const std::string& from = keep(bytes);
+void Plan::add_memcpy(const std::string& part, const std::string& bytes, std::string bytes_of, size_t copies) {
   std::string& to = buffer();
-  add(make_step(part, "memcpy", "libc", from.size(), from.size(), std::move(bytes_of)), [&from, &to] {
-    to.assign(from);
-    return true;
-  });
+  if (copies <= 1) {
+    const std::string& from = keep(bytes);
+    add(make_step(part, "memcpy", "libc", from.size(), from.size(), std::move(bytes_of)), [&from, &to] {
+      to.assign(from);
+      return true;
+    });
+    return;
+  }
+  auto set = std::make_shared<std::vector<std::string>>(copies, bytes);
+  auto next = std::make_shared<size_t>(0);
+  add(make_step(part, "memcpy", "libc, " + std::to_string(copies) + " values", bytes.size(), bytes.size(),
+                std::move(bytes_of)),
+      [set, next, &to] {
+        to.assign((*set)[*next]);
+        *next = *next + 1 == set->size() ? 0 : *next + 1;
+        return true;
+      });
 }
 
 Status Plan::add_pread(const std::string& part, const std::string& bytes, std::string bytes_of) {

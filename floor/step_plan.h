@@ -45,7 +45,9 @@ class Plan {
   // A round trip: `request` bytes out, `reply` bytes back (the peer pays for sending them).
   Status add_round_trip(const std::string& part, size_t request, size_t reply);
   // A copy of `bytes` into a reused buffer (a store's get from memory, an html value into the body).
-  void add_memcpy(const std::string& part, const std::string& bytes, std::string bytes_of = "");
+  // `copies` > 1: the source rotates over that many copies of the value, as a store's get reads
+  // one of many values (a working set larger than the caches is copied from memory, not from L1).
+  void add_memcpy(const std::string& part, const std::string& bytes, std::string bytes_of = "", size_t copies = 1);
   // A pread(2) of `bytes` from the page cache (a memfd). Errors: io_error.
   Status add_pread(const std::string& part, const std::string& bytes, std::string bytes_of = "");
   // unwrap_value of `stored` under `scheme` with every library of its compressor's format (zlib:
@@ -60,6 +62,13 @@ class Plan {
   void add_encode(const std::string& part, SerializerId s, const Page& page);
   // render_page of `page`, checked to give `html`.
   void add_render(const std::string& part, const Page& page, const std::string& html);
+
+  // A step of the caller's own: `op` one call, `check` (optional) whether the first was right.
+  void add_op(Step s, std::function<bool()> op, std::function<bool()> check = {}) {
+    add(std::move(s), std::move(op), std::move(check));
+  }
+  // A loopback peer kept for the plan's life (loopback.h), for an op of the caller's own.
+  Result<LoopbackPeer*> open_peer(LoopbackPeer::Role role, size_t request_bytes, size_t reply_bytes);
 
   // Times every step (cpu_timing.h: interleaved repeats) and returns them, the fastest of each
   // group of alternatives marked (same part, name and bytes_of).

@@ -29,6 +29,9 @@ Result<nlohmann::json> calibrate_floor(const LoadPlan& plan) {
   if (!plan.rows_mix.empty())
     return Error{Errc::invalid_argument, "no floor for a --rows-mix (pages of several sizes)"};
   std::string target = "/admin/calibrate?peer_cpu=" + std::to_string(plan.cpus.empty() ? -1 : plan.cpus.front());
+  // A uniform run reads every key alike: its fetch's floor copies one of that many values. Under
+  // zipf the few hot ones stay in the caches: one value, as hot as it can be.
+  target += "&values=" + std::to_string(plan.keys.dist.kind == KeyDist::Kind::uniform ? plan.keys.keys : 1);
   for (std::string_view name : {"rows", "strategy"}) {
     if (std::string_view v = query_value(plan.query, name); !v.empty()) {
       target += '&';

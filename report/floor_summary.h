@@ -22,7 +22,7 @@ class FloorFigures {
   void into(SweepRow& row) const;
 
  private:
-  std::vector<double> total_, ratio_;
+  std::vector<double> total_, ratio_, composed_, composed_ratio_;
   std::vector<std::vector<double>> measured_ = std::vector<std::vector<double>>(hit_parts().size()), floor_ = measured_,
                                    part_ratio_ = measured_;
 };

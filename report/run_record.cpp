@@ -284,6 +284,13 @@ std::string RunRecord::row_label() const { return sweep_row_label(strategy, axes
 
 std::string RunRecord::attribution() const { return cpu ? cpu->attribution : "sender-pays"; }
 
+std::optional<double> RunRecord::composed_us() const {
+  if (!floor.is_object()) return std::nullopt;
+  const auto it = floor.find("composed_us");
+  if (it == floor.end() || !it->is_number() || it->get<double>() <= 0) return std::nullopt;
+  return it->get<double>();
+}
+
 std::optional<double> RunRecord::floor_us(std::string_view part) const {
   if (!floor.is_object()) return std::nullopt;
   const auto parts = floor.find("floor_us");

@@ -132,6 +132,8 @@ struct RunRecord : RunRequest {
   std::optional<std::string> per_hit_flag() const { return flag_of(server_cpu_us_per_hit); }
   // The floor's µs per hit for CPU part `part` ("fetch", ..., "total"); nullopt without one.
   std::optional<double> floor_us(std::string_view part) const;
+  // The floor's whole hit in one loop, µs (floor "composed_us"); nullopt without one.
+  std::optional<double> composed_us() const;
   // What check_cpu_figures reads: {"cpu", "server_sampling", "server_cpu_us_per_hit"}.
   nlohmann::json cpu_figures_doc() const;
 

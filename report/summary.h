@@ -64,6 +64,9 @@ struct SweepRow {
   std::optional<Range> own_mib, store_file_mib;  // server memory: its own, the store file's cached pages
   // The floor of a hit (calibrated before each run) and CPU per hit ÷ that floor, per run.
   std::optional<Range> floor_hit, floor_ratio;
+  // The whole hit in one loop (floor/hit_floor.h composed_us) and CPU per hit ÷ it, per run: what
+  // the server adds beyond what its steps cost each other.
+  std::optional<Range> composed_hit, composed_ratio;
   std::vector<FloorPart> floor_parts;  // by part, in the hit's order; empty without floors
   std::vector<double> metric_values;             // the verdict figure of each kept run, in run order
   std::vector<int> metric_rounds;                // the round of each of them (the verdicts pair by round)

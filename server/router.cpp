@@ -347,15 +347,17 @@ void Router::admin(const HttpRequest& req, std::string_view path, std::string_vi
   error(res, body, 404, "no such admin route");
 }
 
-// POST /admin/calibrate[?rows=R&strategy=S&peer_cpu=C&repeats=N&slice_us=U]: the floor of a /page
+// POST /admin/calibrate[?rows=R&strategy=S&peer_cpu=C&values=K&repeats=N&slice_us=U]: the floor of a /page
 // hit under the config in force (or strategy S, as ?strategy= asks of /page) (floor/hit_floor.h), timed on this io
-// thread — its CPU, its pinning — with the loopback peers on `peer_cpu` (the CPU the server's real peers use). Runs for
+// thread — its CPU, its pinning — with the loopback peers on `peer_cpu` (the CPU the server's real peers use) and a
+// memory or mmap fetch copying one of K values (the run's keys: a working set the caches do not hold). Runs for
 // about steps x repeats x slice (~0.2 s by default); this thread's other connections wait meanwhile.
 void Router::calibrate(std::string_view query, Response& res, std::string& body) {
   const RuntimeConfig& cfg = view_.get();
   uint32_t rows = cfg.rows;
   if (!parse_rows(query, rows, res, body)) return;
   int peer_cpu = -1, repeats = 5, slice_us = 2000;
+  uint64_t values = 1;
   auto p = query_param(query, "peer_cpu"), r = query_param(query, "repeats"), s = query_param(query, "slice_us");
   if (p && (!parse_number(*p, peer_cpu) || peer_cpu < -1 || peer_cpu >= 4096))
     return error(res, body, 400, "calibrate: peer_cpu wants -1..4095");
@@ -363,6 +365,8 @@ void Router::calibrate(std::string_view query, Response& res, std::string& body)
     return error(res, body, 400, "calibrate: repeats wants 1..50");
   if (s && (!parse_number(*s, slice_us) || slice_us < 100 || slice_us > 100000))
     return error(res, body, 400, "calibrate: slice_us wants 100..100000");
+  if (auto v = query_param(query, "values"); v && (!parse_number(*v, values) || values < 1))
+    return error(res, body, 400, "calibrate: values wants a count >= 1");
   const Strategy* strategy = &cfg.strategy;
   std::string strategy_text = cfg.strategy_text;
   if (std::optional<std::string> st_text = query_param(query, "strategy")) {
@@ -378,6 +382,7 @@ void Router::calibrate(std::string_view query, Response& res, std::string& body)
   spec.fetch = *fetch;
   spec.in_force = cfg.decoders;
   spec.peer_cpu = peer_cpu;
+  spec.values = values;
   const floor::TimingPlan plan{repeats, std::chrono::microseconds(slice_us)};
   auto floor = floor::calibrate_hit(spec, plan);
   if (!floor) return error(res, body, 500, "calibrate: " + floor.error().message);
