@@ -47,10 +47,17 @@ int other_cpu(int cpu) {
   return -1;
 }
 
-}  // namespace
+// What one calibration found, for the table and the JSON.
+struct Table {
+  int cpu = -1, peer = -1;
+  std::vector<floor::Step> steps;
+  floor::HostBytes bytes;
+  PhpBeside php;
+  double seconds = 0;
+};
 
-int run_calibration(int argc, char** argv) {
-  Options o;
+// The options; -1 to go on, else the exit code (--help 0, a usage error 2).
+int parse_options(int argc, char** argv, Options& o) {
   CLI::App app{
       "hitcost-bench --calibrate: every step of a hit on this host, with every library it has, and "
       "PHP's own functions on the same bytes beside them"};
@@ -75,66 +82,51 @@ int run_calibration(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  // The peers' CPU from the process's CPUs, before this thread is pinned to one of them.
-  const int peer = o.peer_cpu == -2 ? other_cpu(o.cpu >= 0 ? o.cpu : sched_getcpu()) : o.peer_cpu;
-  if (o.cpu >= 0 && pin_this_thread(o.cpu) != 0) {
-    std::fprintf(stderr, "hitcost-bench: --cpu %d: not a CPU this process may run on\n", o.cpu);
-    return 2;
-  }
-  const int cpu = sched_getcpu();
-  const uint64_t t0 = now_ns();
-  floor::HostSpec spec;
-  spec.rows = o.rows;
-  spec.peer_cpu = peer;
-  const floor::TimingPlan plan{o.repeats, std::chrono::microseconds(static_cast<int64_t>(o.slice_ms * 1000))};
-  auto steps = floor::calibrate_host(spec, plan);
-  if (!steps) {
-    std::fprintf(stderr, "hitcost-bench: %s\n", steps.error().message.c_str());
-    return 1;
-  }
-  const floor::HostBytes bytes = floor::host_bytes(spec);
-  PhpBeside php;
-  if (!o.no_php) php = time_php(bytes, o.rows, o.cpu >= 0 ? o.cpu : cpu, o.repeats, o.slice_ms);
-  const double seconds = double(now_ns() - t0) / 1e9;
+  return -1;
+}
 
+// PHP's figure for the bytes `s` reads and hitcost ÷ PHP, for a decode or decompress row.
+std::pair<std::string, std::string> php_cells(const floor::Step& s, const PhpBeside& php) {
+  if (s.part != "decode" && s.part != "decompress") return {};
+  const auto it = php.by_bytes.find(s.bytes_of);
+  if (it == php.by_bytes.end()) return {};
+  const PhpTiming& p = it->second;
+  if (!p.timing || !s.error.empty()) return {p.function + ": " + p.why_not, ""};
+  return {p.function + " " + fmt("%.1f", p.timing->median_ns / 1e3),
+          fmt("%.2f", s.timing.median_ns / p.timing->median_ns) + "x"};
+}
+
+void print_table(const Table& t, const Options& o) {
   std::printf(
       "calibration of this host: CPU %d (loopback peers on %s), a page of %u rows (html %zu B, json %zu B); "
       "thread CPU per call, median [min..max] of %d interleaved repeats of ~%.1f ms each; %.1f s\n",
-      cpu, peer >= 0 ? ("CPU " + std::to_string(peer)).c_str() : "any CPU", o.rows, bytes.html.size(),
-      bytes.serialized.front().second.size(), o.repeats, o.slice_ms, seconds);
-  if (!php.version.empty())
+      t.cpu, t.peer >= 0 ? ("CPU " + std::to_string(t.peer)).c_str() : "any CPU", o.rows, t.bytes.html.size(),
+      t.bytes.serialized.front().second.size(), o.repeats, o.slice_ms, t.seconds);
+  if (!t.php.version.empty())
     std::printf(
         "PHP beside: %s (php-cli pinned to the same CPU; hrtime wall clock around each batch, the CPU "
         "otherwise idle)\n",
-        php.version.c_str());
+        t.php.version.c_str());
   else if (!o.no_php)
     std::printf("PHP beside: php-cli is not installed\n");
-  std::printf("%-10s %-10s %-15s %-28s %-22s %-8s %-16s %-22s %s\n", "group", "step", "library", "bytes in -> out",
+  std::printf("%-10s %-10s %-15s %-28s %-22s %-8s %-8s %-22s %s\n", "group", "step", "library", "bytes in -> out",
               "us per call", "MB/s", "", "PHP, same bytes (us)", "÷ PHP");
-  nlohmann::json php_json = nlohmann::json::object();
-  for (const floor::Step& s : *steps) {
-    std::string what = (s.bytes_of.empty() ? "" : s.bytes_of + " ") + std::to_string(s.bytes_in) + " -> " +
-                       std::to_string(s.bytes_out);
-    std::string mark = s.fastest ? "fastest" : "";
-    std::string php_cell, ratio_cell;
-    const bool comparable = s.part == "decode" || s.part == "decompress";
-    if (comparable)
-      if (auto it = php.by_bytes.find(s.bytes_of); it != php.by_bytes.end()) {
-        const PhpTiming& p = it->second;
-        if (p.timing && s.error.empty()) {
-          php_cell = p.function + " " + fmt("%.1f", p.timing->median_ns / 1e3);
-          ratio_cell = fmt("%.2f", s.timing.median_ns / p.timing->median_ns) + "x";
-        } else {
-          php_cell = p.function + ": " + p.why_not;
-        }
-      }
-    std::printf(
-        "%-10s %-10s %-15s %-28s %-22s %-8s %-16s %-22s %s\n", s.part.c_str(), s.name.c_str(), s.library.c_str(),
-        what.c_str(), s.error.empty() ? ns_text(s.timing).c_str() : ("not timed: " + s.error).c_str(),
-        s.error.empty() ? fmt("%.0f", s.mb_per_s()).c_str() : "-", mark.c_str(), php_cell.c_str(), ratio_cell.c_str());
+  for (const floor::Step& s : t.steps) {
+    const std::string what = (s.bytes_of.empty() ? "" : s.bytes_of + " ") + std::to_string(s.bytes_in) + " -> " +
+                             std::to_string(s.bytes_out);
+    const auto [php_cell, ratio_cell] = php_cells(s, t.php);
+    std::printf("%-10s %-10s %-15s %-28s %-22s %-8s %-8s %-22s %s\n", s.part.c_str(), s.name.c_str(), s.library.c_str(),
+                what.c_str(), s.error.empty() ? ns_text(s.timing).c_str() : ("not timed: " + s.error).c_str(),
+                s.error.empty() ? fmt("%.0f", s.mb_per_s()).c_str() : "-", s.fastest ? "fastest" : "", php_cell.c_str(),
+                ratio_cell.c_str());
   }
-  for (const auto& [key, p] : php.by_bytes) {
-    php_json[key] =
+}
+
+// The table in floor_json's layout of steps, with PHP's figures; false when it cannot be written.
+bool write_json(const Table& t, const Options& o, const floor::TimingPlan& plan) {
+  nlohmann::json php = nlohmann::json::object();
+  for (const auto& [key, p] : t.php.by_bytes) {
+    php[key] =
         p.timing
             ? nlohmann::json{{"function", p.function},
                              {"ns",
@@ -142,23 +134,52 @@ int run_calibration(int argc, char** argv) {
                              {"calls", p.timing->calls}}
             : nlohmann::json{{"function", p.function}, {"why_not", p.why_not}};
   }
-  if (!o.json_out.empty()) {
-    floor::HitFloor as_doc;  // the steps in floor_json's layout
-    as_doc.steps = *steps;
-    as_doc.cpu = cpu;
-    as_doc.peer_cpu = peer;
-    nlohmann::json doc = floor::to_json(as_doc, plan);
-    doc.erase("floor_us");
-    doc.erase("in_force_us");
-    doc["rows"] = o.rows;
-    doc["seconds"] = seconds;
-    doc["php"] = {{"version", php.version}, {"by_bytes", php_json}};
-    std::ofstream f(o.json_out);
-    f << doc.dump(2) << "\n";
-    if (!f) {
-      std::fprintf(stderr, "hitcost-bench: cannot write %s\n", o.json_out.c_str());
-      return 4;
-    }
+  floor::HitFloor as_doc;
+  as_doc.steps = t.steps;
+  as_doc.cpu = t.cpu;
+  as_doc.peer_cpu = t.peer;
+  nlohmann::json doc = floor::to_json(as_doc, plan);
+  for (const char* hit_only : {"floor_us", "in_force_us", "composed_us", "stored_bytes", "payload_bytes", "body_bytes"})
+    doc.erase(hit_only);
+  doc["rows"] = o.rows;
+  doc["seconds"] = t.seconds;
+  doc["php"] = {{"version", t.php.version}, {"by_bytes", php}};
+  std::ofstream f(o.json_out);
+  f << doc.dump(2) << "\n";
+  return static_cast<bool>(f);
+}
+
+}  // namespace
+
+int run_calibration(int argc, char** argv) {
+  Options o;
+  if (int code = parse_options(argc, argv, o); code >= 0) return code;
+  Table t;
+  // The peers' CPU from the process's CPUs, before this thread is pinned to one of them.
+  t.peer = o.peer_cpu == -2 ? other_cpu(o.cpu >= 0 ? o.cpu : sched_getcpu()) : o.peer_cpu;
+  if (o.cpu >= 0 && pin_this_thread(o.cpu) != 0) {
+    std::fprintf(stderr, "hitcost-bench: --cpu %d: not a CPU this process may run on\n", o.cpu);
+    return 2;
+  }
+  t.cpu = sched_getcpu();
+  const uint64_t t0 = now_ns();
+  floor::HostSpec spec;
+  spec.rows = o.rows;
+  spec.peer_cpu = t.peer;
+  const floor::TimingPlan plan{o.repeats, std::chrono::microseconds(static_cast<int64_t>(o.slice_ms * 1000))};
+  auto steps = floor::calibrate_host(spec, plan);
+  if (!steps) {
+    std::fprintf(stderr, "hitcost-bench: %s\n", steps.error().message.c_str());
+    return 1;
+  }
+  t.steps = std::move(*steps);
+  t.bytes = floor::host_bytes(spec);
+  if (!o.no_php) t.php = time_php(t.bytes, o.rows, t.cpu, o.repeats, o.slice_ms);
+  t.seconds = double(now_ns() - t0) / 1e9;
+  print_table(t, o);
+  if (!o.json_out.empty() && !write_json(t, o, plan)) {
+    std::fprintf(stderr, "hitcost-bench: cannot write %s\n", o.json_out.c_str());
+    return 4;
   }
   return 0;
 }

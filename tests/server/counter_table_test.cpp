@@ -163,11 +163,15 @@ TEST(CounterTable, StatsAndMetricsReportEveryCounterWithItsValue) {
     ++reported;
   }
   EXPECT_EQ(reported, kCounters);
-  // The grouped rows are all of their /stats groups: nothing else is in "cache" or "http", and
-  // "log" has only its mode besides (no --access-log in these figures: no path, no syncs).
+  // The grouped rows are all of their /stats groups: nothing else is in "cache" or "http", "log"
+  // has only its mode besides (no --access-log in these figures: no path, no syncs) and "slow" its
+  // threshold (null: no --slow-log).
   size_t grouped = 0;
   for (const CounterRow& c : kCounterRows) grouped += c.json_group.empty() ? 0 : 1;
-  EXPECT_EQ(stats.at("cache").size() + stats.at("http").size() + stats.at("log").size() - 1, grouped);
+  EXPECT_EQ(
+      stats.at("cache").size() + stats.at("http").size() + stats.at("log").size() - 1 + stats.at("slow").size() - 1,
+      grouped);
+  EXPECT_TRUE(stats.at("slow").at("threshold_us").is_null());
   EXPECT_EQ(stats.at("log").at("mode"), "off");
 }
 

@@ -266,8 +266,8 @@ TEST(Routes, StrategySwitchAtRunTimeStoresTheNewFormAndStillReadsTheOld) {
 // The reader's libraries are switched at run time and reported; the bytes served never change.
 TEST(Routes, InflateAndJsonDecoderSwitchesAnswerTheSameBytesAndAreReported) {
   MemcachedProcess mc;
-  ServerProcess server({"--store", "memcached:" + mc.address(), "--strategy", "struct:json+zlib", "--rows", "20",
-                        "--threshold", "0"});
+  ServerProcess server(
+      {"--store", "memcached:" + mc.address(), "--strategy", "struct:json+zlib", "--rows", "20", "--threshold", "0"});
   HttpConnection conn(server.port());
   json config = json::parse(conn.get("/stats").body)["config"];
   EXPECT_EQ(config["inflate"], "libdeflate");  // the defaults: the fastest measured
@@ -303,8 +303,8 @@ TEST(Routes, InflateAndJsonDecoderSwitchesAnswerTheSameBytesAndAreReported) {
 // the fastest of each marked, and per part the floor as the fastest alternatives summed.
 TEST(Routes, CalibrateTimesEveryStepOfTheHitWithEveryLibrary) {
   MemcachedProcess mc;
-  ServerProcess server({"--store", "memcached:" + mc.address(), "--strategy", "struct:json+zlib", "--threshold", "0",
-                        "--rows", "20"});
+  ServerProcess server(
+      {"--store", "memcached:" + mc.address(), "--strategy", "struct:json+zlib", "--threshold", "0", "--rows", "20"});
   HttpConnection conn(server.port());
   HttpResponse r = conn.post("/admin/calibrate?repeats=3&slice_us=500", "");
   ASSERT_EQ(r.status, 200) << r.body;
@@ -312,7 +312,7 @@ TEST(Routes, CalibrateTimesEveryStepOfTheHitWithEveryLibrary) {
   EXPECT_EQ(f["strategy"], "struct:json+zlib");
   EXPECT_EQ(f["store"], "memcached");
   EXPECT_EQ(f["repeats"], 3);
-  std::map<std::string, int> by_step;  // "part/step" -> steps
+  std::map<std::string, int> by_step;        // "part/step" -> steps
   std::map<std::string, double> fastest_of;  // "part/step" -> the fastest's median ns
   size_t timed = 0;
   for (const json& s : f["steps"]) {
@@ -331,10 +331,13 @@ TEST(Routes, CalibrateTimesEveryStepOfTheHitWithEveryLibrary) {
   EXPECT_EQ(by_step["decode/decode"], 3);      // simdjson, hitcost, nlohmann
   EXPECT_EQ(by_step["render/render"], 1);
   EXPECT_EQ(by_step["write/send"], 1);
-  EXPECT_EQ(timed, 11u);
+  EXPECT_EQ(by_step["composed/hit"], 1);  // the whole hit in one loop, not a part of the floor
+  EXPECT_EQ(timed, 12u);
+  EXPECT_GT(f["composed_us"].get<double>(), 0);
   // Each part's floor is its steps' fastest alternatives, summed; the total sums the parts.
   double parts = 0;
   for (const char* part : {"receive", "fetch", "unwrap", "decode", "render", "write", "other"}) {
+    ASSERT_TRUE(f["floor_us"].contains(part)) << part;
     double want = 0;
     for (const auto& [key, ns] : fastest_of)
       if (key.rfind(std::string(part) + "/", 0) == 0) want += ns / 1e3;
@@ -348,7 +351,8 @@ TEST(Routes, CalibrateTimesEveryStepOfTheHitWithEveryLibrary) {
     if (s["part"] == "unwrap") EXPECT_EQ(s["in_force"].get<bool>(), s["library"] == "zlib:libdeflate") << s.dump();
   ASSERT_EQ(conn.post("/admin/config", R"({"inflate":"zlib","json_decoder":"nlohmann"})").status, 200);
   const json g = json::parse(conn.post("/admin/calibrate?repeats=3&slice_us=500", "").body);
-  EXPECT_GT(g["in_force_us"]["decode"].get<double>(), g["floor_us"]["decode"].get<double>());  // nlohmann is not the fastest
+  EXPECT_GT(g["in_force_us"]["decode"].get<double>(),
+            g["floor_us"]["decode"].get<double>());  // nlohmann is not the fastest
   for (const char* bad : {"repeats=0", "repeats=x", "slice_us=5", "peer_cpu=-5", "strategy=struct:yaml"})
     EXPECT_EQ(conn.post(std::string("/admin/calibrate?") + bad, "").status, 400) << bad;
 }

@@ -79,9 +79,9 @@ const json* verdict_of(const json& doc, const std::string& subject) {
 }  // namespace
 
 // The issue: with 0.4-0.9 cores of other work, 24 of 24 runs were left out and no verdict was
-// given although struct:json costs ~6x html. Half a core of other work moves CPU per hit by at
-// most ~40 % (bench/noise.sh, report/noise.h), far less than 6x: those runs stay in the verdicts,
-// their intervals widened by that bound, and the answer comes.
+// given although struct:json cost ~6x html (then; ~2x since its decoder reads at its floor). Half a core of other work
+// moves CPU per hit by at most ~40 % (bench/noise.sh, report/noise.h), far less than 6x: those runs stay in the
+// verdicts, their intervals widened by that bound, and the answer comes.
 TEST(RunSh, DecidesTheSeedTableWithAProcessTakingHalfACpu) {
   const fs::path dir = fresh_dir("burner");
   CommandResult r;
@@ -97,7 +97,9 @@ TEST(RunSh, DecidesTheSeedTableWithAProcessTakingHalfACpu) {
     const json* v = verdict_of(doc, subject);
     ASSERT_NE(v, nullptr) << subject << "\n" << r.out;
     EXPECT_EQ(v->value("kind", std::string()), "costs") << v->value("text", std::string());
-    EXPECT_GT(v->value("ratio", 0.0), 2.0) << v->value("text", std::string());
+    // A real difference, decided: since the decoders read at their floor (simdjson, libdeflate) the
+    // struct strategies cost about 1.7-2.5x html on memcached here (before: 2.6-7x).
+    EXPECT_GT(v->value("ratio", 0.0), 1.3) << v->value("text", std::string());
     EXPECT_TRUE((*v)["decided_after_rounds"].is_number());
     ++checked;
   }
