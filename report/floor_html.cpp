@@ -1,5 +1,6 @@
 #include "report/floor_html.h"
 
+#include <set>
 #include <sstream>
 
 #include "report/floor_summary.h"
@@ -46,35 +47,47 @@ std::string steps_table(const SweepRow& row, const std::vector<RunRecord>& runs)
 }  // namespace
 
 std::string floor_section(const Summary& summary, const std::vector<RunRecord>& runs) {
-  bool any = false;
-  for (const SweepRow& r : summary.rows) any = any || r.floor_hit.has_value();
-  if (!any) return "";
+  std::vector<const SweepRow*> rows;
+  std::set<std::string> stores;
+  for (const SweepRow& r : summary.rows)
+    if (r.floor_hit) rows.push_back(&r), stores.insert(r.store);
+  if (rows.empty()) return "";
+  // A row's name in the parts table: its label, with its store when the sweep had several.
+  auto name = [&](const SweepRow& r) { return stores.size() > 1 ? r.strategy + " [" + r.store + "]" : r.strategy; };
   std::ostringstream h;
   h << "<h2>How close to the floor</h2><p class=\"note\">The floor of a hit was calibrated on the server just before "
        "each run: every step of the hit on the run's own bytes, with every library this host has for them, timed "
        "in interleaved repeats of thread CPU; per part the fastest library and no glue (routing and headers, "
        "“other”, have floor 0). “Composed” is the whole hit in one loop with the libraries in force: its steps "
        "evict each other's cache lines as in a hit, so measured ÷ composed is what the server itself adds (event "
-       "loop, HTTP, routing, its sampler). Ratios are per run, median [min..max].</p><div class=\"wide\">"
+       "loop, HTTP, routing, its sampler). Ratios are per run, median [min..max].</p>"
        "<table><tr><th>strategy</th><th>store</th><th>server µs/hit</th><th>floor µs/hit</th><th>÷ floor</th>"
-       "<th>composed µs/hit</th><th>÷ composed</th>";
-  for (const std::string& p : hit_parts()) h << "<th>" << esc(p) << " µs: measured / floor</th>";
+       "<th>composed µs/hit</th><th>÷ composed</th></tr>";
+  for (const SweepRow* r : rows) {
+    h << "<tr><td>" << breakable(r->strategy) << "</td><td>" << breakable(r->store) << "</td>" << cell(r->server_hit)
+      << cell(r->floor_hit) << cell(r->floor_ratio, "×") << cell(r->composed_hit) << cell(r->composed_ratio, "×")
+      << "</tr>";
+  }
+  // The parts, a column per row: µs measured / floor, and the ratio.
+  h << "</table><h3>By part: µs measured / floor (ratio)</h3><table><tr><th>part</th>";
+  for (const SweepRow* r : rows) h << "<th>" << breakable(name(*r)) << "</th>";
   h << "</tr>";
-  for (const SweepRow& r : summary.rows) {
-    if (!r.floor_hit) continue;
-    h << "<tr><td>" << breakable(r.strategy) << "</td><td>" << breakable(r.store) << "</td>" << cell(r.server_hit)
-      << cell(r.floor_hit) << cell(r.floor_ratio, "×") << cell(r.composed_hit) << cell(r.composed_ratio, "×");
-    for (const FloorPart& p : r.floor_parts) {
-      h << "<td>" << (p.measured_us ? sig(p.measured_us->median, 3) : "-") << " / "
-        << (p.floor_us ? sig(p.floor_us->median, 3) : "-");
-      if (p.ratio) h << " (" << sig(p.ratio->median, 3) << "×)";
+  for (size_t i = 0; i < hit_parts().size(); ++i) {
+    h << "<tr><td>" << esc(hit_parts()[i]) << "</td>";
+    for (const SweepRow* r : rows) {
+      const FloorPart* p = i < r->floor_parts.size() ? &r->floor_parts[i] : nullptr;
+      h << "<td>";
+      if (p) {
+        h << (p->measured_us ? sig(p->measured_us->median, 3) : "-") << " / "
+          << (p->floor_us ? sig(p->floor_us->median, 3) : "-");
+        if (p->ratio) h << " (" << sig(p->ratio->median, 3) << "×)";
+      }
       h << "</td>";
     }
     h << "</tr>";
   }
-  h << "</table></div>";
-  for (const SweepRow& r : summary.rows)
-    if (r.floor_hit) h << steps_table(r, runs);
+  h << "</table>";
+  for (const SweepRow* r : rows) h << steps_table(*r, runs);
   return h.str();
 }
 
