@@ -1,31 +1,13 @@
 #include "codecs/decoders.h"
 
+#include "codecs/row_table.h"
+
 namespace hitcost {
 
-const JsonDecoderRow& json_decoder_row(JsonDecoder id) noexcept {
-  for (const JsonDecoderRow& r : kJsonDecoders) {
-    if (r.id == id) return r;
-  }
-  return kJsonDecoders[0];
-}
-
-const JsonDecoderRow* find_json_decoder(std::string_view name) noexcept {
-  for (const JsonDecoderRow& r : kJsonDecoders) {
-    if (name == r.name) return &r;
-  }
-  return nullptr;
-}
-
+const JsonDecoderRow& json_decoder_row(JsonDecoder id) noexcept { return row_by_id(kJsonDecoders, id); }
+const JsonDecoderRow* find_json_decoder(std::string_view name) noexcept { return row_by_name(kJsonDecoders, name); }
 const char* to_string(JsonDecoder id) noexcept { return json_decoder_row(id).name; }
-
-std::string json_decoder_names() {
-  std::string s;
-  for (const JsonDecoderRow& r : kJsonDecoders) {
-    if (!s.empty()) s += ", ";
-    s += r.name;
-  }
-  return s;
-}
+std::string json_decoder_names() { return row_names(kJsonDecoders); }
 
 std::vector<PageDecoder> page_decoders() {
   std::vector<PageDecoder> all;

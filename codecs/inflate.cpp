@@ -7,6 +7,8 @@
 #include <climits>
 #include <memory>
 
+#include "codecs/row_table.h"
+
 namespace hitcost {
 namespace {
 
@@ -196,29 +198,9 @@ Status isal_inflate_exact(std::string_view in, size_t expected, std::string& out
 }
 Status isal_inflate_grow(std::string_view in, std::string& out, size_t cap) { return isal_run(in, out, 0, true, cap); }
 
-const InflateRow& inflate_row(InflateLibrary id) noexcept {
-  for (const InflateRow& r : kInflateLibraries) {
-    if (r.id == id) return r;
-  }
-  return kInflateLibraries[0];
-}
-
-const InflateRow* find_inflate(std::string_view name) noexcept {
-  for (const InflateRow& r : kInflateLibraries) {
-    if (name == r.name) return &r;
-  }
-  return nullptr;
-}
-
+const InflateRow& inflate_row(InflateLibrary id) noexcept { return row_by_id(kInflateLibraries, id); }
+const InflateRow* find_inflate(std::string_view name) noexcept { return row_by_name(kInflateLibraries, name); }
 const char* to_string(InflateLibrary id) noexcept { return inflate_row(id).name; }
-
-std::string inflate_names() {
-  std::string s;
-  for (const InflateRow& r : kInflateLibraries) {
-    if (!s.empty()) s += ", ";
-    s += r.name;
-  }
-  return s;
-}
+std::string inflate_names() { return row_names(kInflateLibraries); }
 
 }  // namespace hitcost

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codecs/compressor.h"
+#include "codecs/decoders.h"
 #include "codecs/page_generator.h"
 #include "codecs/renderer.h"
 #include "codecs/value_codec.h"
@@ -156,6 +157,13 @@ TEST(Inflate, NamesParseBackToTheirRowsAndUnknownOnesAreRefused) {
     ++checked;
   }
   EXPECT_EQ(checked, 3u);
+  // Every enum value has its own row (a lookup of a value without one would give the first row).
+  for (InflateLibrary id : {InflateLibrary::zlib, InflateLibrary::libdeflate, InflateLibrary::isal})
+    EXPECT_EQ(inflate_row(id).id, id) << static_cast<int>(id);
+  for (JsonDecoder id : {JsonDecoder::simdjson, JsonDecoder::hitcost, JsonDecoder::nlohmann})
+    EXPECT_EQ(json_decoder_row(id).id, id) << static_cast<int>(id);
+  EXPECT_EQ(json_decoder_names(), "simdjson, hitcost, nlohmann");
+  EXPECT_EQ(inflate_names(), "zlib, libdeflate, isal");
   auto bad = parse_inflate("gzip");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, Errc::invalid_argument);
