@@ -314,8 +314,10 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
   stored.row.scheme = res.scheme;
   stored.row.baseline = true;
   std::vector<Good> good;
+  SlabTally stored_cache(o.slab);
   for (size_t i = 0; i < in.size(); ++i) {
     stored.row.stored_bytes += in[i].value.size();
+    stored_cache.add(in[i].key.size(), in[i].value.size(), in[i].flags);
     std::string scratch;
     Unwrapped u;
     auto tree = decode_stored(in[i].value, in[i].flags, scheme, scratch, &u);
@@ -324,7 +326,7 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
                     o.max_listed_per_kind);
       continue;
     }
-    Good g{i, std::move(*tree), u.rep == Representation::structured, 1};
+    Good g{i, std::move(*tree), u.rep == Representation::structured, 1, in[i].key.size()};
     Cell c;
     c.ok = true;
     c.pays_render = g.structured;
@@ -334,6 +336,8 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
     stored.cells.push_back(std::move(c));
     good.push_back(std::move(g));
   }
+  stored.row.cache_bytes = stored_cache.chunk_bytes();
+  res.how.slab_settings = o.slab.source;
   for (const Good& g : good) (g.structured ? res.good_structured : res.good_strings) += 1;
   res.values_good = good.size();
   res.how.weighting = assign_weights(good, in, now_unix_s, o.weighting, o.sample_drawn_by_recency);
@@ -373,7 +377,7 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
     res.how.rounds = r + 1;
     round_ns = now_ns() - round_start;
     if (o.rounds || r + 1 < o.min_rounds) continue;
-    detail::summarize_rows(rows, good, render, verdict);
+    detail::summarize_rows(rows, good, render, verdict, o.slab);
     const bool all_decided = std::all_of(
         rows.begin() + 1, rows.end(), [](const RowState& rs) { return !rs.row.verdict || rs.row.verdict->decided(); });
     if (all_decided) {
@@ -388,7 +392,7 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
   if (!o.rounds && res.how.stopped_because.empty()) res.how.stopped_because = "the maximum of rounds is reached";
   res.how.cpu_at_end = sched_getcpu();
 
-  detail::summarize_rows(rows, good, render, verdict);
+  detail::summarize_rows(rows, good, render, verdict, o.slab);
   for (RowState& rs : rows) res.rows.push_back(std::move(rs.row));
   res.how.wall_seconds = double(now_ns() - wall_start) / 1e9;
   return res;

@@ -36,7 +36,8 @@
 // HitWeighting: by access when every record carries its last access (w = 1 / (1 + age_s), age
 // from now_unix_s: with one observed access, the rate a Poisson-accessed key is most likely to
 // have is 1/age), otherwise — or when the sample was already drawn by recency — uniform. Stored bytes are the values'
-// bytes only (no key, no item overhead). Single-threaded; the calling thread is pinned for the run when pin_cpu >= 0
+// bytes only (no key, no item overhead); cache bytes are what memcached spends on the items (the slab
+// model of CompareOptions::slab: its defaults, or a real memcached's `stats settings`). Single-threaded; the calling thread is pinned for the run when pin_cpu >= 0
 // (its affinity restored afterwards).
 #include <cstdint>
 #include <optional>
@@ -47,6 +48,7 @@
 #include "codecs/strategy.h"
 #include "core/result.h"
 #include "corpus/corpus_file.h"
+#include "corpus/slab_model.h"
 #include "report/verdict.h"
 
 namespace hitcost::corpus {
@@ -76,6 +78,7 @@ struct CompareOptions {
   client::VerdictOptions verdict;
   int pin_cpu = -1;                 // < 0: not pinned
   size_t max_listed_per_kind = 20;  // failures listed per kind (all are counted)
+  SlabSettings slab;                // the memcached whose memory a row's values are counted in
 };
 
 inline constexpr const char* kAsStoredLabel = "as stored";
@@ -107,6 +110,11 @@ struct CompareRow {
   uint64_t baseline_bytes = 0;        // as-stored bytes of this row's ok values
   double bytes_vs_baseline = 0;       // stored_bytes / baseline_bytes (row 0: over good values)
   uint64_t compressed_values = 0;     // ok values stored compressed
+  // What memcached spends on them: the slab chunks their items take (corpus/slab_model.h; key,
+  // flags and item header included), as stored bytes above; and against as stored's chunks for
+  // the same values.
+  uint64_t cache_bytes = 0;
+  double cache_vs_baseline = 0;
   CostFigures read_ns;                // decompress + decode
   CostFigures read_render_ns;         // read + render for structured stored forms
   double decompress_mean_ns = 0, decode_mean_ns = 0, render_mean_ns = 0;
@@ -131,6 +139,7 @@ struct CompareMeasurement {
   int cpu_at_start = -1, cpu_at_end = -1;  // sched_getcpu()
   double alpha = 0, min_effect = 0;
   double wall_seconds = 0;
+  std::string slab_settings;  // where the memory model's settings came from (SlabSettings::source)
 };
 
 struct CompareResult {

@@ -16,6 +16,7 @@ struct Good {
   Value tree;
   bool structured = false;  // false: stored as a plain string (its tree is that string)
   double weight = 1;
+  size_t key_bytes = 0;  // its key's, for the memory its item takes
 };
 
 // One row's figures for one good value.
@@ -36,8 +37,10 @@ struct RowState {
 };
 
 // Fills each row's bytes, cost figures, per-round means and (rows 1..) verdicts against
-// rows[0] on the same values. `render` is per good value, ns per round (0 for strings).
+// rows[0] on the same values. `render` is per good value, ns per round (0 for strings). Cache
+// bytes by `slab`; rows[0]'s own (over every record, good or not) are the caller's, as its stored bytes.
 void summarize_rows(std::vector<RowState>& rows, const std::vector<Good>& good,
-                    const std::vector<std::vector<double>>& render, const client::VerdictOptions& verdict);
+                    const std::vector<std::vector<double>>& render, const client::VerdictOptions& verdict,
+                    const SlabSettings& slab);
 
 }  // namespace hitcost::corpus::detail

@@ -41,6 +41,9 @@ std::vector<std::string> method_notes(const CompareResult& r) {
   n.push_back(
       "bytes: the values' stored bytes (no key, no item overhead); vs today = bytes / as-stored bytes of "
       "the same values");
+  n.push_back("cache: what memcached spends on the items, the slab chunks they land in (item header, key, "
+              "flags, value; chained above slab_chunk_max), by " +
+              h.slab_settings + "; vs today = chunks / as-stored chunks of the same values");
   n.push_back(
       fmt("verdict: read+render per hit vs \"as stored\" on the row's values, paired by round (the rounds' "
           "weighted means), the sweep's rule: \"costs\" ratio [interval], \"the same within %.0f %%\" or "
@@ -122,13 +125,15 @@ std::string verdict_cell(const CompareRow& row, double min_effect) {
 }
 
 std::string compare_table(const CompareResult& r) {
-  std::string out = fmt("%-24s %13s %10s %9s %9s %9s %9s %12s  %s\n", "strategy", "ok/failed", "stored MiB", "vs today",
-                        "read p50", "read p99", "read mean", "+render mean", "verdict (read+render)");
-  out += fmt("%-24s %13s %10s %9s %9s %9s %9s %12s\n", "", "", "", "", "us", "us", "us", "us");
+  std::string out = fmt("%-24s %13s %10s %9s %10s %9s %9s %9s %9s %12s  %s\n", "strategy", "ok/failed", "stored MiB",
+                        "vs today", "cache MiB", "vs today", "read p50", "read p99", "read mean", "+render mean",
+                        "verdict (read+render)");
+  out += fmt("%-24s %13s %10s %9s %10s %9s %9s %9s %9s %12s\n", "", "", "", "", "", "", "us", "us", "us", "us");
   for (const CompareRow& row : r.rows) {
-    out += fmt("%-24s %13s %10.3f %8.3fx %9.3f %9.3f %9.3f %12.3f  %s\n", row.label.c_str(), ok_failed(row).c_str(),
-               mib(row.stored_bytes), row.bytes_vs_baseline, us(row.read_ns.p50), us(row.read_ns.p99),
-               us(row.read_ns.mean), us(row.read_render_ns.mean), verdict_cell(row, r.how.min_effect).c_str());
+    out += fmt("%-24s %13s %10.3f %8.3fx %10.3f %8.3fx %9.3f %9.3f %9.3f %12.3f  %s\n", row.label.c_str(),
+               ok_failed(row).c_str(), mib(row.stored_bytes), row.bytes_vs_baseline, mib(row.cache_bytes),
+               row.cache_vs_baseline, us(row.read_ns.p50), us(row.read_ns.p99), us(row.read_ns.mean),
+               us(row.read_render_ns.mean), verdict_cell(row, r.how.min_effect).c_str());
   }
   out += fmt("\n%" PRIu64 " records, %" PRIu64 " decoded (%" PRIu64 " structured, %" PRIu64
              " plain strings), "
@@ -176,7 +181,8 @@ std::string compare_json(const CompareResult& r, const Manifest& corpus) {
       {"min_effect", h.min_effect},
       {"rounds_stopped_because",
        h.stopped_because.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(h.stopped_because)},
-      {"wall_seconds", h.wall_seconds}};
+      {"wall_seconds", h.wall_seconds},
+      {"slab_settings", h.slab_settings}};
   j["notes"] = method_notes(r);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const CompareRow& row : r.rows) {
@@ -192,6 +198,8 @@ std::string compare_json(const CompareResult& r, const Manifest& corpus) {
          {"baseline_bytes", row.baseline_bytes},
          {"bytes_vs_as_stored", row.bytes_vs_baseline},
          {"compressed_values", row.compressed_values},
+         {"cache_bytes", row.cache_bytes},
+         {"cache_vs_as_stored", row.cache_vs_baseline},
          {"read_ns", costs_json(row.read_ns)},
          {"read_render_ns", costs_json(row.read_render_ns)},
          {"decompress_mean_ns", row.decompress_mean_ns},
@@ -212,7 +220,7 @@ std::string compare_csv(const CompareResult& r) {
   std::string out =
       "label,strategy,scheme,values_ok,values_failed,stored_bytes,bytes_vs_as_stored,read_p50_ns,read_p99_ns,"
       "read_mean_ns,read_render_p50_ns,read_render_p99_ns,read_render_mean_ns,decompress_mean_ns,decode_mean_ns,"
-      "render_mean_ns,encode_mean_ns,verdict,verdict_ratio,verdict_low,verdict_high\n";
+      "render_mean_ns,encode_mean_ns,verdict,verdict_ratio,verdict_low,verdict_high,cache_bytes,cache_vs_as_stored\n";
   auto opt = [](const std::optional<double>& d) { return d ? fmt("%.6g", *d) : std::string(); };
   for (const CompareRow& row : r.rows) {
     const std::optional<client::Verdict>& v = row.verdict;
@@ -226,7 +234,8 @@ std::string compare_csv(const CompareResult& r) {
            (row.baseline ? std::string("baseline")
             : v          ? client::to_string(v->kind)
                          : "") +
-           "," + (v ? opt(v->ratio) + "," + opt(v->low) + "," + opt(v->high) : std::string(",,")) + "\n";
+           "," + (v ? opt(v->ratio) + "," + opt(v->low) + "," + opt(v->high) : std::string(",,")) +
+           fmt(",%" PRIu64 ",%.6g\n", row.cache_bytes, row.cache_vs_baseline);
   }
   return out;
 }
@@ -243,15 +252,17 @@ std::string compare_html(const CompareResult& r, const Manifest& corpus) {
          fmt("%" PRIu64, r.values_good) + " decoded, flags read as " + escaped(r.scheme) + ", sampled at " +
          fmt("%" PRIu64, corpus.sampled_at_unix_s) + " (unix s).</p>\n";
   out +=
-      "<table>\n<tr><th>strategy</th><th>ok/failed</th><th>stored MiB</th><th>vs today</th><th>read p50 &micro;s"
+      "<table>\n<tr><th>strategy</th><th>ok/failed</th><th>stored MiB</th><th>vs today</th><th>cache MiB</th>"
+      "<th>vs today</th><th>read p50 &micro;s"
       "</th><th>read p99 &micro;s</th><th>read mean &micro;s</th><th>read+render mean &micro;s</th><th></th>"
       "<th>verdict (read+render)</th></tr>\n";
   for (const CompareRow& row : r.rows) {
     const double bar = widest > 0 ? 200.0 * row.read_render_ns.mean / widest : 0;
     out += "<tr><td>" + escaped(row.label) + "</td><td>" + ok_failed(row) + "</td>" +
-           fmt("<td>%.3f</td><td>%.3f&times;</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>",
-               mib(row.stored_bytes), row.bytes_vs_baseline, us(row.read_ns.p50), us(row.read_ns.p99),
-               us(row.read_ns.mean), us(row.read_render_ns.mean)) +
+           fmt("<td>%.3f</td><td>%.3f&times;</td><td>%.3f</td><td>%.3f&times;</td><td>%.3f</td><td>%.3f</td>"
+               "<td>%.3f</td><td>%.3f</td>",
+               mib(row.stored_bytes), row.bytes_vs_baseline, mib(row.cache_bytes), row.cache_vs_baseline,
+               us(row.read_ns.p50), us(row.read_ns.p99), us(row.read_ns.mean), us(row.read_render_ns.mean)) +
            fmt("<td><svg width=\"204\" height=\"14\" role=\"img\" aria-label=\"read+render mean\">"
                "<rect x=\"2\" y=\"2\" width=\"%.1f\" height=\"10\" fill=\"%s\"/></svg></td>",
                bar, row.baseline ? "#888" : "#4a7") +

@@ -58,10 +58,11 @@ std::vector<double> round_means(const RowState& rs, const std::vector<Good>& goo
 }
 
 void summarize_one(RowState& rs, const RowState& base, const std::vector<Good>& good,
-                   const std::vector<std::vector<double>>& render) {
+                   const std::vector<std::vector<double>>& render, const SlabSettings& slab) {
   CompareRow& row = rs.row;
   std::vector<std::pair<double, double>> read, read_render, decompress, decode, rend, encode;
   uint64_t ok_bytes = 0;
+  SlabTally cache(slab), base_cache(slab);  // this row's items and as stored's, the same values
   for (size_t gi = 0; gi < good.size(); ++gi) {
     const Cell& c = rs.cells[gi];
     if (!c.ok) continue;
@@ -69,6 +70,8 @@ void summarize_one(RowState& rs, const RowState& base, const std::vector<Good>& 
     ++row.values_ok;
     ok_bytes += c.stored_bytes;
     row.baseline_bytes += base.cells[gi].stored_bytes;
+    cache.add(good[gi].key_bytes, c.stored_bytes, c.flags);
+    base_cache.add(good[gi].key_bytes, base.cells[gi].stored_bytes, base.cells[gi].flags);
     row.compressed_values += c.compressed;
     std::vector<double> reads, read_renders;
     for (size_t r = 0; r < c.decompress.size(); ++r) {
@@ -83,7 +86,10 @@ void summarize_one(RowState& rs, const RowState& base, const std::vector<Good>& 
     if (!c.encode.empty()) encode.emplace_back(median_of(c.encode), w);
   }
   if (rs.strategy) row.stored_bytes = ok_bytes;  // as stored keeps every record's bytes
+  if (rs.strategy) row.cache_bytes = cache.chunk_bytes();  // and every record's chunks
   row.bytes_vs_baseline = row.baseline_bytes ? double(ok_bytes) / double(row.baseline_bytes) : 0;
+  row.cache_vs_baseline =
+      base_cache.chunk_bytes() ? double(cache.chunk_bytes()) / double(base_cache.chunk_bytes()) : 0;
   for (const FailureKind& k : row.failures) row.values_failed += k.count;
   row.read_ns = figures(read);
   row.read_render_ns = figures(read_render);
@@ -96,10 +102,11 @@ void summarize_one(RowState& rs, const RowState& base, const std::vector<Good>& 
 }  // namespace
 
 void summarize_rows(std::vector<RowState>& rows, const std::vector<Good>& good,
-                    const std::vector<std::vector<double>>& render, const client::VerdictOptions& verdict) {
+                    const std::vector<std::vector<double>>& render, const client::VerdictOptions& verdict,
+                    const SlabSettings& slab) {
   if (rows.empty()) return;
   const RowState& base = rows[0];
-  for (RowState& rs : rows) summarize_one(rs, base, good, render);
+  for (RowState& rs : rows) summarize_one(rs, base, good, render, slab);
 
   const size_t comparisons = rows.size() - 1;  // Bonferroni over every row against the baseline
   for (RowState& rs : rows) {

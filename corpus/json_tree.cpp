@@ -1,8 +1,10 @@
 // JSON (RFC 8259) <-> the generic value tree, as PHP reads it with json_decode($s, true) and
 // writes it with json_encode($v, JSON_PRESERVE_ZERO_FRACTION).
 //
-// Decoder: a strict recursive descent over codecs/json_format.h's reader (its time is
-// hitcost's "decode" cost per hit, so no DOM in between). Objects become maps through make_key
+// Decoder (decode_json_tree_reader): a strict recursive descent over codecs/json_format.h's
+// reader, no DOM in between. It is the authority on what a JSON value is; the default decoder,
+// decode_json_tree (json_tree_simdjson.cpp), reads with simdjson and hands it what simdjson
+// refuses. Objects become maps through make_key
 // ("7" -> int key 7, as PHP), arrays lists; an integer literal within int64 is an int, any other number a double (as
 // PHP: 9223372036854775808 is a float there too). Duplicate keys are refused: PHP keeps the last, which a round trip
 // could not reproduce.
@@ -124,7 +126,7 @@ Status encode_value(const Value& v, std::string& out) {
 
 }  // namespace
 
-Result<Value> decode_json_tree(std::string_view bytes) {
+Result<Value> decode_json_tree_reader(std::string_view bytes) {
   json::Reader in(bytes);
   Value root;
   if (!read_value(in, root, 0) || !in.finish()) return in.error();

@@ -159,12 +159,25 @@ int run_sample(const SampleArgs& a) {
 
 // ---- compare -------------------------------------------------------------------------------
 struct CompareArgs {
-  std::string corpus, strategies = kDefaultStrategies, weight = "auto", json, csv, html;
+  std::string corpus, strategies = kDefaultStrategies, weight = "auto", json, csv, html, slabs_from;
   std::optional<int> rounds;
   int min_rounds = 3, max_rounds = 20, cpu = -1;
   std::string max_time = "0";
   double min_time_us = 20, alpha = 0.05, min_effect = 0.05;
 };
+
+// The slab settings of the memcached at "memcached:HOST:PORT", from its `stats settings` (read only).
+Result<SlabSettings> slab_settings_of(const std::string& from) {
+  if (from.rfind("memcached:", 0) != 0)
+    return Error{Errc::invalid_argument, "'" + from + "': want memcached:HOST:PORT, e.g. memcached:" + from};
+  const std::string address = from.substr(10);
+  if (Result<std::pair<std::string, int>> hp = split_host_port(address); !hp) return hp.error();
+  auto client = MemcachedTextClient::connect(address);
+  if (!client) return client.error();
+  auto stats = client->stats(MemcachedTextClient::StatsGroup::settings);
+  if (!stats) return stats.error();
+  return slab_settings_from_stats(*stats, address);
+}
 
 int run_compare_verb(const CompareArgs& a) {
   if (Status out = client::check_output_paths({{"--json", a.json}, {"--csv", a.csv}, {"--html", a.html}}); !out)
@@ -199,6 +212,12 @@ int run_compare_verb(const CompareArgs& a) {
   o.pin_cpu = a.cpu;
   o.verdict.alpha = a.alpha;
   o.verdict.min_effect = a.min_effect;
+  if (!a.slabs_from.empty()) {
+    auto slab = slab_settings_of(a.slabs_from);
+    if (!slab) return fail(slab.error().code == Errc::invalid_argument ? kExitUsage : kExitFailed,
+                           "--slabs-from: " + slab.error().message);
+    o.slab = std::move(*slab);
+  }
   auto r = run_compare(corpus->records, *scheme, uint64_t(std::time(nullptr)), o);
   if (!r) return fail(r.error().code == Errc::invalid_argument ? kExitUsage : kExitFailed, r.error().message);
   std::fputs(compare_table(*r).c_str(), stdout);
@@ -352,6 +371,9 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("--json", c.json, "write the result as JSON");
   compare_cmd->add_option("--csv", c.csv, "write one CSV row per strategy");
   compare_cmd->add_option("--html", c.html, "write a self-contained HTML report");
+  compare_cmd->add_option("--slabs-from", c.slabs_from,
+                          "memcached:HOST:PORT whose `stats settings` (-f, -n, -C, slab_chunk_max) count the cache "
+                          "memory (default: memcached 1.6's defaults; only read)");
 
   std::string redact_in, redact_out;
   CLI::App* redact_cmd = app.add_subcommand("redact", "write a corpus safe to hand over: strings and keys replaced");

@@ -375,8 +375,9 @@ Result<std::vector<FetchedValue>> MemcachedTextClient::get_many(const std::vecto
   return found;
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> MemcachedTextClient::stats() {
-  if (auto s = send_all("stats\r\n"); !s) return s.error();
+Result<std::vector<std::pair<std::string, std::string>>> MemcachedTextClient::stats(StatsGroup group) {
+  const char* command = group == StatsGroup::settings ? "stats settings\r\n" : "stats\r\n";
+  if (auto s = send_all(command); !s) return s.error();
   std::vector<std::pair<std::string, std::string>> out;
   for (;;) {
     auto line = read_line(kMaxLineBytes);

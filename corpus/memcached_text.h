@@ -1,6 +1,6 @@
 #pragma once
 // A tiny blocking memcached text-protocol client, for sampling a user's cache. It only ever
-// reads: `lru_crawler metadump all`, `get`, `stats`, `version` (no command that stores,
+// reads: `lru_crawler metadump all`, `get`, `stats`, `stats settings`, `version` (no command that stores,
 // deletes or touches is in this file). One connection, one thread; not thread-safe.
 //
 // Every wait is bounded: connect by connect_timeout_ms, every send and receive by io_timeout_ms
@@ -75,8 +75,9 @@ class MemcachedTextClient {
   // `get` in batches of kGetBatchKeys; keys absent from the cache are absent from the answer.
   // Every key must pass is_text_protocol_key (invalid_argument otherwise, naming it).
   Result<std::vector<FetchedValue>> get_many(const std::vector<std::string>& keys);
-  // `stats`: (name, value) pairs in the server's order.
-  Result<std::vector<std::pair<std::string, std::string>>> stats();
+  // `stats` (or `stats settings`): (name, value) pairs in the server's order.
+  enum class StatsGroup { general, settings };
+  Result<std::vector<std::pair<std::string, std::string>>> stats(StatsGroup group = StatsGroup::general);
   // `version`: e.g. "1.6.18".
   Result<std::string> version();
 

@@ -29,7 +29,14 @@ Result<Value> decode_igbinary_tree(std::string_view bytes);
 Status encode_igbinary_tree(const Value& v, std::string& out);
 // JSON (RFC 8259) as PHP's json_encode writes an array: a list is [..], a map {..} with its
 // int keys as strings; doubles always with a '.' or an exponent so they read back as doubles.
+// decode_json_tree reads with simdjson (json_tree_simdjson.cpp) and gives every document it
+// refuses to decode_json_tree_reader, hitcost's own reader (json_tree.cpp): the same trees and
+// the same accept set (fuzz_tree holds them to it), at simdjson's speed.
+// decode_json_tree_simdjson is simdjson alone (what it refuses: parse_error "simdjson: ..."),
+// for the tests and benchmarks that hold the two readers to each other.
 Result<Value> decode_json_tree(std::string_view bytes);
+Result<Value> decode_json_tree_reader(std::string_view bytes);
+Result<Value> decode_json_tree_simdjson(std::string_view bytes);
 Status encode_json_tree(const Value& v, std::string& out);
 // MessagePack as php-msgpack writes an array: a list is an array, a map a map (int keys as
 // ints); floats as float 64; uint64 above INT64_MAX decodes to a double, as in PHP.

@@ -4,6 +4,8 @@
 // and a tree that decodes must encode under its own format and under every other one (or be
 // refused with invalid_argument: JSON and a non-UTF-8 string) and decode back to the same tree
 // — the round trip hitcost-corpus compare relies on. The redacted tree must round-trip too.
+// JSON's two readers (simdjson first, hitcost's reader for what it refuses) read the same
+// trees and refuse the same inputs.
 #include <string>
 
 #include "corpus/redact.h"
@@ -31,6 +33,14 @@ void round_trip(const Value& tree) {
     if (!(*back == tree)) fuzz::violated("encode + decode changed a tree");
   }
 }
+
+// JSON's default decoder reads with simdjson and falls back to hitcost's reader: simdjson must
+// accept nothing the reader refuses, and read the same tree where both accept.
+void same_as_the_reader(const std::string& payload, const Result<Value>& tree) {
+  Result<Value> by_reader = decode_json_tree_reader(payload);
+  if (tree.ok() != by_reader.ok()) fuzz::violated("simdjson and the reader disagree on whether JSON is valid");
+  if (tree.ok() && !(*tree == *by_reader)) fuzz::violated("simdjson and the reader read different trees");
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -38,6 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const SerializerId id = kTreeSerializers[in.byte() % std::size(kTreeSerializers)];
   const std::string payload(in.rest);  // exact-size copy for ASan
   Result<Value> tree = decode_tree(id, payload);
+  if (id == SerializerId::json) same_as_the_reader(payload, tree);
   if (!tree) {
     if (tree.error().code != Errc::parse_error && tree.error().code != Errc::too_large)
       fuzz::violated("a decoder failed with other than parse_error or too_large");

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -108,8 +109,9 @@ CompareOptions options(int rounds) {
   return o;
 }
 
-// What wrap_payload stores for `tree` under `st`, computed here without the engine.
-uint64_t stored_size(const Strategy& st, const Value& tree, bool is_string) {
+// What wrap_payload stores for `tree` under `st`, computed here without the engine; none when
+// the format cannot hold it (cannot_encode: not stored).
+std::optional<EncodedValue> stored_value(const Strategy& st, const Value& tree, bool is_string) {
   Strategy used = st;
   std::string plain;
   if (is_string) {
@@ -119,9 +121,13 @@ uint64_t stored_size(const Strategy& st, const Value& tree, bool is_string) {
   } else if (st.rep == Representation::html) {
     render_tree_html(tree, plain);
   } else if (!encode_tree(st.serializer, tree, plain).ok()) {
-    return 0;  // cannot_encode: not stored
+    return std::nullopt;
   }
-  return wrap_payload(used, std::move(plain)).bytes.size();
+  return wrap_payload(used, std::move(plain));
+}
+uint64_t stored_size(const Strategy& st, const Value& tree, bool is_string) {
+  auto v = stored_value(st, tree, is_string);
+  return v ? v->bytes.size() : 0;
 }
 
 const FailureKind* find_kind(const CompareRow& row, const std::string& kind) {
@@ -149,6 +155,13 @@ TEST(CorpusCompare, EveryGoodValueRoundTripsUnderEveryStrategyAndBadOnesAreCount
   uint64_t all_bytes = 0;
   for (const CorpusRecord& rec : c.records) all_bytes += rec.value.size();
   EXPECT_EQ(stored.stored_bytes, all_bytes);
+  // Cache bytes: the slab model over the same items, fed here from the records (every one, good
+  // or not, as the stored bytes) and below from wrap_payload's own output: keys, flags, sizes.
+  SlabTally every_record{SlabSettings{}};
+  for (const CorpusRecord& rec : c.records) every_record.add(rec.key.size(), rec.value.size(), rec.flags);
+  EXPECT_EQ(stored.cache_bytes, every_record.chunk_bytes());
+  EXPECT_GT(stored.cache_bytes, all_bytes);  // headers and keys on top, in whole chunks
+  EXPECT_EQ(r.how.slab_settings, SlabSettings{}.source);
   EXPECT_GE(stored.compressed_values, 1u);  // the large php-default value is FastLZ'd
   const std::map<std::string, std::string> bad = {
       {"parse_error", "bad:parse"}, {"decompress_failed", "bad:zlib"}, {"unknown_flags", "bad:flags"}};
@@ -170,9 +183,18 @@ TEST(CorpusCompare, EveryGoodValueRoundTripsUnderEveryStrategyAndBadOnesAreCount
     const bool json = row.label == "struct:json+zlib";
     const Strategy st = strategy(row.label);
     uint64_t expected_bytes = 0;
-    for (size_t g = 0; g < c.good_trees.size(); ++g)
+    SlabTally row_items{SlabSettings{}}, as_stored_items{SlabSettings{}};
+    for (size_t g = 0; g < c.good_trees.size(); ++g) {
       expected_bytes += stored_size(st, c.good_trees[g], c.good_is_string[g]);
+      auto v = stored_value(st, c.good_trees[g], c.good_is_string[g]);
+      if (!v) continue;
+      const CorpusRecord& rec = c.records[g];  // the good values are the first records, in order
+      row_items.add(rec.key.size(), v->bytes.size(), v->flags);
+      as_stored_items.add(rec.key.size(), rec.value.size(), rec.flags);
+    }
     EXPECT_EQ(row.stored_bytes, expected_bytes);
+    EXPECT_EQ(row.cache_bytes, row_items.chunk_bytes());
+    EXPECT_DOUBLE_EQ(row.cache_vs_baseline, double(row_items.chunk_bytes()) / double(as_stored_items.chunk_bytes()));
     EXPECT_GT(row.baseline_bytes, 0u);
     if (json) {
       EXPECT_EQ(row.values_ok, c.good_trees.size() - 1);
@@ -194,6 +216,7 @@ TEST(CorpusCompare, EveryGoodValueRoundTripsUnderEveryStrategyAndBadOnesAreCount
     // html stores renderings, several times the bytes.
     if (row.label == "html") {
       EXPECT_GT(row.bytes_vs_baseline, 2.0);
+      EXPECT_GT(row.cache_vs_baseline, 1.5);
     }
     if (row.bytes_vs_baseline > 1.05) {
       EXPECT_EQ(row.bound, "lower bound") << row.label;
@@ -207,6 +230,30 @@ TEST(CorpusCompare, EveryGoodValueRoundTripsUnderEveryStrategyAndBadOnesAreCount
   // The html row stores renderings, so it pays no render on read; struct rows do.
   EXPECT_EQ(r.rows[1].render_mean_ns, 0.0);
   EXPECT_EQ(r.rows[1].decode_mean_ns, 0.0);
+}
+
+TEST(CorpusCompare, CacheBytesFollowTheMemcachedSettingsGiven) {
+  const TestCorpus c = make_corpus();
+  CompareOptions o = options(2);
+  o.slab.growth_factor = 1.08;  // finer classes: less room lost per chunk
+  o.slab.chunk_size = 32;
+  o.slab.source = "stats settings of test:1";
+  auto res = run_compare(c.records, FlagScheme::php_memcached, 1'700'000'000, o);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  EXPECT_EQ(res->how.slab_settings, "stats settings of test:1");
+  SlabTally fine(o.slab), coarse{SlabSettings{}};
+  for (const CorpusRecord& rec : c.records) {
+    fine.add(rec.key.size(), rec.value.size(), rec.flags);
+    coarse.add(rec.key.size(), rec.value.size(), rec.flags);
+  }
+  ASSERT_NE(fine.chunk_bytes(), coarse.chunk_bytes()) << "the test corpus cannot tell the settings apart";
+  EXPECT_EQ(res->rows[0].cache_bytes, fine.chunk_bytes());
+  size_t rows_checked = 0;
+  for (const CompareRow& row : res->rows) {
+    EXPECT_GT(row.cache_bytes, 0u) << row.label;
+    ++rows_checked;
+  }
+  EXPECT_EQ(rows_checked, 1 + kStrategyTexts.size());
 }
 
 TEST(CorpusCompare, ReportsCarryEveryRowAndTheFailures) {
@@ -223,6 +270,7 @@ TEST(CorpusCompare, ReportsCarryEveryRowAndTheFailures) {
   EXPECT_EQ(j["corpus"]["records"], c.records.size());
   EXPECT_EQ(j["measurement"]["clock"], "CLOCK_THREAD_CPUTIME_ID");
   EXPECT_EQ(j["measurement"]["rounds"], 5);
+  EXPECT_EQ(j["measurement"]["slab_settings"], SlabSettings{}.source);
   ASSERT_EQ(j["rows"].size(), 1 + kStrategyTexts.size());
   EXPECT_EQ(j["rows"][0]["label"], kAsStoredLabel);
   EXPECT_TRUE(j["rows"][0]["verdict"].is_null());
@@ -231,6 +279,8 @@ TEST(CorpusCompare, ReportsCarryEveryRowAndTheFailures) {
     EXPECT_EQ(row["label"], kStrategyTexts[i]);
     EXPECT_EQ(row["values_ok"], res->rows[1 + i].values_ok);
     EXPECT_EQ(row["stored_bytes"], res->rows[1 + i].stored_bytes);
+    EXPECT_EQ(row["cache_bytes"], res->rows[1 + i].cache_bytes);
+    EXPECT_EQ(row["cache_vs_as_stored"], res->rows[1 + i].cache_vs_baseline);
     EXPECT_TRUE(row["verdict"].is_object());
     EXPECT_EQ(row["round_read_render_ns"].size(), 5u);
   }
@@ -245,6 +295,9 @@ TEST(CorpusCompare, ReportsCarryEveryRowAndTheFailures) {
   while (std::getline(csv, line)) lines.push_back(line);
   ASSERT_EQ(lines.size(), 2 + kStrategyTexts.size());
   EXPECT_EQ(lines[0].rfind("label,strategy,scheme,values_ok", 0), 0u);
+  EXPECT_NE(lines[0].find(",cache_bytes,cache_vs_as_stored"), std::string::npos) << lines[0];
+  // The as-stored line ends in its cache bytes and a ratio of 1.
+  EXPECT_NE(lines[1].find("," + std::to_string(res->rows[0].cache_bytes) + ",1"), std::string::npos) << lines[1];
   EXPECT_EQ(lines[1].rfind("as stored,,php-memcached,", 0), 0u);
   for (size_t i = 0; i < kStrategyTexts.size(); ++i)
     EXPECT_EQ(lines[2 + i].rfind(kStrategyTexts[i] + ",", 0), 0u) << lines[2 + i];
@@ -262,6 +315,8 @@ TEST(CorpusCompare, ReportsCarryEveryRowAndTheFailures) {
   for (const std::string& t : kStrategyTexts) EXPECT_NE(table.find(t), std::string::npos) << t;
   EXPECT_NE(table.find("bad:zlib"), std::string::npos);
   EXPECT_NE(table.find("read+render"), std::string::npos);
+  EXPECT_NE(table.find("cache MiB"), std::string::npos);
+  EXPECT_NE(html.find("<th>cache MiB</th>"), std::string::npos);
 }
 
 TEST(CorpusCompare, JsonReportReplacesNonUtf8BytesInKeysInsteadOfThrowing) {

@@ -188,11 +188,16 @@ TEST_F(PhpFilled, CompareRoundTripsEveryValueUnderEveryStrategyAndListsTheRefuse
   std::string list;
   for (const auto& s : strategies) list += (list.empty() ? "" : ",") + s;
   const CommandResult r = corpus({"compare", path, "--strategies", list, "--rounds", "2", "--min-time-us", "1",
-                                  "--json", out, "--csv", csv, "--html", html});
+                                  "--json", out, "--csv", csv, "--html", html, "--slabs-from",
+                                  "memcached:" + md.address()});
   ASSERT_EQ(r.exit_code, 0) << show(r);
   std::ifstream in(out);
   const json j = json::parse(in);
   ASSERT_EQ(j["rows"].size(), strategies.size() + 1);
+  // The memory model took the settings of the memcached named, read from it.
+  EXPECT_EQ(j["measurement"]["slab_settings"], "stats settings of " + md.address());
+  for (const json& row : j["rows"])
+    EXPECT_GT(row["cache_bytes"].get<uint64_t>(), row["stored_bytes"].get<uint64_t>()) << row["label"];
   const uint64_t good = count_of("php-memcached") - 1;  // all but the int
   size_t rows = 0;
   for (const json& row : j["rows"]) {
@@ -343,6 +348,12 @@ TEST(CorpusCli, BadCorpusFilesAndOptionsAreRefusedWithTheReason) {
       {{"compare", good, "--strategies", "struct:nope"}, 2, "nope"},
       {{"compare", good, "--rounds", "0"}, 2, "round"},
       {{"compare", good, "--weight", "often"}, 2, "--weight"},
+      {{"compare", good, "--slabs-from", "127.0.0.1:11211"},
+       2,
+       "--slabs-from: '127.0.0.1:11211': want memcached:HOST:PORT, e.g. memcached:127.0.0.1:11211"},
+      {{"compare", good, "--slabs-from", "memcached:127.0.0.1:70000"}, 2, "--slabs-from: "},
+      // Nothing answers there: refused before any round is measured.
+      {{"compare", good, "--slabs-from", "memcached:127.0.0.1:1", "--json", dir.file("c.json")}, 1, "127.0.0.1:1"},
       {{"sample", "--from", "memcached:127.0.0.1:1", "-o", dir.file("s.hcorpus"), "--weight", "often"}, 2, "often"},
       // A bare HOST:PORT was taken as memcached's before: the prefix is asked for, with the form.
       {{"sample", "--from", "127.0.0.1:11211", "-o", dir.file("s.hcorpus")},
@@ -370,6 +381,7 @@ TEST(CorpusCli, BadCorpusFilesAndOptionsAreRefusedWithTheReason) {
   }
   EXPECT_EQ(checked, cases.size());
   EXPECT_FALSE(std::filesystem::exists(dir.file("r.hcorpus")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("c.json")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("s.hcorpus")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("none")));
   // The good one still reads (redact did not write over it): show names its stored forms.

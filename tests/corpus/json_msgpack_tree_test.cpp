@@ -2,6 +2,8 @@
 // written by json_encode (with JSON_PRESERVE_ZERO_FRACTION, so doubles stay doubles) and
 // msgpack_pack, decoded here, compared with each other and with hand-built trees, and
 // re-encoded byte for byte. Then malformed input: every truncation, and a list of bad bytes.
+// JSON has two readers (simdjson, hitcost's own; corpus/tree_codec.h): each is held to the
+// same trees and the same refusals.
 // php-cli and php-msgpack are test dependencies: when missing, the generator fails (no skip).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -175,6 +177,14 @@ TEST(CorpusJsonMsgpackTree, PhpOutputDecodesToTheSameTreeAndReencodesByteForByte
     ASSERT_TRUE(from_json.ok()) << from_json.error().message;
     ASSERT_TRUE(from_msgpack.ok()) << from_msgpack.error().message;
     EXPECT_TRUE(*from_json == *from_msgpack) << "json and msgpack trees differ";
+    // Both JSON readers, each on its own: everything PHP writes is simdjson's to read (the
+    // default decoder never falls back on it), and to the same tree as hitcost's reader.
+    Result<Value> by_simdjson = decode_json_tree_simdjson(c.json);
+    Result<Value> by_reader = decode_json_tree_reader(c.json);
+    ASSERT_TRUE(by_simdjson.ok()) << by_simdjson.error().message;
+    ASSERT_TRUE(by_reader.ok()) << by_reader.error().message;
+    EXPECT_TRUE(*by_simdjson == *from_msgpack) << "simdjson's tree differs";
+    EXPECT_TRUE(*by_reader == *from_msgpack) << "the reader's tree differs";
 
     std::string json = "prefix:";  // encoders append: what was there stays
     ASSERT_TRUE(encode_json_tree(*from_json, json).ok());
@@ -295,6 +305,9 @@ TEST(CorpusJsonMsgpackTree, EveryTruncationIsAParseErrorNotACrash) {
         const std::string_view prefix(bytes->data(), len);
         Result<Value> r = is_json ? decode_json_tree(prefix) : decode_msgpack_tree(prefix);
         ASSERT_FALSE(r.ok()) << (is_json ? "json" : "msgpack") << " prefix of " << len << " bytes";
+        if (is_json) {
+          ASSERT_FALSE(decode_json_tree_simdjson(prefix).ok()) << "simdjson, prefix of " << len << " bytes";
+        }
         EXPECT_EQ(r.error().code, Errc::parse_error);
         ++prefixes;
       }
@@ -362,14 +375,21 @@ TEST(CorpusJsonMsgpackTree, MalformedJsonIsAParseErrorWithAnOffset) {
   };
   size_t checked = 0;
   for (const BadInput& b : bad) {
-    Result<Value> r = decode_json_tree(b.bytes);
-    ASSERT_FALSE(r.ok()) << b.why;
-    EXPECT_EQ(r.error().code, Errc::parse_error) << b.why;
-    EXPECT_NE(r.error().message.find(" at byte "), std::string::npos) << b.why << ": " << r.error().message;
-    ++checked;
+    // simdjson alone refuses it too: the default decoder accepts only what both would.
+    Result<Value> fast = decode_json_tree_simdjson(b.bytes);
+    ASSERT_FALSE(fast.ok()) << b.why << ": simdjson accepted it";
+    EXPECT_EQ(fast.error().code, Errc::parse_error) << b.why;
+    // The default decoder words the refusal as the reader does, with its offset.
+    for (auto* decode : {decode_json_tree, decode_json_tree_reader}) {
+      Result<Value> r = decode(b.bytes);
+      ASSERT_FALSE(r.ok()) << b.why;
+      EXPECT_EQ(r.error().code, Errc::parse_error) << b.why;
+      EXPECT_NE(r.error().message.find(" at byte "), std::string::npos) << b.why << ": " << r.error().message;
+      ++checked;
+    }
   }
-  EXPECT_EQ(checked, std::size(bad));
-  EXPECT_EQ(checked, 41u);
+  EXPECT_EQ(checked, 2 * std::size(bad));
+  EXPECT_EQ(checked, 82u);
   // The deepest accepted: 512 arrays, as PHP's json_decode default depth.
   EXPECT_TRUE(decode_json_tree(std::string(512, '[') + std::string(512, ']')).ok());
 }
@@ -405,13 +425,23 @@ TEST(CorpusJsonMsgpackTree, JsonNumbersAndEscapesReadAsPhpReadsThem) {
       {"{\"0\":\"a\",\"1\":\"b\"}", make_list({str("a"), str("b")})},
   };
   size_t checked = 0;
+  std::vector<std::string> left_to_the_reader;
   for (const Case& c : cases) {
-    Result<Value> r = decode_json_tree(c.json);
-    ASSERT_TRUE(r.ok()) << c.json << ": " << r.error().message;
-    EXPECT_TRUE(*r == c.want) << c.json;
-    ++checked;
+    for (auto* decode : {decode_json_tree, decode_json_tree_reader}) {
+      Result<Value> r = decode(c.json);
+      ASSERT_TRUE(r.ok()) << c.json << ": " << r.error().message;
+      EXPECT_TRUE(*r == c.want) << c.json;
+      ++checked;
+    }
+    // simdjson alone reads the same tree, or refuses and leaves it to the reader: what it
+    // calls out of range (1e400, which PHP reads as INF; a negative integer below int64).
+    if (Result<Value> fast = decode_json_tree_simdjson(c.json); fast.ok())
+      EXPECT_TRUE(*fast == c.want) << c.json;
+    else
+      left_to_the_reader.push_back(c.json);
   }
-  EXPECT_EQ(checked, 19u);
+  EXPECT_EQ(checked, 38u);
+  EXPECT_EQ(left_to_the_reader, (std::vector<std::string>{"-9223372036854775809", "1e400", "-1e400"}));
 }
 
 TEST(CorpusJsonMsgpackTree, JsonEncoderRefusesWhatPhpRefusesAndLeavesOutUntouched) {

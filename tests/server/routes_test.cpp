@@ -347,8 +347,11 @@ TEST(Routes, CalibrateTimesEveryStepOfTheHitWithEveryLibrary) {
   EXPECT_NEAR(f["floor_us"]["total"].get<double>(), parts, 1e-9);
   EXPECT_EQ(f["floor_us"]["other"], 0.0);
   // The libraries in force are marked; switched, the in-force sum moves to the new one.
-  for (const json& s : f["steps"])
-    if (s["part"] == "unwrap") EXPECT_EQ(s["in_force"].get<bool>(), s["library"] == "zlib:libdeflate") << s.dump();
+  for (const json& s : f["steps"]) {
+    if (s["part"] == "unwrap") {
+      EXPECT_EQ(s["in_force"].get<bool>(), s["library"] == "zlib:libdeflate") << s.dump();
+    }
+  }
   ASSERT_EQ(conn.post("/admin/config", R"({"inflate":"zlib","json_decoder":"nlohmann"})").status, 200);
   const json g = json::parse(conn.post("/admin/calibrate?repeats=3&slice_us=500", "").body);
   EXPECT_GT(g["in_force_us"]["decode"].get<double>(),

@@ -1,0 +1,171 @@
+// JSON -> the generic value tree with simdjson's On Demand API: the default JSON tree decoder
+// (the fastest reader this host has for the bytes, as the server's page decoder), with
+// hitcost's own reader (json_tree.cpp) as the authority on everything simdjson refuses.
+//
+// Why a fallback and not two answers: PHP's json_decode reads a few things simdjson refuses
+// (1e400 is INF there, an integer below int64 or beyond uint64 a double); the reader already
+// reads them as PHP does. So simdjson answers every document it reads, the reader every one it refuses —
+// one accept set (the reader's) and one message per error. fuzz/fuzz_tree.cpp holds the two
+// to the same trees and the same accept set on every input.
+//
+// What simdjson would read that the tree must not: a UTF-8 byte-order mark (PHP refuses it),
+// nesting past kMaxDepth, duplicate keys — each refused here or handed to the reader.
+#include <simdjson.h>
+
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "corpus/duplicate_key.h"
+#include "corpus/tree_codec.h"
+
+namespace hitcost::corpus {
+namespace {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+
+error_code read_value(od::value v, Value& out, size_t depth);
+
+// A number as PHP reads it: an integer literal within int64 an int, any other a double.
+// simdjson's big_integer (beyond uint64) is an error here: the reader reads it.
+template <class Json>
+error_code read_number(Json& v, Value& out) {
+  od::number_type type{};
+  if (auto e = v.get_number_type().get(type)) return e;
+  if (type == od::number_type::signed_integer) {
+    int64_t i = 0;
+    if (auto e = v.get_int64().get(i)) return e;
+    out = make_int(i);
+    return simdjson::SUCCESS;
+  }
+  double d = 0;
+  if (auto e = v.get_double().get(d)) return e;
+  out = make_real(d);
+  return simdjson::SUCCESS;
+}
+
+template <class Json>
+error_code read_string(Json& v, Value& out) {
+  std::string_view s;
+  if (auto e = v.get_string().get(s)) return e;
+  out = make_string(std::string(s));
+  return simdjson::SUCCESS;
+}
+
+template <class Json>
+error_code read_bool(Json& v, Value& out) {
+  bool b = false;
+  if (auto e = v.get_bool().get(b)) return e;
+  out = make_bool(b);
+  return simdjson::SUCCESS;
+}
+
+// `depth`: containers open around this one, itself included (the root's is 1).
+error_code read_array(od::value v, Value& out, size_t depth) {
+  if (depth > kMaxDepth) return simdjson::DEPTH_ERROR;
+  od::array arr;
+  if (auto e = v.get_array().get(arr)) return e;
+  std::vector<Value> items;
+  for (auto element : arr) {
+    od::value ev;
+    if (auto e = element.get(ev)) return e;
+    items.emplace_back();
+    if (auto e = read_value(ev, items.back(), depth)) return e;
+  }
+  out = make_list(std::move(items));
+  return simdjson::SUCCESS;
+}
+
+error_code read_object(od::value v, Value& out, size_t depth) {
+  if (depth > kMaxDepth) return simdjson::DEPTH_ERROR;
+  od::object obj;
+  if (auto e = v.get_object().get(obj)) return e;
+  Fields fields;
+  for (auto field : obj) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return e;
+    fields.emplace_back(make_key(std::string(key)), Value{});
+    od::value fv;
+    if (auto e = field.value().get(fv)) return e;
+    if (auto e = read_value(fv, fields.back().second, depth)) return e;
+  }
+  // The reader words the refusal ("duplicate key in object at byte N").
+  if (detail::find_duplicate_key(fields) != fields.size()) return simdjson::INCORRECT_TYPE;
+  out = make_map(std::move(fields));
+  return simdjson::SUCCESS;
+}
+
+// `depth`: containers already open around this value (the root is at 0).
+error_code read_value(od::value v, Value& out, size_t depth) {
+  od::json_type type{};
+  if (auto e = v.type().get(type)) return e;
+  switch (type) {
+    case od::json_type::array: return read_array(v, out, depth + 1);
+    case od::json_type::object: return read_object(v, out, depth + 1);
+    case od::json_type::number: return read_number(v, out);
+    case od::json_type::string: return read_string(v, out);
+    case od::json_type::boolean: return read_bool(v, out);
+    case od::json_type::null: {
+      bool is_null = false;
+      if (auto e = v.is_null().get(is_null)) return e;
+      if (!is_null) return simdjson::N_ATOM_ERROR;
+      out = make_null();
+      return simdjson::SUCCESS;
+    }
+  }
+  return simdjson::TAPE_ERROR;
+}
+
+// The whole document; a scalar root is read from the document itself (On Demand has no value
+// for it).
+error_code read_document(od::document& doc, Value& out) {
+  od::json_type type{};
+  if (auto e = doc.type().get(type)) return e;
+  if (type == od::json_type::array || type == od::json_type::object) {
+    od::value root;
+    if (auto e = doc.get_value().get(root)) return e;
+    if (auto e = read_value(root, out, 0)) return e;
+  } else if (type == od::json_type::number) {
+    if (auto e = read_number(doc, out)) return e;
+  } else if (type == od::json_type::string) {
+    if (auto e = read_string(doc, out)) return e;
+  } else if (type == od::json_type::boolean) {
+    if (auto e = read_bool(doc, out)) return e;
+  } else {
+    bool is_null = false;
+    if (auto e = doc.is_null().get(is_null)) return e;
+    if (!is_null) return simdjson::N_ATOM_ERROR;
+    out = make_null();
+  }
+  // Anything after the value (other than whitespace) is trailing content: the reader says so.
+  const char* at = nullptr;
+  if (!doc.current_location().get(at)) return simdjson::TRAILING_CONTENT;
+  return simdjson::SUCCESS;
+}
+
+}  // namespace
+
+Result<Value> decode_json_tree_simdjson(std::string_view bytes) {
+  // simdjson skips or refuses these differently from PHP; the reader reads them as PHP does.
+  if (bytes.starts_with("\xEF\xBB\xBF")) return Error{Errc::parse_error, "simdjson: a byte-order mark"};
+  thread_local od::parser parser;
+  thread_local std::string padded;
+  padded.resize(bytes.size() + simdjson::SIMDJSON_PADDING);  // growing zero-fills the padding once
+  if (!bytes.empty()) std::memcpy(padded.data(), bytes.data(), bytes.size());
+  od::document doc;
+  Value root;
+  error_code e = parser.iterate(padded.data(), bytes.size(), padded.size()).get(doc);
+  if (!e) e = read_document(doc, root);
+  if (e) return Error{Errc::parse_error, std::string("simdjson: ") + simdjson::error_message(e)};
+  return root;
+}
+
+Result<Value> decode_json_tree(std::string_view bytes) {
+  Result<Value> fast = decode_json_tree_simdjson(bytes);
+  if (fast) return fast;
+  return decode_json_tree_reader(bytes);
+}
+
+}  // namespace hitcost::corpus
