@@ -82,12 +82,20 @@ EncodedValue encode_value(const Strategy& st, const Page& page, std::string_view
   return wrap_payload(st, std::move(serialized));
 }
 
+bool compression_tried(const Strategy& st, size_t plain_bytes) noexcept {
+  return st.compressor != CompressorId::none && plain_bytes >= st.rule.threshold_bytes &&
+         plain_bytes <= kMaxInflatedBytes;
+}
+
+bool keeps_compressed(const Strategy& st, size_t plain_bytes, size_t packed_bytes) noexcept {
+  return compression_tried(st, plain_bytes) && st.rule.keep(plain_bytes, packed_bytes);
+}
+
 EncodedValue wrap_payload(const Strategy& st, std::string plain) {
   EncodedValue ev;
   const SerializerId ser = st.rep == Representation::html ? SerializerId::none : st.serializer;
   CompressorId used = CompressorId::none;
-  if (st.compressor != CompressorId::none && plain.size() >= st.rule.threshold_bytes &&
-      plain.size() <= kMaxInflatedBytes) {
+  if (compression_tried(st, plain.size())) {
     bool prefix = st.scheme != FlagScheme::php_memcache;
     std::string packed;
     if (prefix) put_le32(packed, static_cast<uint32_t>(plain.size()));

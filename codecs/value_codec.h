@@ -38,6 +38,13 @@ EncodedValue encode_value(const Strategy& strategy, const Page& page, std::strin
 // other than a Page (hitcost-corpus's generic trees).
 EncodedValue wrap_payload(const Strategy& strategy, std::string plain);
 
+// wrap_payload's rule on its own, for callers that know the sizes already (hitcost-corpus
+// recommend derives every threshold from one compression per value): compression is tried at
+// all (a compressor, at least the threshold, at most kMaxInflatedBytes), and a value of `plain`
+// bytes that packs to `packed` bytes (without the length prefix) is kept compressed.
+bool compression_tried(const Strategy& strategy, size_t plain_bytes) noexcept;
+bool keeps_compressed(const Strategy& strategy, size_t plain_bytes, size_t packed_bytes) noexcept;
+
 // What a stored value turned out to hold, read from its flags alone.
 struct Unwrapped {
   Representation rep = Representation::html;

@@ -58,29 +58,9 @@ double weighted_quantile(std::vector<std::pair<double, double>> vw, double q) {
   return vw.back().first;
 }
 
-namespace {
+namespace detail {
 
-using detail::Cell;
-using detail::Good;
-using detail::RowState;
-
-volatile size_t g_sink = 0;  // results feed it so the optimizer keeps the timed work
-
-// CPU per call of f: repeats it in batches until one batch takes at least min_ns of thread CPU,
-// timed around the whole batch (one clock read pair per batch, not per call). Earlier, shorter
-// batches size the next one and warm the caches.
-template <class F>
-double cpu_ns_per_call(F&& f, uint64_t min_ns) {
-  uint64_t n = 1;
-  for (;;) {
-    const uint64_t t0 = thread_cpu_ns();
-    for (uint64_t i = 0; i < n; ++i) f();
-    const uint64_t dt = thread_cpu_ns() - t0;
-    if (dt >= min_ns) return double(dt) / double(n);
-    const double want = double(n) * 1.2 * double(min_ns) / double(std::max<uint64_t>(dt, 1));
-    n = std::clamp<uint64_t>(static_cast<uint64_t>(want), n + 1, n * 100);
-  }
-}
+volatile size_t g_sink = 0;
 
 void count_failure(std::vector<FailureKind>& kinds, const std::string& kind, const CorpusRecord& in, std::string reason,
                    size_t max_listed) {
@@ -90,8 +70,6 @@ void count_failure(std::vector<FailureKind>& kinds, const std::string& kind, con
   if (it->listed.size() < max_listed) it->listed.push_back({in.key, in.flags, std::move(reason)});
 }
 
-// The strategy a value is written with: a plain-string value stays a string (html, no
-// serializer) compressed by the strategy's own rule.
 Strategy strategy_for(const Strategy& s, const Good& g) {
   Strategy used = s;
   if (!g.structured) {
@@ -101,7 +79,6 @@ Strategy strategy_for(const Strategy& s, const Good& g) {
   return used;
 }
 
-// The plain payload of `g` under `used`: the string, the rendering or the serialization.
 Status plain_payload(const Strategy& used, const Good& g, std::string& out) {
   if (!g.structured) {
     out.append(g.tree.s);
@@ -114,7 +91,6 @@ Status plain_payload(const Strategy& used, const Good& g, std::string& out) {
   return encode_tree(used.serializer, g.tree, out);
 }
 
-// Unwraps and decodes what was written and compares it with what went in. "" when equal.
 std::string round_trip_problem(const EncodedValue& ev, const Strategy& used, const Good& g, const std::string& plain) {
   std::string scratch;
   auto u = unwrap_value(ev.bytes, ev.flags, used.scheme, scratch);
@@ -125,6 +101,108 @@ std::string round_trip_problem(const EncodedValue& ev, const Strategy& used, con
   if (!back) return std::string("decode: ") + to_string(back.error().code) + ": " + back.error().message;
   return *back == g.tree ? "" : "decoded tree differs from the original";
 }
+
+void time_read(std::string_view bytes, uint32_t flags, FlagScheme scheme, uint64_t min_ns, double& decompress_ns,
+               double& decode_ns) {
+  std::string scratch;
+  decompress_ns = cpu_ns_per_call(
+      [&] {
+        auto u = unwrap_value(bytes, flags, scheme, scratch);
+        g_sink = g_sink + u.ok();
+      },
+      min_ns);
+  decode_ns = 0;
+  auto u = unwrap_value(bytes, flags, scheme, scratch);
+  if (!u || u->rep != Representation::structured) return;
+  const SerializerId decoder = u->serializer;
+  const std::string_view payload = u->payload;
+  decode_ns = cpu_ns_per_call(
+      [&] {
+        auto t = decode_tree(decoder, payload);
+        g_sink = g_sink + t.ok();
+      },
+      min_ns);
+}
+
+std::string assign_weights(std::vector<Good>& good, const std::vector<CorpusRecord>& in, uint64_t now, HitWeighting w,
+                           bool drawn_by_recency) {
+  size_t unknown = 0;
+  for (const CorpusRecord& v : in) unknown += v.last_access_unix_s == 0;
+  if (w == HitWeighting::automatic && drawn_by_recency) {
+    for (Good& g : good) g.weight = 1;
+    return "uniform (the sample was drawn by recency, so each value already stands for its share of hits; "
+           "weighting by access again would count recency twice)";
+  }
+  if (w == HitWeighting::uniform || (w == HitWeighting::automatic && (unknown > 0 || in.empty()))) {
+    for (Good& g : good) g.weight = 1;
+    if (w == HitWeighting::uniform) return "uniform (asked)";
+    return "uniform (" + std::to_string(unknown) + " of " + std::to_string(in.size()) +
+           " records carry no last access)";
+  }
+  double smallest = 1;
+  for (Good& g : good) {
+    const uint64_t last = in[g.input].last_access_unix_s;
+    if (last == 0) continue;
+    const double age_s = now > last ? double(now - last) : 0.0;
+    g.weight = 1.0 / (1.0 + age_s);
+    smallest = std::min(smallest, g.weight);
+  }
+  for (Good& g : good)  // asked for access weights but some lack one: the oldest's weight
+    if (in[g.input].last_access_unix_s == 0) g.weight = smallest;
+  return "access (w = 1/(1+age_s), age = now - last access)" +
+         (unknown ? " ; " + std::to_string(unknown) + " records without one weigh as the oldest" : std::string());
+}
+
+std::vector<Good> decode_as_stored(const std::vector<CorpusRecord>& in, FlagScheme scheme, const SlabSettings& slab,
+                                   RowState& stored, size_t max_listed) {
+  std::vector<Good> good;
+  SlabTally cache(slab);
+  for (size_t i = 0; i < in.size(); ++i) {
+    stored.row.stored_bytes += in[i].value.size();
+    cache.add(in[i].key.size(), in[i].value.size(), in[i].flags);
+    std::string scratch;
+    Unwrapped u;
+    auto tree = decode_stored(in[i].value, in[i].flags, scheme, scratch, &u);
+    if (!tree) {
+      count_failure(stored.row.failures, to_string(tree.error().code), in[i], tree.error().message, max_listed);
+      continue;
+    }
+    Good g{i, std::move(*tree), u.rep == Representation::structured, 1, in[i].key.size()};
+    Cell c;
+    c.ok = true;
+    c.pays_render = g.structured;
+    c.flags = in[i].flags;
+    c.stored_bytes = in[i].value.size();
+    c.compressed = u.compressor != CompressorId::none;
+    stored.cells.push_back(std::move(c));
+    good.push_back(std::move(g));
+  }
+  stored.row.cache_bytes = cache.chunk_bytes();
+  return good;
+}
+
+ScopedPin::ScopedPin(int cpu) {
+  if (cpu < 0) return;
+  saved_ok_ = pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) == 0;
+  error_ = pin_this_thread(cpu);
+}
+ScopedPin::~ScopedPin() {
+  if (saved_ok_) pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_);
+}
+}  // namespace detail
+
+namespace {
+
+using detail::Cell;
+using detail::count_failure;
+using detail::cpu_ns_per_call;
+using detail::g_sink;
+using detail::Good;
+using detail::plain_payload;
+using detail::round_trip_problem;
+using detail::RowState;
+using detail::strategy_for;
+using detail::time_read;
 
 // Untimed: writes every good value under the row's strategy, checks the round trip.
 void prepare_row(RowState& rs, const std::vector<Good>& good, const std::vector<CorpusRecord>& in, size_t max_listed) {
@@ -155,29 +233,6 @@ void prepare_row(RowState& rs, const std::vector<Good>& good, const std::vector<
     c.compressed = info && info->compressor != CompressorId::none;
     c.pays_render = c.used.rep == Representation::structured;
   }
-}
-
-// Times reading one stored value: unwrap (decompress) and, when structured, decode.
-void time_read(std::string_view bytes, uint32_t flags, FlagScheme scheme, uint64_t min_ns,
-               double& decompress_ns, double& decode_ns) {
-  std::string scratch;
-  decompress_ns = cpu_ns_per_call(
-      [&] {
-        auto u = unwrap_value(bytes, flags, scheme, scratch);
-        g_sink = g_sink + u.ok();
-      },
-      min_ns);
-  decode_ns = 0;
-  auto u = unwrap_value(bytes, flags, scheme, scratch);
-  if (!u || u->rep != Representation::structured) return;
-  const SerializerId decoder = u->serializer;
-  const std::string_view payload = u->payload;
-  decode_ns = cpu_ns_per_call(
-      [&] {
-        auto t = decode_tree(decoder, payload);
-        g_sink = g_sink + t.ok();
-      },
-      min_ns);
 }
 
 // One round of one strategy row over every good value: encode (timed), then read it back.
@@ -228,56 +283,8 @@ void measure_render_round(std::vector<std::vector<double>>& render, const std::v
   }
 }
 
-// Weights per good value, and how they were chosen.
-std::string assign_weights(std::vector<Good>& good, const std::vector<CorpusRecord>& in, uint64_t now, HitWeighting w,
-                           bool drawn_by_recency) {
-  size_t unknown = 0;
-  for (const CorpusRecord& v : in) unknown += v.last_access_unix_s == 0;
-  if (w == HitWeighting::automatic && drawn_by_recency) {
-    for (Good& g : good) g.weight = 1;
-    return "uniform (the sample was drawn by recency, so each value already stands for its share of hits; "
-           "weighting by access again would count recency twice)";
-  }
-  if (w == HitWeighting::uniform || (w == HitWeighting::automatic && (unknown > 0 || in.empty()))) {
-    for (Good& g : good) g.weight = 1;
-    if (w == HitWeighting::uniform) return "uniform (asked)";
-    return "uniform (" + std::to_string(unknown) + " of " + std::to_string(in.size()) +
-           " records carry no last access)";
-  }
-  double smallest = 1;
-  for (Good& g : good) {
-    const uint64_t last = in[g.input].last_access_unix_s;
-    if (last == 0) continue;
-    const double age_s = now > last ? double(now - last) : 0.0;
-    g.weight = 1.0 / (1.0 + age_s);
-    smallest = std::min(smallest, g.weight);
-  }
-  for (Good& g : good)  // asked for access weights but some lack one: the oldest's weight
-    if (in[g.input].last_access_unix_s == 0) g.weight = smallest;
-  return "access (w = 1/(1+age_s), age = now - last access)" +
-         (unknown ? " ; " + std::to_string(unknown) + " records without one weigh as the oldest" : std::string());
-}
-
-// Pins the calling thread for the run and restores its affinity afterwards.
-class ScopedPin {
- public:
-  explicit ScopedPin(int cpu) {
-    if (cpu < 0) return;
-    saved_ok_ = pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) == 0;
-    error_ = pin_this_thread(cpu);
-  }
-  ~ScopedPin() {
-    if (saved_ok_) pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_);
-  }
-  ScopedPin(const ScopedPin&) = delete;
-  ScopedPin& operator=(const ScopedPin&) = delete;
-  int error() const noexcept { return error_; }
-
- private:
-  cpu_set_t saved_{};
-  bool saved_ok_ = false;
-  int error_ = 0;
-};
+using detail::assign_weights;
+using detail::ScopedPin;
 
 }  // namespace
 
@@ -313,30 +320,7 @@ Result<CompareResult> run_compare(const std::vector<CorpusRecord>& in, FlagSchem
   stored.row.label = kAsStoredLabel;
   stored.row.scheme = res.scheme;
   stored.row.baseline = true;
-  std::vector<Good> good;
-  SlabTally stored_cache(o.slab);
-  for (size_t i = 0; i < in.size(); ++i) {
-    stored.row.stored_bytes += in[i].value.size();
-    stored_cache.add(in[i].key.size(), in[i].value.size(), in[i].flags);
-    std::string scratch;
-    Unwrapped u;
-    auto tree = decode_stored(in[i].value, in[i].flags, scheme, scratch, &u);
-    if (!tree) {
-      count_failure(stored.row.failures, to_string(tree.error().code), in[i], tree.error().message,
-                    o.max_listed_per_kind);
-      continue;
-    }
-    Good g{i, std::move(*tree), u.rep == Representation::structured, 1, in[i].key.size()};
-    Cell c;
-    c.ok = true;
-    c.pays_render = g.structured;
-    c.flags = in[i].flags;
-    c.stored_bytes = in[i].value.size();
-    c.compressed = u.compressor != CompressorId::none;
-    stored.cells.push_back(std::move(c));
-    good.push_back(std::move(g));
-  }
-  stored.row.cache_bytes = stored_cache.chunk_bytes();
+  std::vector<Good> good = detail::decode_as_stored(in, scheme, o.slab, stored, o.max_listed_per_kind);
   res.how.slab_settings = o.slab.source;
   for (const Good& g : good) (g.structured ? res.good_structured : res.good_strings) += 1;
   res.values_good = good.size();

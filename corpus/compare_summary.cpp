@@ -60,6 +60,8 @@ std::vector<double> round_means(const RowState& rs, const std::vector<Good>& goo
 void summarize_one(RowState& rs, const RowState& base, const std::vector<Good>& good,
                    const std::vector<std::vector<double>>& render, const SlabSettings& slab) {
   CompareRow& row = rs.row;
+  // Until decided, the rows are summarized at every look: start the counts afresh each time.
+  row.values_ok = row.values_failed = row.baseline_bytes = row.compressed_values = 0;
   std::vector<std::pair<double, double>> read, read_render, decompress, decode, rend, encode;
   uint64_t ok_bytes = 0;
   SlabTally cache(slab), base_cache(slab);  // this row's items and as stored's, the same values

@@ -2,6 +2,7 @@
 // under every strategy. Recipe per verb: parse options → read or sample → compare → report.
 //   sample   memcached → corpus file (never writes to the source)
 //   compare  corpus → one table strategy × (bytes, decode+inflate per hit), JSON/CSV/HTML
+//   recommend corpus → what to store: the front of CPU per hit against cache memory, confirmed
 //   redact   corpus → a corpus safe to hand over (same sizes and shapes, none of the text)
 //   show     corpus → its manifest and what its flags say, by kind
 #include <unistd.h>
@@ -21,6 +22,8 @@
 #include "corpus/compare_report.h"
 #include "corpus/corpus_file.h"
 #include "corpus/memcached_text.h"
+#include "corpus/recommend.h"
+#include "corpus/recommend_report.h"
 #include "corpus/redact_record.h"
 #include "corpus/sampler.h"
 #include "report/exit_code.h"
@@ -157,14 +160,36 @@ int run_sample(const SampleArgs& a) {
   return kExitOk;
 }
 
-// ---- compare -------------------------------------------------------------------------------
-struct CompareArgs {
-  std::string corpus, strategies = kDefaultStrategies, weight = "auto", json, csv, html, slabs_from;
+// ---- compare and recommend: the measurement both share ------------------------------------
+struct MeasureArgs {
+  std::string corpus, weight = "auto", json, html, slabs_from;
   std::optional<int> rounds;
   int min_rounds = 3, max_rounds = 20, cpu = -1;
   std::string max_time = "0";
   double min_time_us = 20, alpha = 0.05, min_effect = 0.05;
+  bool quiet = false;
 };
+
+// The options of the rounds, the verdicts and the memory model, on a verb.
+void add_measure_options(CLI::App* cmd, MeasureArgs& m) {
+  cmd->add_option("corpus", m.corpus, "a corpus file (from sample)")->required();
+  cmd->add_option("--rounds", m.rounds,
+                  "exactly N interleaved rounds and one look at the verdicts (default: until decided)");
+  cmd->add_option("--min-rounds", m.min_rounds, "until decided: rounds before the first look")->capture_default_str();
+  cmd->add_option("--max-rounds", m.max_rounds, "until decided: rounds the error is spent by")->capture_default_str();
+  cmd->add_option("--max-time", m.max_time, "until decided: no new round past this (e.g. 60s); 0 = none")
+      ->capture_default_str();
+  cmd->add_option("--min-time-us", m.min_time_us, "CPU per timed loop, µs")->capture_default_str();
+  cmd->add_option("--weight", m.weight, "auto | uniform | access")->capture_default_str();
+  cmd->add_option("--cpu", m.cpu, "pin the measuring thread to this CPU");
+  cmd->add_option("--alpha", m.alpha, "family-wise error of the verdicts")->capture_default_str();
+  cmd->add_option("--min-effect", m.min_effect, "smallest difference called")->capture_default_str();
+  cmd->add_option("--json", m.json, "write the result as JSON");
+  cmd->add_option("--html", m.html, "write a self-contained HTML report");
+  cmd->add_option("--slabs-from", m.slabs_from,
+                  "memcached:HOST:PORT whose `stats settings` (-f, -n, -C, slab_chunk_max) count the cache "
+                  "memory (default: memcached 1.6's defaults; only read)");
+}
 
 // The slab settings of the memcached at "memcached:HOST:PORT", from its `stats settings` (read only).
 Result<SlabSettings> slab_settings_of(const std::string& from) {
@@ -179,27 +204,22 @@ Result<SlabSettings> slab_settings_of(const std::string& from) {
   return slab_settings_from_stats(*stats, address);
 }
 
-int run_compare_verb(const CompareArgs& a) {
-  if (Status out = client::check_output_paths({{"--json", a.json}, {"--csv", a.csv}, {"--html", a.html}}); !out)
-    return fail(kExitUsage, out.error().message);
-  auto corpus = read_corpus(a.corpus);
-  if (!corpus) return fail(kExitFailed, corpus.error().message);
-  auto scheme = parse_flag_scheme(corpus->manifest.scheme);
-  if (!scheme) return fail(kExitFailed, a.corpus + ": manifest scheme: " + scheme.error().message);
-  CompareOptions o;
-  for (const std::string& text : split_commas(a.strategies)) {
-    auto s = parse_compare_strategy(text, *scheme);
-    if (!s) return fail(kExitUsage, "--strategies: " + text + ": " + s.error().message);
-    o.strategies.push_back(std::move(*s));
-  }
-  o.rounds = a.rounds;
-  o.min_rounds = a.min_rounds;
-  o.max_rounds = a.max_rounds;
+// A corpus read, and the compare options its measurement takes; `exit` is the code to return
+// when the corpus or an option is refused (the message already printed).
+struct Measured {
+  Corpus corpus;
+  FlagScheme scheme = FlagScheme::php_memcached;
+  CompareOptions options;
+};
+std::optional<Measured> measure_setup(const MeasureArgs& a, const std::vector<client::OutputPath>& outs, int& exit) {
+  if (Status out = client::check_output_paths(outs); !out)
+    return exit = fail(kExitUsage, out.error().message), std::nullopt;
+  if (a.min_time_us <= 0) return exit = fail(kExitUsage, "--min-time-us: want a positive number"), std::nullopt;
   const auto max_time = parse_duration_ns(a.max_time);
-  if (!max_time) return fail(kExitUsage, "--max-time: want a duration (150s, 2m; 0 = none): " + a.max_time);
-  o.max_time_ns = *max_time;
-  if (a.min_time_us <= 0) return fail(kExitUsage, "--min-time-us: want a positive number");
-  o.min_time_ns = uint64_t(a.min_time_us * 1000);
+  if (!max_time)
+    return exit = fail(kExitUsage, "--max-time: want a duration (150s, 2m; 0 = none): " + a.max_time), std::nullopt;
+  Measured m;
+  CompareOptions& o = m.options;
   if (a.weight == "auto")
     o.weighting = HitWeighting::automatic;
   else if (a.weight == "uniform")
@@ -207,28 +227,89 @@ int run_compare_verb(const CompareArgs& a) {
   else if (a.weight == "access")
     o.weighting = HitWeighting::access;
   else
-    return fail(kExitUsage, "--weight: want auto, uniform or access");
-  o.sample_drawn_by_recency = corpus->manifest.sampling == "recency";
+    return exit = fail(kExitUsage, "--weight: want auto, uniform or access"), std::nullopt;
+  auto corpus = read_corpus(a.corpus);
+  if (!corpus) return exit = fail(kExitFailed, corpus.error().message), std::nullopt;
+  auto scheme = parse_flag_scheme(corpus->manifest.scheme);
+  if (!scheme) return exit = fail(kExitFailed, a.corpus + ": manifest scheme: " + scheme.error().message), std::nullopt;
+  m.corpus = std::move(*corpus);
+  m.scheme = *scheme;
+  o.rounds = a.rounds;
+  o.min_rounds = a.min_rounds;
+  o.max_rounds = a.max_rounds;
+  o.max_time_ns = *max_time;
+  o.min_time_ns = uint64_t(a.min_time_us * 1000);
+  o.sample_drawn_by_recency = m.corpus.manifest.sampling == "recency";
   o.pin_cpu = a.cpu;
   o.verdict.alpha = a.alpha;
   o.verdict.min_effect = a.min_effect;
   if (!a.slabs_from.empty()) {
     auto slab = slab_settings_of(a.slabs_from);
-    if (!slab) return fail(slab.error().code == Errc::invalid_argument ? kExitUsage : kExitFailed,
-                           "--slabs-from: " + slab.error().message);
+    if (!slab)
+      return exit = fail(slab.error().code == Errc::invalid_argument ? kExitUsage : kExitFailed,
+                         "--slabs-from: " + slab.error().message),
+             std::nullopt;
     o.slab = std::move(*slab);
   }
-  auto r = run_compare(corpus->records, *scheme, uint64_t(std::time(nullptr)), o);
+  return m;
+}
+
+// ---- compare -------------------------------------------------------------------------------
+struct CompareArgs {
+  MeasureArgs m;
+  std::string strategies = kDefaultStrategies, csv;
+};
+
+int run_compare_verb(const CompareArgs& a) {
+  int exit = kExitOk;
+  auto setup = measure_setup(a.m, {{"--json", a.m.json}, {"--csv", a.csv}, {"--html", a.m.html}}, exit);
+  if (!setup) return exit;
+  CompareOptions& o = setup->options;
+  for (const std::string& text : split_commas(a.strategies)) {
+    auto s = parse_compare_strategy(text, setup->scheme);
+    if (!s) return fail(kExitUsage, "--strategies: " + text + ": " + s.error().message);
+    o.strategies.push_back(std::move(*s));
+  }
+  auto r = run_compare(setup->corpus.records, setup->scheme, uint64_t(std::time(nullptr)), o);
   if (!r) return fail(r.error().code == Errc::invalid_argument ? kExitUsage : kExitFailed, r.error().message);
   std::fputs(compare_table(*r).c_str(), stdout);
   client::OutputWriter out(kWho);
-  if (!a.json.empty()) out.write(a.json, compare_json(*r, corpus->manifest));
+  if (!a.m.json.empty()) out.write(a.m.json, compare_json(*r, setup->corpus.manifest));
   if (!a.csv.empty()) out.write(a.csv, compare_csv(*r));
-  if (!a.html.empty()) out.write(a.html, compare_html(*r, corpus->manifest));
+  if (!a.m.html.empty()) out.write(a.m.html, compare_html(*r, setup->corpus.manifest));
   bool codec_bug = false;
   for (const CompareRow& row : r->rows)
     for (const FailureKind& f : row.failures) codec_bug = codec_bug || f.kind == "round_trip_mismatch";
   if (codec_bug) return fail(kExitErrors, "a round trip did not give the value back (listed above): figures suspect");
+  return out.all_written() ? kExitOk : kExitOutput;
+}
+
+// ---- recommend -----------------------------------------------------------------------------
+struct RecommendArgs {
+  MeasureArgs m;
+  double memory_weight = 1.0;
+  int search_rounds = 3;
+  size_t confirm = 4;
+};
+
+int run_recommend_verb(const RecommendArgs& a) {
+  int exit = kExitOk;
+  auto setup = measure_setup(a.m, {{"--json", a.m.json}, {"--html", a.m.html}}, exit);
+  if (!setup) return exit;
+  RecommendOptions o;
+  o.confirm = std::move(setup->options);
+  o.memory_weight = a.memory_weight;
+  o.search_rounds = a.search_rounds;
+  o.confirm_at_most = a.confirm;
+  if (!a.m.quiet) o.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  auto r = run_recommend(setup->corpus.records, setup->scheme, uint64_t(std::time(nullptr)), o);
+  if (!r) return fail(r.error().code == Errc::invalid_argument ? kExitUsage : kExitFailed, r.error().message);
+  std::fputs(recommend_table(*r).c_str(), stdout);
+  client::OutputWriter out(kWho);
+  if (!a.m.json.empty()) out.write(a.m.json, recommend_json(*r, setup->corpus.manifest));
+  if (!a.m.html.empty()) out.write(a.m.html, recommend_html(*r, setup->corpus.manifest));
+  if (!r->codec_failures.empty())
+    return fail(kExitErrors, "a candidate did not give the values back (listed above): figures suspect");
   return out.all_written() ? kExitOk : kExitOutput;
 }
 
@@ -352,28 +433,25 @@ int main(int argc, char** argv) {
   CompareArgs c;
   CLI::App* compare_cmd =
       app.add_subcommand("compare", "decode every value, re-encode it under each strategy, measure");
-  compare_cmd->add_option("corpus", c.corpus, "a corpus file (from sample)")->required();
+  add_measure_options(compare_cmd, c.m);
   compare_cmd->add_option("--strategies,-s", c.strategies, "comma-separated; STRATEGY@SCHEME for another scheme")
       ->capture_default_str();
-  compare_cmd->add_option("--rounds", c.rounds,
-                          "exactly N interleaved rounds and one look at the verdicts (default: until decided)");
-  compare_cmd->add_option("--min-rounds", c.min_rounds, "until decided: rounds before the first look")
-      ->capture_default_str();
-  compare_cmd->add_option("--max-rounds", c.max_rounds, "until decided: rounds the error is spent by")
-      ->capture_default_str();
-  compare_cmd->add_option("--max-time", c.max_time, "until decided: no new round past this (e.g. 60s); 0 = none")
-      ->capture_default_str();
-  compare_cmd->add_option("--min-time-us", c.min_time_us, "CPU per timed loop, µs")->capture_default_str();
-  compare_cmd->add_option("--weight", c.weight, "auto | uniform | access")->capture_default_str();
-  compare_cmd->add_option("--cpu", c.cpu, "pin the measuring thread to this CPU");
-  compare_cmd->add_option("--alpha", c.alpha, "family-wise error of the verdicts")->capture_default_str();
-  compare_cmd->add_option("--min-effect", c.min_effect, "smallest difference called")->capture_default_str();
-  compare_cmd->add_option("--json", c.json, "write the result as JSON");
   compare_cmd->add_option("--csv", c.csv, "write one CSV row per strategy");
-  compare_cmd->add_option("--html", c.html, "write a self-contained HTML report");
-  compare_cmd->add_option("--slabs-from", c.slabs_from,
-                          "memcached:HOST:PORT whose `stats settings` (-f, -n, -C, slab_chunk_max) count the cache "
-                          "memory (default: memcached 1.6's defaults; only read)");
+
+  RecommendArgs rc;
+  CLI::App* recommend_cmd = app.add_subcommand(
+      "recommend", "search encodings, compressors, levels and thresholds; answer on CPU per hit against cache memory");
+  add_measure_options(recommend_cmd, rc.m);
+  recommend_cmd->add_option("--memory-weight", rc.memory_weight, "score = CPU ratio + W x memory ratio (0: CPU alone)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  recommend_cmd->add_option("--search-rounds", rc.search_rounds, "interleaved rounds of the search (pruned after each)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  recommend_cmd->add_option("--confirm", rc.confirm, "candidates of the front measured again against today's")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  recommend_cmd->add_flag("--quiet,-q", rc.m.quiet, "no progress lines");
 
   std::string redact_in, redact_out;
   CLI::App* redact_cmd = app.add_subcommand("redact", "write a corpus safe to hand over: strings and keys replaced");
@@ -395,6 +473,7 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_stop_signal);
   if (*sample_cmd) return run_sample(s);
   if (*compare_cmd) return run_compare_verb(c);
+  if (*recommend_cmd) return run_recommend_verb(rc);
   if (*redact_cmd) return run_redact(redact_in, redact_out);
   if (*show_cmd) return run_show(show_path);
   return kExitUsage;

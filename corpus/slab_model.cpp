@@ -10,8 +10,8 @@ namespace {
 constexpr uint64_t kItemHeader = 48;   // sizeof(item) on 64-bit
 constexpr uint64_t kChunkHeader = 48;  // a chained item's chunk header (1.6.18's, by stats slabs)
 constexpr uint64_t kCas = 8;
-constexpr uint32_t kAlign = 8;        // CHUNK_ALIGN_BYTES
-constexpr size_t kMaxClasses = 63;    // MAX_NUMBER_OF_SLAB_CLASSES - 1
+constexpr uint32_t kAlign = 8;      // CHUNK_ALIGN_BYTES
+constexpr size_t kMaxClasses = 63;  // MAX_NUMBER_OF_SLAB_CLASSES - 1
 
 const std::string* find_stat(const std::vector<std::pair<std::string, std::string>>& stats, const char* name) {
   for (const auto& [k, v] : stats)

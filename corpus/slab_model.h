@@ -30,8 +30,8 @@
 namespace hitcost::corpus {
 
 struct SlabSettings {
-  uint32_t chunk_size = 48;         // -n: the smallest chunk's room beyond the item header
-  double growth_factor = 1.25;      // -f
+  uint32_t chunk_size = 48;     // -n: the smallest chunk's room beyond the item header
+  double growth_factor = 1.25;  // -f
   uint32_t slab_page_size = 1u << 20;
   uint32_t slab_chunk_max = 1u << 19;  // -o slab_chunk_max; half a page by default
   bool use_cas = true;                 // -C turns it off

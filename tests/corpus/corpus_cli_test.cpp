@@ -223,6 +223,37 @@ TEST_F(PhpFilled, CompareRoundTripsEveryValueUnderEveryStrategyAndListsTheRefuse
   EXPECT_GT(std::filesystem::file_size(html), 1000u);
 }
 
+TEST_F(PhpFilled, RecommendAnswersOnValuesPhpWroteWithItsProgressAndReports) {
+  const std::string path = sample(md, "md.hcorpus", "php-memcached");
+  const std::string out = dir.file("rec.json"), html = dir.file("rec.html");
+  const CommandResult r = corpus({"recommend", path, "--search-rounds", "2", "--rounds", "2", "--min-time-us", "1",
+                                  "--json", out, "--html", html, "--slabs-from", "memcached:" + md.address()});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  // Progress on stderr: each search round, then the confirmation.
+  EXPECT_NE(r.err.find("recommend: search round 1/2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("recommend: search round 2/2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("recommend: confirming"), std::string::npos) << r.err;
+  std::ifstream in(out);
+  const json j = json::parse(in);
+  const std::string sentence = j["recommendation"]["sentence"];
+  EXPECT_EQ(r.out.rfind(sentence, 0), 0u) << r.out;  // the answer is the first line
+  EXPECT_EQ(j["memory"]["model"], "stats settings of " + md.address());
+  const uint64_t good = count_of("php-memcached") - 1;  // all but the int
+  size_t candidates = 0;
+  for (const json& c : j["candidates"]) {
+    EXPECT_EQ(c["values_ok"].get<uint64_t>() + c["values_failed"].get<uint64_t>(), good) << c["name"];
+    ++candidates;
+  }
+  EXPECT_GT(candidates, 45u);  // every form, split by threshold, and the plain ones
+  EXPECT_TRUE(j["codec_failures"].empty()) << j["codec_failures"].dump();
+  EXPECT_GT(std::filesystem::file_size(html), 1000u);
+  // Refused before anything is measured.
+  const CommandResult bad = corpus({"recommend", path, "--memory-weight", "-1"});
+  EXPECT_EQ(bad.exit_code, 2) << show(bad);
+  const CommandResult none = corpus({"recommend", path, "--search-rounds", "0"});
+  EXPECT_EQ(none.exit_code, 2) << show(none);
+}
+
 TEST_F(PhpFilled, RedactedCorpusKeepsSizesAndShapesButNoneOfTheText) {
   const std::string path = sample(md, "md.hcorpus", "php-memcached");
   const std::string red_path = dir.file("red.hcorpus");

@@ -2,6 +2,8 @@
 // memcached 1.6 (Debian's 1.6.18) under several settings, its `stats slabs` read back, and
 // every class's chunk size and used chunks, and total_malloced, compared with the model fed
 // the settings that memcached's own `stats settings` reports.
+#include "corpus/slab_model.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "corpus/memcached_text.h"
-#include "corpus/slab_model.h"
 #include "tests/support/memcached_process.h"
 
 namespace hitcost::corpus {
@@ -118,10 +119,10 @@ void expect_model_matches(const std::vector<std::string>& memcached_args, size_t
 TEST(SlabModel, ChunksPerClassAndMallocedEqualARealMemcachedsWithTheDefaults) { expect_model_matches({}, 30); }
 
 TEST(SlabModel, ChunksPerClassAndMallocedEqualARealMemcachedsWithOtherSettings) {
-  expect_model_matches({"-f", "1.08", "-n", "32"}, 50);  // 63 classes: the class limit is reached
-  expect_model_matches({"-C"}, 30);                       // no CAS: 8 B less per item
+  expect_model_matches({"-f", "1.08", "-n", "32"}, 50);      // 63 classes: the class limit is reached
+  expect_model_matches({"-C"}, 30);                          // no CAS: 8 B less per item
   expect_model_matches({"-o", "slab_chunk_max=65536"}, 20);  // more chained items, fewer classes
-  expect_model_matches({"-I", "4m"}, 30);                 // larger items allowed; pages stay 1 MiB
+  expect_model_matches({"-I", "4m"}, 30);                    // larger items allowed; pages stay 1 MiB
 }
 
 TEST(SlabModel, ItemBytesCountHeaderCasKeySuffixAndTheLineEnd) {
@@ -160,9 +161,10 @@ TEST(SlabModel, SettingsFromStatsReadWhatIsSaidAndRefuseNonsense) {
   EXPECT_FALSE(given->use_cas);
 
   const Stats bad[] = {
-      {{"growth_factor", "abc"}}, {{"growth_factor", "1"}},     {{"growth_factor", "1.25x"}},
-      {{"chunk_size", "0"}},      {{"chunk_size", "-5"}},       {{"slab_chunk_max", "12"}},
-      {{"chunk_size", ""}},       {{"slab_chunk_max", "99999999999"}},
+      {{"growth_factor", "abc"}},   {{"growth_factor", "1"}},
+      {{"growth_factor", "1.25x"}}, {{"chunk_size", "0"}},
+      {{"chunk_size", "-5"}},       {{"slab_chunk_max", "12"}},
+      {{"chunk_size", ""}},         {{"slab_chunk_max", "99999999999"}},
   };
   size_t refused = 0;
   for (const Stats& s : bad) {

@@ -670,7 +670,8 @@ TEST(Readme, OurBinariesAreBuiltWhereTheTableSaysAndHaveTheSubcommandsItSays) {
     }
   }
   EXPECT_GE(source.subcommands.at("hitcost-load").size(), 4u);
-  EXPECT_EQ(source.subcommands.at("hitcost-corpus"), (std::vector<std::string>{"sample", "compare", "redact", "show"}));
+  EXPECT_EQ(source.subcommands.at("hitcost-corpus"),
+            (std::vector<std::string>{"sample", "compare", "recommend", "redact", "show"}));
 }
 
 // run.sh and test.sh have no --help of their own: their arguments go on (run.sh to
