@@ -181,6 +181,22 @@ std::vector<Good> decode_as_stored(const std::vector<CorpusRecord>& in, FlagSche
   return good;
 }
 
+void measure_render_round(std::vector<std::vector<double>>& render, const std::vector<Good>& good, uint64_t min_ns) {
+  for (size_t gi = 0; gi < good.size(); ++gi) {
+    if (!good[gi].structured) {
+      render[gi].push_back(0);
+      continue;
+    }
+    render[gi].push_back(cpu_ns_per_call(
+        [&] {
+          std::string html;
+          render_tree_html(good[gi].tree, html);
+          g_sink = g_sink + html.size();
+        },
+        min_ns));
+  }
+}
+
 ScopedPin::ScopedPin(int cpu) {
   if (cpu < 0) return;
   saved_ok_ = pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) == 0;
@@ -197,6 +213,7 @@ using detail::Cell;
 using detail::count_failure;
 using detail::cpu_ns_per_call;
 using detail::g_sink;
+using detail::measure_render_round;
 using detail::Good;
 using detail::plain_payload;
 using detail::round_trip_problem;
@@ -267,21 +284,6 @@ void measure_as_stored_round(RowState& rs, const std::vector<Good>& good, const 
   }
 }
 
-void measure_render_round(std::vector<std::vector<double>>& render, const std::vector<Good>& good, uint64_t min_ns) {
-  for (size_t gi = 0; gi < good.size(); ++gi) {
-    if (!good[gi].structured) {
-      render[gi].push_back(0);
-      continue;
-    }
-    render[gi].push_back(cpu_ns_per_call(
-        [&] {
-          std::string html;
-          render_tree_html(good[gi].tree, html);
-          g_sink = g_sink + html.size();
-        },
-        min_ns));
-  }
-}
 
 using detail::assign_weights;
 using detail::ScopedPin;

@@ -78,6 +78,9 @@ std::string round_trip_problem(const EncodedValue& ev, const Strategy& used, con
 // Times reading one stored value: unwrap (decompress) and, when structured, decode.
 void time_read(std::string_view bytes, uint32_t flags, FlagScheme scheme, uint64_t min_ns, double& decompress_ns,
                double& decode_ns);
+// One round of the render every structured value pays on a hit (render_tree_html), ns per
+// value appended to render[value]; 0 for plain strings (served as they are).
+void measure_render_round(std::vector<std::vector<double>>& render, const std::vector<Good>& good, uint64_t min_ns);
 // Row 0 of a comparison: every record decoded by its flags (failures counted in `stored`'s
 // row; its stored and cache bytes over every record, good or not), one cell per good value;
 // returns the good values (weight 1).

@@ -149,21 +149,6 @@ void measure_as_stored(AsStored& a, const std::vector<Good>& good, const std::ve
   }
 }
 
-void measure_render(std::vector<std::vector<double>>& render, const std::vector<Good>& good, uint64_t min_ns) {
-  for (size_t v = 0; v < good.size(); ++v) {
-    if (!good[v].structured) {
-      render[v].push_back(0);
-      continue;
-    }
-    render[v].push_back(cpu_ns_per_call(
-        [&] {
-          std::string html;
-          render_tree_html(good[v].tree, html);
-          g_sink = g_sink + html.size();
-        },
-        min_ns));
-  }
-}
 
 // A candidate's hit on value v in round r (an index into that value's measurements).
 double hit_ns(const Plan& p, const std::vector<Encoding>& enc, const std::vector<Form>& forms,
@@ -425,7 +410,7 @@ Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& in, FlagS
       if (slot == 0)
         measure_as_stored(today, good, in, scheme, o.confirm.min_time_ns);
       else if (slot == 1)
-        measure_render(render, good, o.confirm.min_time_ns);
+        detail::measure_render_round(render, good, o.confirm.min_time_ns);
       else if (slot < 2 + enc.size()) {
         if (enc[slot - 2].measured) measure_encoding(enc[slot - 2], o.confirm.min_time_ns);
       } else if (forms[slot - 2 - enc.size()].measured) {
