@@ -32,7 +32,7 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=${BUILD_TYPE} \
       -DHITCOST_BUILD_TESTS=OFF -DHITCOST_BUILD_BENCH=OFF \
  && cmake --build /build -j${JOBS} --target hitcost-server hitcost-load hitcost-corpus \
  && mkdir -p /dist/bin /dist/share/scripts \
- && cp /build/server/hitcost-server /build/client/hitcost-load /build/corpus/hitcost-corpus /dist/bin/ \
+ && cp /build/server/hitcost-server /build/client/hitcost-load /build/advise/hitcost-corpus /dist/bin/ \
  && strip /dist/bin/* \
  && cp docker/load-sweep.sh /dist/bin/hitcost-load-sweep \
  && cp docker/memcached-nodes.sh /dist/bin/hitcost-memcached-nodes \

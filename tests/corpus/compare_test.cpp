@@ -1,7 +1,7 @@
 // hitcost-corpus compare: the structural facts of a run (which values decode, which round-trip
 // under which strategy, byte totals, failure counts and listings, report contents). No
 // timing is asserted: the figures are CPU time and vary; only their presence is checked.
-#include "corpus/compare.h"
+#include "advise/compare.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "codecs/value_codec.h"
-#include "corpus/compare_report.h"
+#include "advise/compare_report.h"
 #include "corpus/tree_codec.h"
 #include "corpus/tree_html.h"
 

@@ -3,7 +3,7 @@
 // mixed corpus PHP's default would write (every candidate holds every value, the confirmed
 // candidates store what the search derived, the answer names one of them). No timing is
 // asserted: CPU figures vary; their presence and consistency are checked.
-#include "corpus/recommend.h"
+#include "advise/recommend.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "codecs/value_codec.h"
-#include "corpus/recommend_report.h"
+#include "advise/recommend_report.h"
 #include "corpus/tree_codec.h"
 
 namespace hitcost::corpus {

@@ -50,7 +50,7 @@ const std::vector<OurBinary>& our_binaries() {
   static const std::vector<OurBinary> binaries = {
       {"hitcost-server", "server/hitcost-server", Subcommands::none},
       {"hitcost-load", "client/hitcost-load", Subcommands::optional},
-      {"hitcost-corpus", "corpus/hitcost-corpus", Subcommands::required},
+      {"hitcost-corpus", "advise/hitcost-corpus", Subcommands::required},
   };
   return binaries;
 }

@@ -19,7 +19,7 @@ enum class Subcommands {
 };
 struct OurBinary {
   std::string name;        // as the README runs it: "hitcost-corpus"
-  std::string build_path;  // under the build directory: "corpus/hitcost-corpus"
+  std::string build_path;  // under the build directory: "advise/hitcost-corpus"
   Subcommands subcommands = Subcommands::none;
 };
 const std::vector<OurBinary>& our_binaries();

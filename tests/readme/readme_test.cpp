@@ -131,7 +131,7 @@ TEST(ReadmeChecker, AnUnknownSubcommandIsNamed) {
 TEST(ReadmeChecker, ARequiredSubcommandMustBeGivenAndKnown) {
   const std::string readme =
       "```sh\n"
-      "build/release/corpus/hitcost-corpus sample --from memcached:h:1 -o f\n"  // 2: fine
+      "build/release/advise/hitcost-corpus sample --from memcached:h:1 -o f\n"  // 2: fine
       "hitcost-corpus sampel --from memcached:h:1 -o f\n"                       // 3: unknown
       "hitcost-corpus --from memcached:h:1\n"                                   // 4: none given
       "hitcost-corpus\n"                                                        // 5: none given

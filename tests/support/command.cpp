@@ -18,7 +18,7 @@
 namespace hitcost::testing {
 
 std::string load_binary() { return std::string(HITCOST_BINARY_DIR) + "/client/hitcost-load"; }
-std::string corpus_binary() { return std::string(HITCOST_BINARY_DIR) + "/corpus/hitcost-corpus"; }
+std::string corpus_binary() { return std::string(HITCOST_BINARY_DIR) + "/advise/hitcost-corpus"; }
 
 namespace {
 

@@ -279,7 +279,7 @@ TEST(ExitCodes, EveryCellOfTheReadmeTableIsWalkedForTheLoadTheCorpusAndTheScript
   }
   EXPECT_EQ(ran, cases.size());
   // hitcost-corpus's 3 is a codec bug (a value that does not read back as written): no input
-  // makes it on purpose; corpus/compare.cpp's round_trip_problem is the check, and
+  // makes it on purpose; advise/compare.cpp's round_trip_problem is the check, and
   // PhpFilled.CompareRoundTripsEveryValueUnderEveryStrategyAndListsTheRefusedOne holds every
   // value PHP writes to it.
   const std::set<std::pair<std::string, int>> not_walkable = {{"hitcost-corpus", 3}};

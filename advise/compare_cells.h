@@ -15,7 +15,7 @@
 #include "codecs/value_codec.h"
 #include "core/clock.h"
 #include "core/result.h"
-#include "corpus/compare.h"
+#include "advise/compare.h"
 #include "corpus/value.h"
 
 namespace hitcost::corpus::detail {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <utility>
 
-#include "corpus/compare_cells.h"
+#include "advise/compare_cells.h"
 
 namespace hitcost::corpus::detail {
 namespace {

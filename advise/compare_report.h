@@ -1,5 +1,5 @@
 #pragma once
-// The reports of `hitcost-corpus compare` (corpus/compare.h): a text table for the terminal,
+// The reports of `hitcost-corpus compare` (advise/compare.h): a text table for the terminal,
 // one JSON object, one CSV row per strategy, and a self-contained HTML page (inline CSS and
 // SVG, no external resources). All of them say how the figures were measured and that
 // read+render adds the template's render to structured rows only (html rows serve their bytes).
@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "corpus/compare.h"
+#include "advise/compare.h"
 #include "corpus/corpus_file.h"
 #include "report/verdict.h"
 

@@ -1,4 +1,4 @@
-#include "corpus/recommend_space.h"
+#include "advise/recommend_space.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "corpus/compare_report.h"
+#include "advise/compare_report.h"
 
 #include <algorithm>
 #include <cinttypes>

@@ -39,9 +39,9 @@
 
 #include "codecs/strategy.h"
 #include "core/result.h"
-#include "corpus/compare.h"
+#include "advise/compare.h"
 #include "corpus/corpus_file.h"
-#include "corpus/recommend_space.h"
+#include "advise/recommend_space.h"
 #include "corpus/slab_model.h"
 #include "report/verdict.h"
 

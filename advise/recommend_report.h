@@ -1,5 +1,5 @@
 #pragma once
-// The reports of `hitcost-corpus recommend` (corpus/recommend.h): the terminal's table of the
+// The reports of `hitcost-corpus recommend` (advise/recommend.h): the terminal's table of the
 // front and the answer, one JSON object with every candidate searched, and a self-contained
 // HTML page whose SVG chart plots every candidate's CPU per hit against its cache memory
 // (both as ratios to today's), the front joined and highlighted, today's and the
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "corpus/corpus_file.h"
-#include "corpus/recommend.h"
+#include "advise/recommend.h"
 
 namespace hitcost::corpus {
 

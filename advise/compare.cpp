@@ -1,4 +1,4 @@
-#include "corpus/compare.h"
+#include "advise/compare.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -13,7 +13,7 @@
 #include "codecs/value_codec.h"
 #include "core/clock.h"
 #include "core/pin.h"
-#include "corpus/compare_cells.h"
+#include "advise/compare_cells.h"
 #include "corpus/tree_codec.h"
 #include "corpus/tree_html.h"
 

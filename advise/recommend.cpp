@@ -1,4 +1,4 @@
-#include "corpus/recommend.h"
+#include "advise/recommend.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 #include "codecs/flag_scheme.h"
 #include "codecs/value_codec.h"
 #include "core/clock.h"
-#include "corpus/compare_cells.h"
-#include "corpus/recommend_space.h"
+#include "advise/compare_cells.h"
+#include "advise/recommend_space.h"
 #include "corpus/tree_html.h"
 
 namespace hitcost::corpus {

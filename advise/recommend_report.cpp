@@ -1,11 +1,11 @@
-#include "corpus/recommend_report.h"
+#include "advise/recommend_report.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "corpus/compare_report.h"
+#include "advise/compare_report.h"
 #include "corpus/tree_html.h"
 
 namespace hitcost::corpus {
