@@ -3,10 +3,11 @@
 // hitcost's own reader (json_tree.cpp) as the authority on everything simdjson refuses.
 //
 // Why a fallback and not two answers: PHP's json_decode reads a few things simdjson refuses
-// (1e400 is INF there, an integer below int64 or beyond uint64 a double); the reader already
-// reads them as PHP does. So simdjson answers every document it reads, the reader every one it refuses —
-// one accept set (the reader's) and one message per error. fuzz/fuzz_tree.cpp holds the two
-// to the same trees and the same accept set on every input.
+// (an integer below int64 is a double there); the reader already reads them as PHP does.
+// Doubles are read by the reader's number rule on simdjson's token (see read_number). So
+// simdjson answers every document it reads, the reader every one it refuses: one accept set
+// (the reader's) and one message per error. fuzz/fuzz_tree.cpp and the mutation test in
+// tests/corpus/json_msgpack_tree_test.cpp hold the two to the same trees and accept set.
 //
 // What simdjson would read that the tree must not: a UTF-8 byte-order mark (PHP refuses it),
 // nesting past kMaxDepth, duplicate keys — each refused here or handed to the reader.
@@ -17,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codecs/json_format.h"
 #include "corpus/duplicate_key.h"
 #include "corpus/tree_codec.h"
 
@@ -28,22 +30,36 @@ using simdjson::error_code;
 
 error_code read_value(od::value v, Value& out, size_t depth);
 
-// A number as PHP reads it: an integer literal within int64 an int, any other a double.
-// simdjson's big_integer (beyond uint64) is an error here: the reader reads it.
+// A number as PHP reads it: an integer literal within int64 an int (simdjson's, exact), any
+// other read from its text by the reader's own number rule (std::from_chars: correctly
+// rounded, as PHP's strtod; simdjson 3.0.1 rounds some mantissas of 20 digits and more one
+// unit off, which the mutation test in tests/corpus found), INF beyond a double. `text` runs
+// from the number to the next structural character (or the end of a scalar document): only
+// whitespace may follow the number in it.
+error_code number_from_text(std::string_view text, Value& out) {
+  json::Reader reader(text);
+  json::Number n;
+  if (!reader.at_number() || !reader.number(n) || !reader.finish()) return simdjson::NUMBER_ERROR;
+  out = n.is_int ? make_int(n.i) : make_real(n.d);
+  return simdjson::SUCCESS;
+}
+
 template <class Json>
-error_code read_number(Json& v, Value& out) {
+error_code read_int64(Json& v, Value& out, bool& done) {
   od::number_type type{};
   if (auto e = v.get_number_type().get(type)) return e;
-  if (type == od::number_type::signed_integer) {
-    int64_t i = 0;
-    if (auto e = v.get_int64().get(i)) return e;
-    out = make_int(i);
-    return simdjson::SUCCESS;
-  }
-  double d = 0;
-  if (auto e = v.get_double().get(d)) return e;
-  out = make_real(d);
+  done = type == od::number_type::signed_integer;
+  if (!done) return simdjson::SUCCESS;
+  int64_t i = 0;
+  if (auto e = v.get_int64().get(i)) return e;
+  out = make_int(i);
   return simdjson::SUCCESS;
+}
+
+error_code read_number(od::value& v, Value& out) {
+  bool done = false;
+  if (auto e = read_int64(v, out, done); e || done) return e;
+  return number_from_text(v.raw_json_token(), out);  // the number and the whitespace after it
 }
 
 template <class Json>
@@ -120,7 +136,7 @@ error_code read_value(od::value v, Value& out, size_t depth) {
 
 // The whole document; a scalar root is read from the document itself (On Demand has no value
 // for it).
-error_code read_document(od::document& doc, Value& out) {
+error_code read_document(od::document& doc, const char* input_end, Value& out) {
   od::json_type type{};
   if (auto e = doc.type().get(type)) return e;
   if (type == od::json_type::array || type == od::json_type::object) {
@@ -128,7 +144,14 @@ error_code read_document(od::document& doc, Value& out) {
     if (auto e = doc.get_value().get(root)) return e;
     if (auto e = read_value(root, out, 0)) return e;
   } else if (type == od::json_type::number) {
-    if (auto e = read_number(doc, out)) return e;
+    bool done = false;
+    if (auto e = read_int64(doc, out, done)) return e;
+    if (!done) {
+      // Not consumed by simdjson: read to the end of the input, which must be whitespace.
+      std::string_view token;
+      if (auto e = doc.raw_json_token().get(token)) return e;
+      return number_from_text(std::string_view(token.data(), size_t(input_end - token.data())), out);
+    }
   } else if (type == od::json_type::string) {
     if (auto e = read_string(doc, out)) return e;
   } else if (type == od::json_type::boolean) {
@@ -157,7 +180,7 @@ Result<Value> decode_json_tree_simdjson(std::string_view bytes) {
   od::document doc;
   Value root;
   error_code e = parser.iterate(padded.data(), bytes.size(), padded.size()).get(doc);
-  if (!e) e = read_document(doc, root);
+  if (!e) e = read_document(doc, padded.data() + bytes.size(), root);
   if (e) return Error{Errc::parse_error, std::string("simdjson: ") + simdjson::error_message(e)};
   return root;
 }
