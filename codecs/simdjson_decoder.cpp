@@ -2,10 +2,10 @@
 
 #include <simdjson.h>
 
-#include <cstring>
 #include <string>
 
 #include "codecs/page_fields.h"
+#include "codecs/simdjson_input.h"
 
 namespace hitcost {
 namespace {
@@ -38,14 +38,14 @@ simdjson::error_code get_row(od::value rv, Row& r) {
     if (auto e = field.value().get(v)) return e;
     simdjson::error_code e = simdjson::SUCCESS;
     switch (k) {
-      case RowKey::id: e = v.get_int64().get(r.id); break;
-      case RowKey::created: e = v.get_int64().get(r.created); break;
+      case RowKey::id: e = exact_int64(v, r.id); break;
+      case RowKey::created: e = exact_int64(v, r.created); break;
       case RowKey::title: e = get_string(v, r.title); break;
       case RowKey::author: e = get_string(v, r.author); break;
       case RowKey::excerpt: e = get_string(v, r.excerpt); break;
       case RowKey::url: e = get_string(v, r.url); break;
       case RowKey::price:
-        e = v.get_double().get(r.price);  // accepts integers too
+        e = exact_double(v, r.price);  // accepts integers too
         if (!e && !valid_price(r.price)) e = simdjson::NUMBER_ERROR;
         break;
       case RowKey::tags: {
@@ -72,11 +72,7 @@ simdjson::error_code get_row(od::value rv, Row& r) {
 Status decode_simdjson(std::string_view text, Page& page) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM, as the other decoders
   thread_local od::parser parser;
-  thread_local std::string padded;
-  // Shrinking or same-size resize does not touch the bytes; growing zero-fills once.
-  padded.resize(text.size() + simdjson::SIMDJSON_PADDING);
-  if (!text.empty()) std::memcpy(padded.data(), text.data(), text.size());
-
+  const std::string_view padded = simdjson_padded(text);
   od::document doc;
   if (auto e = parser.iterate(padded.data(), text.size(), padded.size()).get(doc)) return fail(e);
   od::object obj;
@@ -92,7 +88,7 @@ Status decode_simdjson(std::string_view text, Page& page) {
     if (auto e = field.value().get(v)) return fail(e);
     simdjson::error_code e = simdjson::SUCCESS;
     switch (k) {
-      case PageKey::id: e = v.get_int64().get(page.id); break;
+      case PageKey::id: e = exact_int64(v, page.id); break;
       case PageKey::title: e = get_string(v, page.title); break;
       case PageKey::rows: {
         od::array arr;

@@ -1,8 +1,9 @@
 #pragma once
 // simdjson (On Demand API) decoder for the JSON form written by encode_json().
 // simdjson reads up to SIMDJSON_PADDING (64) bytes past the end of its input, so the
-// payload is first copied into a padded per-thread buffer: that copy is part of the
-// honest cost and is included in every benchmark of this decoder.
+// payload is first copied into a padded per-thread buffer (codecs/simdjson_input.h: zeros
+// after the text, always): that copy is part of the honest cost and is included in every
+// benchmark of this decoder.
 #include <string_view>
 
 #include "codecs/page.h"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "codecs/json_format.h"
+#include "codecs/simdjson_input.h"
 #include "corpus/duplicate_key.h"
 #include "corpus/tree_codec.h"
 
@@ -30,36 +31,19 @@ using simdjson::error_code;
 
 error_code read_value(od::value v, Value& out, size_t depth);
 
-// A number as PHP reads it: an integer literal within int64 an int (simdjson's, exact), any
-// other read from its text by the reader's own number rule (std::from_chars: correctly
-// rounded, as PHP's strtod; simdjson 3.0.1 rounds some mantissas of 20 digits and more one
-// unit off, which the mutation test in tests/corpus found), INF beyond a double. `text` runs
-// from the number to the next structural character (or the end of a scalar document): only
-// whitespace may follow the number in it.
+// A number as PHP reads it, from its text by the reader's own number rule: an integer literal
+// within int64 an int, any other a double (std::from_chars: correctly rounded, as PHP's
+// strtod), INF beyond a double. Not simdjson's own number parsing: 3.0.1 reads
+// -31333333333333333333 (20 digits, beyond int64) as -3133333333333333333 without an error, and
+// rounds some 20-digit mantissas one unit off (found by fuzz_tree and the mutation test in
+// tests/corpus). `text` runs from the number to the next structural character (or the end of a
+// scalar document): only whitespace may follow the number in it.
 error_code number_from_text(std::string_view text, Value& out) {
   json::Reader reader(text);
   json::Number n;
   if (!reader.at_number() || !reader.number(n) || !reader.finish()) return simdjson::NUMBER_ERROR;
   out = n.is_int ? make_int(n.i) : make_real(n.d);
   return simdjson::SUCCESS;
-}
-
-template <class Json>
-error_code read_int64(Json& v, Value& out, bool& done) {
-  od::number_type type{};
-  if (auto e = v.get_number_type().get(type)) return e;
-  done = type == od::number_type::signed_integer;
-  if (!done) return simdjson::SUCCESS;
-  int64_t i = 0;
-  if (auto e = v.get_int64().get(i)) return e;
-  out = make_int(i);
-  return simdjson::SUCCESS;
-}
-
-error_code read_number(od::value& v, Value& out) {
-  bool done = false;
-  if (auto e = read_int64(v, out, done); e || done) return e;
-  return number_from_text(v.raw_json_token(), out);  // the number and the whitespace after it
 }
 
 template <class Json>
@@ -120,7 +104,7 @@ error_code read_value(od::value v, Value& out, size_t depth) {
   switch (type) {
     case od::json_type::array: return read_array(v, out, depth + 1);
     case od::json_type::object: return read_object(v, out, depth + 1);
-    case od::json_type::number: return read_number(v, out);
+    case od::json_type::number: return number_from_text(v.raw_json_token(), out);  // and the whitespace after it
     case od::json_type::string: return read_string(v, out);
     case od::json_type::boolean: return read_bool(v, out);
     case od::json_type::null: {
@@ -144,23 +128,16 @@ error_code read_document(od::document& doc, const char* input_end, Value& out) {
     if (auto e = doc.get_value().get(root)) return e;
     if (auto e = read_value(root, out, 0)) return e;
   } else if (type == od::json_type::number) {
-    bool done = false;
-    if (auto e = read_int64(doc, out, done)) return e;
-    if (!done) {
-      // Not consumed by simdjson: read to the end of the input, which must be whitespace.
-      std::string_view token;
-      if (auto e = doc.raw_json_token().get(token)) return e;
-      return number_from_text(std::string_view(token.data(), size_t(input_end - token.data())), out);
-    }
+    // A scalar document's number is not consumed by simdjson: read it to the end of the input.
+    std::string_view token;
+    if (auto e = doc.raw_json_token().get(token)) return e;
+    return number_from_text(std::string_view(token.data(), size_t(input_end - token.data())), out);
   } else if (type == od::json_type::string) {
     if (auto e = read_string(doc, out)) return e;
-  } else if (type == od::json_type::boolean) {
-    if (auto e = read_bool(doc, out)) return e;
   } else {
-    bool is_null = false;
-    if (auto e = doc.is_null().get(is_null)) return e;
-    if (!is_null) return simdjson::N_ATOM_ERROR;
-    out = make_null();
+    // true, false or null as the whole document: 3.0.1 takes "null!" for null there (inside an
+    // array it refuses it; found by fuzz_tree). The reader reads these few bytes.
+    return simdjson::SCALAR_DOCUMENT_AS_VALUE;
   }
   // Anything after the value (other than whitespace) is trailing content: the reader says so.
   const char* at = nullptr;
@@ -174,9 +151,7 @@ Result<Value> decode_json_tree_simdjson(std::string_view bytes) {
   // simdjson skips or refuses these differently from PHP; the reader reads them as PHP does.
   if (bytes.starts_with("\xEF\xBB\xBF")) return Error{Errc::parse_error, "simdjson: a byte-order mark"};
   thread_local od::parser parser;
-  thread_local std::string padded;
-  padded.resize(bytes.size() + simdjson::SIMDJSON_PADDING);  // growing zero-fills the padding once
-  if (!bytes.empty()) std::memcpy(padded.data(), bytes.data(), bytes.size());
+  const std::string_view padded = simdjson_padded(bytes);
   od::document doc;
   Value root;
   error_code e = parser.iterate(padded.data(), bytes.size(), padded.size()).get(doc);

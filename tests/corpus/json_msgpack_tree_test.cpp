@@ -180,11 +180,16 @@ TEST(CorpusJsonMsgpackTree, PhpOutputDecodesToTheSameTreeAndReencodesByteForByte
     EXPECT_TRUE(*from_json == *from_msgpack) << "json and msgpack trees differ";
     // Both JSON readers, each on its own: everything PHP writes is simdjson's to read (the
     // default decoder never falls back on it), and to the same tree as hitcost's reader.
+    // (A literal as the whole document is the reader's: json_tree_simdjson.cpp says why.)
     Result<Value> by_simdjson = decode_json_tree_simdjson(c.json);
     Result<Value> by_reader = decode_json_tree_reader(c.json);
-    ASSERT_TRUE(by_simdjson.ok()) << by_simdjson.error().message;
     ASSERT_TRUE(by_reader.ok()) << by_reader.error().message;
-    EXPECT_TRUE(*by_simdjson == *from_msgpack) << "simdjson's tree differs";
+    if (c.name == "scalar_true" || c.name == "scalar_null") {
+      EXPECT_FALSE(by_simdjson.ok());
+    } else {
+      ASSERT_TRUE(by_simdjson.ok()) << by_simdjson.error().message;
+      EXPECT_TRUE(*by_simdjson == *from_msgpack) << "simdjson's tree differs";
+    }
     EXPECT_TRUE(*by_reader == *from_msgpack) << "the reader's tree differs";
 
     std::string json = "prefix:";  // encoders append: what was there stays
@@ -369,6 +374,8 @@ TEST(CorpusJsonMsgpackTree, MalformedJsonIsAParseErrorWithAnOffset) {
       {"a number glued to a literal", "[1true]"},
       {"bad literal", "nul"},
       {"bad literal in array", "[tru]"},
+      {"a literal and a bang", "null!"},  // simdjson 3.0.1 alone took it (found by fuzz_tree)
+      {"true and a bang", "true!"},
       {"non-string key", "{1:2}"},
       {"missing colon", "{\"a\" 1}"},
       {"missing comma", "[1 2]"},
@@ -400,7 +407,7 @@ TEST(CorpusJsonMsgpackTree, MalformedJsonIsAParseErrorWithAnOffset) {
     }
   }
   EXPECT_EQ(checked, 2 * std::size(bad));
-  EXPECT_EQ(checked, 102u);
+  EXPECT_EQ(checked, 106u);
   // The deepest accepted: 512 arrays, as PHP's json_decode default depth.
   EXPECT_TRUE(decode_json_tree(std::string(512, '[') + std::string(512, ']')).ok());
 }
@@ -474,6 +481,8 @@ TEST(CorpusJsonMsgpackTree, JsonNumbersAndEscapesReadAsPhpReadsThem) {
       {"-9223372036854775808", make_int(INT64_MIN)},
       {"9223372036854775808", make_real(9223372036854775808.0)},  // beyond int64: a double, as PHP
       {"-9223372036854775809", make_real(-9223372036854775808.0)},
+      {"-31333333333333333333333", make_real(-31333333333333333333333.0)},  // found by fuzz_tree
+      {"[-31333333333333333333333]", make_list({make_real(-31333333333333333333333.0)})},
       {"-0", make_int(0)},
       {"-0.0", make_real(-0.0)},
       {"1E2", make_real(100.0)},
@@ -503,15 +512,15 @@ TEST(CorpusJsonMsgpackTree, JsonNumbersAndEscapesReadAsPhpReadsThem) {
       EXPECT_TRUE(*r == c.want) << c.json;
       ++checked;
     }
-    // simdjson alone reads the same tree (its doubles by the reader's rule), or refuses and
-    // leaves it to the reader: a negative integer below int64, which it calls out of range.
+    // simdjson alone reads the same tree (its numbers by the reader's rule: 3.0.1's own misreads
+    // some 20-digit ones).
     if (Result<Value> fast = decode_json_tree_simdjson(c.json); fast.ok())
       EXPECT_TRUE(*fast == c.want) << c.json;
     else
       left_to_the_reader.push_back(c.json);
   }
-  EXPECT_EQ(checked, 38u);
-  EXPECT_EQ(left_to_the_reader, (std::vector<std::string>{"-9223372036854775809"}));
+  EXPECT_EQ(checked, 42u);
+  EXPECT_TRUE(left_to_the_reader.empty()) << left_to_the_reader.size();  // simdjson reads every number
 }
 
 TEST(CorpusJsonMsgpackTree, JsonEncoderRefusesWhatPhpRefusesAndLeavesOutUntouched) {
