@@ -8,12 +8,12 @@
 #include <cmath>
 #include <utility>
 
+#include "advise/compare_cells.h"
 #include "codecs/codec_table.h"
 #include "codecs/flag_scheme.h"
 #include "codecs/value_codec.h"
 #include "core/clock.h"
 #include "core/pin.h"
-#include "advise/compare_cells.h"
 #include "corpus/tree_codec.h"
 #include "corpus/tree_html.h"
 
@@ -213,8 +213,8 @@ using detail::Cell;
 using detail::count_failure;
 using detail::cpu_ns_per_call;
 using detail::g_sink;
-using detail::measure_render_round;
 using detail::Good;
+using detail::measure_render_round;
 using detail::plain_payload;
 using detail::round_trip_problem;
 using detail::RowState;
@@ -283,7 +283,6 @@ void measure_as_stored_round(RowState& rs, const std::vector<Good>& good, const 
     c.decode.push_back(decode);
   }
 }
-
 
 using detail::assign_weights;
 using detail::ScopedPin;

@@ -37,8 +37,8 @@
 // from now_unix_s: with one observed access, the rate a Poisson-accessed key is most likely to
 // have is 1/age), otherwise — or when the sample was already drawn by recency — uniform. Stored bytes are the values'
 // bytes only (no key, no item overhead); cache bytes are what memcached spends on the items (the slab
-// model of CompareOptions::slab: its defaults, or a real memcached's `stats settings`). Single-threaded; the calling thread is pinned for the run when pin_cpu >= 0
-// (its affinity restored afterwards).
+// model of CompareOptions::slab: its defaults, or a real memcached's `stats settings`). Single-threaded; the calling
+// thread is pinned for the run when pin_cpu >= 0 (its affinity restored afterwards).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -115,8 +115,8 @@ struct CompareRow {
   // the same values.
   uint64_t cache_bytes = 0;
   double cache_vs_baseline = 0;
-  CostFigures read_ns;                // decompress + decode
-  CostFigures read_render_ns;         // read + render for structured stored forms
+  CostFigures read_ns;         // decompress + decode
+  CostFigures read_render_ns;  // read + render for structured stored forms
   double decompress_mean_ns = 0, decode_mean_ns = 0, render_mean_ns = 0;
   std::optional<double> encode_mean_ns;                     // none for as stored
   std::vector<double> round_read_ns, round_read_render_ns;  // per round, weighted means

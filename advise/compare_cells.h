@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "advise/compare.h"
 #include "codecs/strategy.h"
 #include "codecs/value_codec.h"
 #include "core/clock.h"
 #include "core/result.h"
-#include "advise/compare.h"
 #include "corpus/value.h"
 
 namespace hitcost::corpus::detail {

@@ -41,9 +41,10 @@ std::vector<std::string> method_notes(const CompareResult& r) {
   n.push_back(
       "bytes: the values' stored bytes (no key, no item overhead); vs today = bytes / as-stored bytes of "
       "the same values");
-  n.push_back("cache: what memcached spends on the items, the slab chunks they land in (item header, key, "
-              "flags, value; chained above slab_chunk_max), by " +
-              h.slab_settings + "; vs today = chunks / as-stored chunks of the same values");
+  n.push_back(
+      "cache: what memcached spends on the items, the slab chunks they land in (item header, key, "
+      "flags, value; chained above slab_chunk_max), by " +
+      h.slab_settings + "; vs today = chunks / as-stored chunks of the same values");
   n.push_back(
       fmt("verdict: read+render per hit vs \"as stored\" on the row's values, paired by round (the rounds' "
           "weighted means), the sweep's rule: \"costs\" ratio [interval], \"the same within %.0f %%\" or "
@@ -125,9 +126,9 @@ std::string verdict_cell(const CompareRow& row, double min_effect) {
 }
 
 std::string compare_table(const CompareResult& r) {
-  std::string out = fmt("%-24s %13s %10s %9s %10s %9s %9s %9s %9s %12s  %s\n", "strategy", "ok/failed", "stored MiB",
-                        "vs today", "cache MiB", "vs today", "read p50", "read p99", "read mean", "+render mean",
-                        "verdict (read+render)");
+  std::string out =
+      fmt("%-24s %13s %10s %9s %10s %9s %9s %9s %9s %12s  %s\n", "strategy", "ok/failed", "stored MiB", "vs today",
+          "cache MiB", "vs today", "read p50", "read p99", "read mean", "+render mean", "verdict (read+render)");
   out += fmt("%-24s %13s %10s %9s %10s %9s %9s %9s %9s %12s\n", "", "", "", "", "", "", "us", "us", "us", "us");
   for (const CompareRow& row : r.rows) {
     out += fmt("%-24s %13s %10.3f %8.3fx %10.3f %8.3fx %9.3f %9.3f %9.3f %12.3f  %s\n", row.label.c_str(),

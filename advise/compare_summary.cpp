@@ -87,11 +87,10 @@ void summarize_one(RowState& rs, const RowState& base, const std::vector<Good>& 
     rend.emplace_back(c.pays_render ? median_of(render[gi]) : 0, w);
     if (!c.encode.empty()) encode.emplace_back(median_of(c.encode), w);
   }
-  if (rs.strategy) row.stored_bytes = ok_bytes;  // as stored keeps every record's bytes
+  if (rs.strategy) row.stored_bytes = ok_bytes;            // as stored keeps every record's bytes
   if (rs.strategy) row.cache_bytes = cache.chunk_bytes();  // and every record's chunks
   row.bytes_vs_baseline = row.baseline_bytes ? double(ok_bytes) / double(row.baseline_bytes) : 0;
-  row.cache_vs_baseline =
-      base_cache.chunk_bytes() ? double(cache.chunk_bytes()) / double(base_cache.chunk_bytes()) : 0;
+  row.cache_vs_baseline = base_cache.chunk_bytes() ? double(cache.chunk_bytes()) / double(base_cache.chunk_bytes()) : 0;
   for (const FailureKind& k : row.failures) row.values_failed += k.count;
   row.read_ns = figures(read);
   row.read_render_ns = figures(read_render);

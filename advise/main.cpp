@@ -15,15 +15,15 @@
 #include <map>
 #include <random>
 
+#include "advise/compare.h"
+#include "advise/compare_report.h"
+#include "advise/recommend.h"
+#include "advise/recommend_report.h"
 #include "codecs/flag_scheme.h"
 #include "codecs/value_codec.h"
 #include "core/duration.h"
-#include "advise/compare.h"
-#include "advise/compare_report.h"
 #include "corpus/corpus_file.h"
 #include "corpus/memcached_text.h"
-#include "advise/recommend.h"
-#include "advise/recommend_report.h"
 #include "corpus/redact_record.h"
 #include "corpus/sampler.h"
 #include "report/exit_code.h"

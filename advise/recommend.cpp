@@ -5,12 +5,12 @@
 #include <map>
 #include <numeric>
 
+#include "advise/compare_cells.h"
+#include "advise/recommend_space.h"
 #include "codecs/codec_table.h"
 #include "codecs/flag_scheme.h"
 #include "codecs/value_codec.h"
 #include "core/clock.h"
-#include "advise/compare_cells.h"
-#include "advise/recommend_space.h"
 #include "corpus/tree_html.h"
 
 namespace hitcost::corpus {
@@ -148,7 +148,6 @@ void measure_as_stored(AsStored& a, const std::vector<Good>& good, const std::ve
     a.read_ns[v].push_back(unwrap + decode);
   }
 }
-
 
 // A candidate's hit on value v in round r (an index into that value's measurements).
 double hit_ns(const Plan& p, const std::vector<Encoding>& enc, const std::vector<Form>& forms,

@@ -37,11 +37,11 @@
 #include <string>
 #include <vector>
 
+#include "advise/compare.h"
+#include "advise/recommend_space.h"
 #include "codecs/strategy.h"
 #include "core/result.h"
-#include "advise/compare.h"
 #include "corpus/corpus_file.h"
-#include "advise/recommend_space.h"
 #include "corpus/slab_model.h"
 #include "report/verdict.h"
 

@@ -6,8 +6,8 @@
 // recommended one marked. Each says how it was measured and what was pruned.
 #include <string>
 
-#include "corpus/corpus_file.h"
 #include "advise/recommend.h"
+#include "corpus/corpus_file.h"
 
 namespace hitcost::corpus {
 

@@ -113,8 +113,10 @@ TEST(Serializers, DecodersAcceptKeysInAnyOrderAndIntegerPrices) {
 // shared reader accepts too: a repeated key (its last value counts) and a leading UTF-8 BOM.
 // Every JSON decoder accepts the same values: switching the library changes the speed only.
 TEST(Serializers, JsonRepeatedKeyKeepsTheLastValueAndABomIsSkippedByEveryDecoder) {
-  const std::string text = "\xEF\xBB\xBF" R"({"id":1,"title":"a","rows":[{"id":5,"title":"t","author":"a","tags":["x"],"price":1.5,)"
-                           R"("created":1,"excerpt":"e","url":"u"}],"title":"b","id":2,"rows":[]})";
+  const std::string text =
+      "\xEF\xBB\xBF"
+      R"({"id":1,"title":"a","rows":[{"id":5,"title":"t","author":"a","tags":["x"],"price":1.5,)"
+      R"("created":1,"excerpt":"e","url":"u"}],"title":"b","id":2,"rows":[]})";
   size_t checked = 0;
   for (const JsonDecoderRow& d : kJsonDecoders) {
     auto r = decode_page(SerializerId::json, text, Decoders{.json = d.id});
@@ -230,7 +232,6 @@ TEST(Serializers, MalformedJson) {
     }
   }
   EXPECT_EQ(checked, bad.size() * std::size(kJsonDecoders));
-
 }
 
 TEST(Serializers, MalformedPhpSerialize) {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "codecs/value_codec.h"
 #include "advise/recommend_report.h"
+#include "codecs/value_codec.h"
 #include "corpus/tree_codec.h"
 
 namespace hitcost::corpus {
