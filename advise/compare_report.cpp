@@ -6,20 +6,18 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "corpus/tree_html.h"
+#include "advise/report_parts.h"
 
 namespace hitcost::corpus {
 namespace {
 
-std::string fmt(const char* f, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, f, args...);
-  return buf;
-}
-
-std::string hex_flags(uint32_t flags) { return fmt("0x%08" PRIx32, flags); }
-double us(double ns) { return ns / 1000.0; }
-double mib(uint64_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
+using report_parts::escaped;
+using report_parts::failures_json;
+using report_parts::fmt;
+using report_parts::hex_flags;
+using report_parts::mib;
+using report_parts::us;
+using report_parts::verdict_json;
 
 // The method, in the words every report uses.
 std::vector<std::string> method_notes(const CompareResult& r) {
@@ -67,28 +65,6 @@ std::string ok_failed(const CompareRow& row) { return fmt("%" PRIu64 "/%" PRIu64
 
 nlohmann::ordered_json costs_json(const CostFigures& c) { return {{"p50", c.p50}, {"p99", c.p99}, {"mean", c.mean}}; }
 
-nlohmann::ordered_json verdict_json(const std::optional<client::Verdict>& v) {
-  if (!v) return nullptr;
-  nlohmann::ordered_json j = {
-      {"kind", client::to_string(v->kind)},    {"metric", v->metric},         {"pairs", v->pairs},
-      {"decided_after_rounds", v->decided_at}, {"confidence", v->confidence}, {"text", v->text}};
-  j["ratio"] = v->ratio ? nlohmann::ordered_json(*v->ratio) : nlohmann::ordered_json(nullptr);
-  j["low"] = v->low ? nlohmann::ordered_json(*v->low) : nlohmann::ordered_json(nullptr);
-  j["high"] = v->high ? nlohmann::ordered_json(*v->high) : nlohmann::ordered_json(nullptr);
-  return j;
-}
-
-nlohmann::ordered_json failures_json(const std::vector<FailureKind>& kinds) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const FailureKind& k : kinds) {
-    nlohmann::ordered_json listed = nlohmann::ordered_json::array();
-    for (const FailureExample& e : k.listed)
-      listed.push_back({{"key", e.key}, {"flags", hex_flags(e.flags)}, {"reason", e.reason}});
-    out.push_back({{"kind", k.kind}, {"count", k.count}, {"listed", std::move(listed)}});
-  }
-  return out;
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == s.npos) return s;
   std::string q = "\"";
@@ -97,12 +73,6 @@ std::string csv_field(const std::string& s) {
     q += c;
   }
   return q + '"';
-}
-
-std::string escaped(std::string_view s) {
-  std::string out;
-  append_html_escaped(s, out);
-  return out;
 }
 
 }  // namespace

@@ -6,24 +6,17 @@
 #include <nlohmann/json.hpp>
 
 #include "advise/compare_report.h"
-#include "corpus/tree_html.h"
+#include "advise/report_parts.h"
 
 namespace hitcost::corpus {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::string fmt(const char* f, auto... args) {
-  char buf[1024];
-  std::snprintf(buf, sizeof buf, f, args...);
-  return buf;
-}
-double mib(uint64_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
-std::string escaped(std::string_view s) {
-  std::string out;
-  append_html_escaped(s, out);
-  return out;
-}
+using report_parts::escaped;
+using report_parts::failures_json;
+using report_parts::fmt;
+using report_parts::mib;
+using report_parts::verdict_json;
 
 // "0.71x [0.66..0.76]", "the same within 5 %: 1.01x [0.98..1.03]", "undecided (N rounds)", "-".
 std::string confirmed_text(const Candidate& c, double min_effect) {
@@ -83,31 +76,12 @@ std::vector<std::string> notes(const RecommendResult& r) {
   return n;
 }
 
-json verdict_json(const std::optional<client::Verdict>& v) {
-  if (!v) return nullptr;
-  json j = {{"kind", client::to_string(v->kind)}, {"pairs", v->pairs}, {"text", v->text}};
-  j["ratio"] = v->ratio ? json(*v->ratio) : json(nullptr);
-  j["low"] = v->low ? json(*v->low) : json(nullptr);
-  j["high"] = v->high ? json(*v->high) : json(nullptr);
-  return j;
-}
-
 json recommendation_json(const RecommendResult& r, const Recommendation& rec) {
   return {{"made", rec.made},
           {"candidate", rec.made ? json(r.candidates[rec.candidate].name) : json(nullptr)},
           {"sentence", rec.sentence},
           {"php_settings", rec.php_config},
           {"hitcost_options", rec.hitcost_config}};
-}
-
-json failures_json(const std::vector<FailureKind>& kinds) {
-  json out = json::array();
-  for (const FailureKind& k : kinds) {
-    json listed = json::array();
-    for (const FailureExample& e : k.listed) listed.push_back({{"key", e.key}, {"reason", e.reason}});
-    out.push_back({{"kind", k.kind}, {"count", k.count}, {"listed", std::move(listed)}});
-  }
-  return out;
 }
 
 void answer_lines(const Recommendation& rec, std::string& out) {
