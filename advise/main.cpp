@@ -21,6 +21,7 @@
 #include "advise/recommend_report.h"
 #include "codecs/flag_scheme.h"
 #include "codecs/value_codec.h"
+#include "codecs/zstd_dictionary.h"
 #include "core/duration.h"
 #include "corpus/corpus_file.h"
 #include "corpus/memcached_text.h"
@@ -258,6 +259,7 @@ std::optional<Measured> measure_setup(const MeasureArgs& a, const std::vector<cl
 struct CompareArgs {
   MeasureArgs m;
   std::string strategies = kDefaultStrategies, csv;
+  std::vector<std::string> zstd_dicts;  // [SCOPE=]FILE, for +zstd-dict strategies
 };
 
 int run_compare_verb(const CompareArgs& a) {
@@ -265,9 +267,17 @@ int run_compare_verb(const CompareArgs& a) {
   auto setup = measure_setup(a.m, {{"--json", a.m.json}, {"--csv", a.csv}, {"--html", a.m.html}}, exit);
   if (!setup) return exit;
   CompareOptions& o = setup->options;
+  for (const std::string& option : a.zstd_dicts) {
+    auto d = parse_dictionary_option(option);
+    if (!d) return fail(kExitUsage, "--zstd-dict " + d.error().message);
+    if (auto id = load_zstd_dictionary_file(d->path, d->scope); !id) return fail(kExitFailed, id.error().message);
+  }
   for (const std::string& text : split_commas(a.strategies)) {
     auto s = parse_compare_strategy(text, setup->scheme);
     if (!s) return fail(kExitUsage, "--strategies: " + text + ": " + s.error().message);
+    if (s->strategy.dictionary && s->strategy.dictionary_id == 0)
+      return fail(kExitUsage, "--strategies: " + text + ": " +
+                                  zstd_dictionary_ready(s->strategy.dictionary_scope()).error().message);
     o.strategies.push_back(std::move(*s));
   }
   auto r = run_compare(setup->corpus.records, setup->scheme, uint64_t(std::time(nullptr)), o);
@@ -290,13 +300,26 @@ struct RecommendArgs {
   double memory_weight = 1.0;
   int search_rounds = 3;
   size_t confirm = 4;
+  std::string dict_dir;
+  bool no_dict = false;
 };
 
 int run_recommend_verb(const RecommendArgs& a) {
   int exit = kExitOk;
-  auto setup = measure_setup(a.m, {{"--json", a.m.json}, {"--html", a.m.html}}, exit);
+  // The dictionaries go in --dict-dir under their representation's name (checked like any output).
+  std::vector<client::OutputPath> outputs = {{"--json", a.m.json}, {"--html", a.m.html}};
+  if (!a.dict_dir.empty()) {
+    if (a.no_dict) return fail(kExitUsage, "--dict-dir keeps trained dictionaries: --no-dict trains none");
+    for (const SpaceRepresentation& r : space_representations(FlagScheme::native))
+      outputs.push_back(
+          {"--dict-dir",
+           a.dict_dir + "/" + dictionary_file_name(dictionary_scope(r.rep == Representation::html, r.serializer))});
+  }
+  auto setup = measure_setup(a.m, outputs, exit);
   if (!setup) return exit;
   RecommendOptions o;
+  o.dictionaries = !a.no_dict;
+  o.dictionary_dir = a.dict_dir;
   o.confirm = std::move(setup->options);
   o.memory_weight = a.memory_weight;
   o.search_rounds = a.search_rounds;
@@ -308,6 +331,9 @@ int run_recommend_verb(const RecommendArgs& a) {
   client::OutputWriter out(kWho);
   if (!a.m.json.empty()) out.write(a.m.json, recommend_json(*r, setup->corpus.manifest));
   if (!a.m.html.empty()) out.write(a.m.html, recommend_html(*r, setup->corpus.manifest));
+  if (!a.dict_dir.empty())
+    for (const TrainedDictionary& d : r->dictionaries)
+      out.write(a.dict_dir + "/" + dictionary_file_name(d.scope), d.bytes);
   if (!r->codec_failures.empty())
     return fail(kExitErrors, "a candidate did not give the values back (listed above): figures suspect");
   return out.all_written() ? kExitOk : kExitOutput;
@@ -437,6 +463,9 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("--strategies,-s", c.strategies, "comma-separated; STRATEGY@SCHEME for another scheme")
       ->capture_default_str();
   compare_cmd->add_option("--csv", c.csv, "write one CSV row per strategy");
+  compare_cmd->add_option(
+      "--zstd-dict", c.zstd_dicts,
+      "a zstd dictionary ([SCOPE=]FILE, repeatable) for +zstd-dict strategies, as hitcost-server's");
 
   RecommendArgs rc;
   CLI::App* recommend_cmd = app.add_subcommand(
@@ -452,6 +481,11 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   recommend_cmd->add_flag("--quiet,-q", rc.m.quiet, "no progress lines");
+  recommend_cmd->add_option("--dict-dir", rc.dict_dir,
+                            "keep the zstd dictionaries trained for the search here, one per representation "
+                            "(struct-json.zdict, html.zdict, ...) for hitcost-server --zstd-dict");
+  recommend_cmd->add_flag("--no-dict", rc.no_dict,
+                          "no zstd dictionaries: every value measured, none left out for training");
 
   std::string redact_in, redact_out;
   CLI::App* redact_cmd = app.add_subcommand("redact", "write a corpus safe to hand over: strings and keys replaced");

@@ -10,6 +10,7 @@
 #include "codecs/codec_table.h"
 #include "codecs/flag_scheme.h"
 #include "codecs/value_codec.h"
+#include "codecs/zstd_dictionary.h"
 #include "core/clock.h"
 #include "corpus/tree_html.h"
 
@@ -230,7 +231,7 @@ std::string fixed2(double r) {
 }
 
 Recommendation recommend_from(const std::vector<Candidate>& cands, const std::vector<size_t>& among, double weight,
-                              const std::string& who, bool php_only) {
+                              const std::string& who, bool php_only, const std::string& dictionary_dir) {
   Recommendation rec;
   std::optional<size_t> best;
   size_t undecided = 0;
@@ -268,16 +269,83 @@ Recommendation recommend_from(const std::vector<Candidate>& cands, const std::ve
                   *v.high);
   else
     std::snprintf(buf, sizeof buf, "%.2fx [%.2f..%.2f] of today's CPU per hit", *v.ratio, *v.low, *v.high);
-  rec.sentence = who + ": " + c.name + ": " + buf + " and " + fixed2(c.memory_ratio) + "x its memcached memory (" +
-                 std::to_string(c.compressed_values) + " of " + std::to_string(c.values_ok) + " values compressed)";
+  rec.sentence =
+      who + ": " + c.name + ": " + buf + " and " + fixed2(c.memory_ratio) + "x its memcached memory (" +
+      std::to_string(c.compressed_values) + " of " + std::to_string(c.values_ok) + " values compressed" +
+      (c.dictionary_bytes ? ", with a " + std::to_string(c.dictionary_bytes) + " B dictionary on each web server"
+                          : std::string()) +
+      ")";
   rec.php_config = php_settings(c.strategy, c.compressing);
-  rec.hitcost_config = hitcost_settings(c.strategy, c.compressing);
+  const std::string file = dictionary_file_name(c.strategy.dictionary_scope());
+  rec.hitcost_config = hitcost_settings(
+      c.strategy, c.compressing,
+      dictionary_dir.empty() ? file + " (recommend --dict-dir DIR writes it)" : dictionary_dir + "/" + file);
   return rec;
+}
+
+// Trains a zstd dictionary per representation the scheme can store with zstd, on the payloads of
+// every fifth good value (the payload the representation's strategy writes for it: a plain string
+// as it is), registers each for its scope, and puts the other records in `measured`: no figure is
+// taken on a value a dictionary learnt from. Leaves `measured` empty when none was trained.
+void train_dictionaries(const std::vector<CorpusRecord>& all, FlagScheme scheme, const RecommendOptions& o,
+                        RecommendResult& res, std::vector<CorpusRecord>& measured) {
+  detail::RowState ignored;
+  const std::vector<Good> good = detail::decode_as_stored(all, scheme, o.confirm.slab, ignored, 0);
+  if (good.size() < kMinValuesForDictionaries) {
+    res.dictionary_notes.push_back("no dictionary: " + std::to_string(good.size()) + " values decode, fewer than " +
+                                   std::to_string(kMinValuesForDictionaries) +
+                                   " (a fifth trains, the rest is measured)");
+    return;
+  }
+  std::vector<char> trains(all.size(), 0);
+  std::vector<const Good*> train;
+  for (size_t v = 0; v < good.size(); v += 5) {
+    trains[good[v].input] = 1;
+    train.push_back(&good[v]);
+  }
+  for (const SpaceRepresentation& r : space_representations(scheme)) {
+    Strategy rep;
+    rep.rep = r.rep;
+    rep.serializer = r.serializer;
+    rep.scheme = scheme;
+    if (!make_flags(scheme, r.rep, r.serializer, CompressorId::zstd).ok()) continue;
+    const std::string scope = rep.dictionary_scope();
+    std::vector<std::string> payloads;
+    size_t bytes = 0;
+    for (const Good* g : train) {
+      std::string p;
+      if (!detail::plain_payload(detail::strategy_for(rep, *g), *g, p)) continue;  // e.g. JSON and bytes
+      bytes += p.size();
+      payloads.push_back(std::move(p));
+    }
+    const std::vector<std::string_view> views(payloads.begin(), payloads.end());
+    auto dict = train_zstd_dictionary(views, default_dictionary_capacity(bytes));
+    if (!dict) {
+      res.dictionary_notes.push_back(scope + ": no dictionary: " + dict.error().message);
+      continue;
+    }
+    auto id = register_zstd_dictionary(*dict, scope);
+    if (!id) {
+      res.dictionary_notes.push_back(scope + ": no dictionary: " + id.error().message);
+      continue;
+    }
+    res.dictionaries.push_back({scope, *id, std::move(*dict), payloads.size(), bytes});
+  }
+  if (res.dictionaries.empty()) return;
+  res.training_values = train.size();
+  for (size_t i = 0; i < all.size(); ++i)
+    if (!trains[i]) measured.push_back(all[i]);
+}
+
+const TrainedDictionary* dictionary_of(const RecommendResult& res, const std::string& scope) {
+  for (const TrainedDictionary& d : res.dictionaries)
+    if (d.scope == scope) return &d;
+  return nullptr;
 }
 
 }  // namespace
 
-Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& in, FlagScheme scheme, uint64_t now_unix_s,
+Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& all, FlagScheme scheme, uint64_t now_unix_s,
                                       const RecommendOptions& o) {
   if (o.search_rounds < 1) return Error{Errc::invalid_argument, "search rounds must be at least 1"};
   if (!(o.memory_weight >= 0)) return Error{Errc::invalid_argument, "the memory weight must be 0 or more"};
@@ -291,7 +359,16 @@ Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& in, FlagS
   };
   RecommendResult res;
   res.scheme = to_string(scheme);
-  res.records = in.size();
+  res.records = all.size();
+  std::vector<CorpusRecord> held_out;  // the records measured when dictionaries were trained
+  if (o.dictionaries) {
+    train_dictionaries(all, scheme, o, res, held_out);
+    if (!res.dictionaries.empty())
+      say("recommend: " + std::to_string(res.dictionaries.size()) + " zstd dictionaries trained on " +
+          std::to_string(res.training_values) + " values (every fifth), measured on the other " +
+          std::to_string(held_out.size()));
+  }
+  const std::vector<CorpusRecord>& in = res.dictionaries.empty() ? all : held_out;
   res.slabs = o.confirm.slab;
   res.memory_weight = o.memory_weight;
 
@@ -321,12 +398,15 @@ Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& in, FlagS
   }
   std::vector<Form> forms;
   for (size_t ei = 0; ei < enc.size(); ++ei) {
-    for (const SpaceCompressor& c : space_compressors(enc[ei].strategy)) {
+    const TrainedDictionary* dict = dictionary_of(res, enc[ei].strategy.dictionary_scope());
+    for (const SpaceCompressor& c : space_compressors(enc[ei].strategy, dict != nullptr)) {
       Form f;
       f.encoding = ei;
       f.strategy = enc[ei].strategy;
       f.strategy.compressor = c.id;
       f.strategy.level = c.level;
+      f.strategy.dictionary = c.dictionary;
+      f.strategy.dictionary_id = c.dictionary ? dict->id : 0;
       f.strategy.rule = CompressionRule{0, 0.0, 0.0};  // always compressed: thresholds are derived
       prepare_form(f, enc[ei], good, in, res.codec_failures);
       forms.push_back(std::move(f));
@@ -358,6 +438,7 @@ Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& in, FlagS
     const PhpReach reach = php_reach(s, compressing);
     c.php = reach.use;
     c.php_note = reach.note;
+    if (s.dictionary) c.dictionary_bytes = dictionary_of(res, s.dictionary_scope())->bytes.size();
     res.candidates.push_back(std::move(c));
     plans.push_back(std::move(plan));
   };
@@ -375,9 +456,8 @@ Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& in, FlagS
     // when it is among them, else the smallest
     std::map<std::vector<char>, uint32_t> by_set;
     for (uint32_t t : thresholds) {
-      Strategy s = e.strategy;
-      s.compressor = f.strategy.compressor;
-      s.level = f.strategy.level;
+      Strategy s = f.strategy;  // its compressor, level and dictionary
+      s.rule = e.strategy.rule;
       s.rule.threshold_bytes = t;
       std::vector<char> set(good.size(), 0);
       bool any = false;
@@ -388,9 +468,8 @@ Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& in, FlagS
       if (!fresh && (t == default_threshold || (it->second != default_threshold && t < it->second))) it->second = t;
     }
     for (auto& [set, t] : by_set) {
-      Strategy s = e.strategy;
-      s.compressor = f.strategy.compressor;
-      s.level = f.strategy.level;
+      Strategy s = f.strategy;
+      s.rule = e.strategy.rule;
       s.rule.threshold_bytes = t;
       add_candidate(Plan{f.encoding, fi, set}, s, true);
     }
@@ -498,9 +577,10 @@ Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& in, FlagS
     if (row.verdict && row.verdict->ratio) cand.score = *row.verdict->ratio + o.memory_weight * cand.memory_ratio;
   }
   res.corpus_failures = std::move(stored.row.failures);
-  res.best = recommend_from(res.candidates, confirm, o.memory_weight, "recommended", false);
+  res.best = recommend_from(res.candidates, confirm, o.memory_weight, "recommended", false, o.dictionary_dir);
   if (!res.best.made || res.candidates[res.best.candidate].php != PhpUse::writes)
-    res.best_php = recommend_from(res.candidates, confirm, o.memory_weight, "the best PHP writes", true);
+    res.best_php =
+        recommend_from(res.candidates, confirm, o.memory_weight, "the best PHP writes", true, o.dictionary_dir);
   res.wall_seconds = double(now_ns() - wall_start) / 1e9;
   return res;
 }

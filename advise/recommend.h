@@ -5,8 +5,9 @@
 // The space, under the corpus's own flag scheme (so the application keeps reading its cache):
 // every representation (html, struct:<each serializer>) × every compressor the scheme can say at
 // the levels people use (none; zlib 1/6/9; zstd 1/3/9/19; lz4 and LZ4HC; FastLZ by size as PHP
-// writes it, and level 2) × the compression threshold (0 and every power of two from 64 B up to
-// the largest value, and the scheme's default), each with the scheme's keep rule (php-memcached:
+// writes it, and level 2; zstd 1/3/9 with a dictionary trained on the representation's payloads
+// of every fifth value, those values then left out of every figure) × the compression threshold (0 and every power of
+// two from 64 B up to the largest value, and the scheme's default), each with the scheme's keep rule (php-memcached:
 // plain > packed × 1.3; php-memcache: 20 % saving).
 //
 // Two stages, so that picking the best of hundreds does not bias the figure it is sold with:
@@ -63,6 +64,7 @@ struct Candidate {
   bool on_front = false;
   PhpUse php = PhpUse::cannot;
   std::string php_note;
+  size_t dictionary_bytes = 0;               // a dictionary strategy's trained dictionary (kept on each web server)
   std::optional<client::Verdict> confirmed;  // read+render against as stored, from the confirmation
   double score = 0;                          // with the confirmed ratio when there is one
 };
@@ -81,6 +83,10 @@ struct RecommendOptions {
   size_t confirm_at_most = 4;        // candidates measured again, besides as stored
   double prune_margin = 0.10;        // dropped when another has no more memory and this much less CPU
   std::vector<uint32_t> thresholds;  // empty: 0, the powers of two from 64 B, the scheme's default
+  // zstd dictionaries: trained per representation on every fifth value (at least
+  // kMinValuesForDictionaries), which the search and the confirmation then leave out.
+  bool dictionaries = true;
+  std::string dictionary_dir;  // where the caller keeps them: names the files in the settings
   // weighting, verdict, rounds until decided, min_time_ns, pin_cpu, and the memcached whose memory
   // is counted (slab); its strategies are the candidates to confirm, set by the engine.
   CompareOptions confirm;
@@ -88,9 +94,26 @@ struct RecommendOptions {
   std::function<void(const std::string&)> progress;
 };
 
+// Fewer good values than this: no dictionary is trained (a fifth would teach it too little, and
+// the rest would be too few to measure it on).
+inline constexpr size_t kMinValuesForDictionaries = 100;
+
+// A dictionary recommend trained for one representation.
+struct TrainedDictionary {
+  std::string scope;  // "struct:json", "html"
+  uint32_t id = 0;
+  std::string bytes;  // the dictionary itself (the caller writes it: dictionary_file_name)
+  size_t samples = 0, sample_bytes = 0;
+};
+
 struct RecommendResult {
   std::string scheme;
-  uint64_t records = 0, values_good = 0;
+  uint64_t records = 0, values_good = 0;  // the values measured (the training values left out)
+  // Dictionaries: the values they were trained on (left out of every figure), each
+  // dictionary, and why a representation has none ("struct:php: <the trainer's reason>").
+  uint64_t training_values = 0;
+  std::vector<TrainedDictionary> dictionaries;
+  std::vector<std::string> dictionary_notes;
   SlabSettings slabs;
   uint64_t as_stored_bytes = 0, as_stored_chunk_bytes = 0, as_stored_page_bytes = 0;
   double as_stored_cpu_mean_ns = 0;

@@ -57,6 +57,18 @@ std::vector<std::string> notes(const RecommendResult& r) {
           "bytes as its threshold decides, render for structured values), as a ratio to as stored's "
           "(geometric mean over rounds)",
           r.candidates.size(), r.forms, r.values_good, r.search_rounds));
+  if (!r.dictionaries.empty()) {
+    std::string d = fmt("dictionaries: zstd, trained on the %" PRIu64
+                        " values of every fifth (left out of every figure here, so that no candidate is measured "
+                        "on what its dictionary learnt):",
+                        r.training_values);
+    for (const TrainedDictionary& t : r.dictionaries)
+      d += fmt(" %s %zu B (id %u, %zu samples, %.1f KiB);", t.scope.c_str(), t.bytes.size(), t.id, t.samples,
+               double(t.sample_bytes) / 1024.0);
+    d += " kept on each web server, not in memcached: not in the memory column";
+    n.push_back(d);
+  }
+  for (const std::string& why : r.dictionary_notes) n.push_back(why);
   for (const std::string& p : r.pruning) n.push_back("pruned " + p);
   n.push_back(
       "confirm: the best of the front by score, and the best PHP writes, measured afresh against as "
@@ -133,11 +145,16 @@ std::string recommend_table(const RecommendResult& r) {
 
 std::string recommend_json(const RecommendResult& r, const Manifest& corpus) {
   json j;
-  j["corpus"] = {{"source", corpus.source},
-                 {"scheme", corpus.scheme},
-                 {"redacted", corpus.redacted},
-                 {"records", r.records},
-                 {"values_good", r.values_good}};
+  j["corpus"] = {{"source", corpus.source}, {"scheme", corpus.scheme},      {"redacted", corpus.redacted},
+                 {"records", r.records},    {"values_good", r.values_good}, {"training_values", r.training_values}};
+  json dictionaries = json::array();
+  for (const TrainedDictionary& d : r.dictionaries)
+    dictionaries.push_back({{"scope", d.scope},
+                            {"id", d.id},
+                            {"bytes", d.bytes.size()},
+                            {"samples", d.samples},
+                            {"sample_bytes", d.sample_bytes}});
+  j["dictionaries"] = {{"trained", std::move(dictionaries)}, {"notes", r.dictionary_notes}};
   j["search"] = {{"rounds", r.search_rounds},
                  {"forms", r.forms},
                  {"forms_dropped", r.forms_dropped},
@@ -176,6 +193,7 @@ std::string recommend_json(const RecommendResult& r, const Manifest& corpus) {
                      {"on_front", c.on_front},
                      {"php", to_string(c.php)},
                      {"php_note", c.php_note},
+                     {"dictionary_bytes", c.dictionary_bytes ? json(c.dictionary_bytes) : json(nullptr)},
                      {"confirmed", verdict_json(c.confirmed)},
                      {"score", c.score}});
   }

@@ -65,13 +65,22 @@ std::vector<SpaceRepresentation> space_representations(FlagScheme scheme) {
   return out;
 }
 
-std::vector<SpaceCompressor> space_compressors(const Strategy& plain) {
+std::vector<SpaceCompressor> space_compressors(const Strategy& plain, bool dictionary) {
   std::vector<SpaceCompressor> out;
   for (const Levels& row : searched_levels()) {
     if (!expressible(plain.scheme, plain.rep, plain.serializer, row.id)) continue;
-    for (int level : row.levels) out.push_back({row.id, level});
+    for (int level : row.levels) out.push_back({row.id, level, false});
   }
+  // A dictionary earns most on small values, where fast levels already do well: 19 is left out.
+  if (dictionary && expressible(plain.scheme, plain.rep, plain.serializer, CompressorId::zstd))
+    for (int level : {1, 0, 9}) out.push_back({CompressorId::zstd, level, true});
   return out;
+}
+
+std::string dictionary_file_name(const std::string& scope) {
+  std::string name = scope;
+  std::replace(name.begin(), name.end(), ':', '-');
+  return name + ".zdict";
 }
 
 std::vector<uint32_t> space_thresholds(FlagScheme scheme, size_t largest_plain_bytes) {
@@ -88,6 +97,8 @@ std::vector<uint32_t> space_thresholds(FlagScheme scheme, size_t largest_plain_b
 
 PhpReach php_reach(const Strategy& s, bool compressing) {
   const bool zstd = s.compressor == CompressorId::zstd && compressing;
+  if (s.dictionary && compressing && s.scheme != FlagScheme::native)
+    return {PhpUse::cannot, "a zstd dictionary: no PHP extension loads one"};
   switch (s.scheme) {
     case FlagScheme::native: return {PhpUse::cannot, "hitcost's native flags: no PHP extension reads them"};
     case FlagScheme::php_memcache:
@@ -133,8 +144,9 @@ std::vector<std::string> php_settings(const Strategy& s, bool compressing) {
   return out;
 }
 
-std::vector<std::string> hitcost_settings(const Strategy& s, bool compressing) {
+std::vector<std::string> hitcost_settings(const Strategy& s, bool compressing, const std::string& dictionary_file) {
   std::vector<std::string> out = {"--strategy " + s.name(), std::string("--flags ") + to_string(s.scheme)};
+  if (s.dictionary) out.push_back("--zstd-dict " + s.dictionary_scope() + "=" + dictionary_file);
   if (compressing) {
     out.push_back("--threshold " + std::to_string(s.rule.threshold_bytes));
     if (s.scheme == FlagScheme::php_memcache)

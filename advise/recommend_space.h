@@ -7,7 +7,9 @@
 //   representations  html, and struct:<serializer> for each serializer the scheme can flag
 //   compressors      each one the scheme can flag, at the levels people use:
 //                    zlib 1, 6 (its default) and 9; zstd 1, 3 (default), 9 and 19; lz4 1 and its
-//                    high-compression mode (9); FastLZ as PHP writes it (level by size) and 2
+//                    high-compression mode (9); FastLZ as PHP writes it (level by size) and 2;
+//                    zstd with a dictionary trained on the representation (1, 3, 9) when
+//                    recommend trained one
 //   thresholds       0, every power of two from 64 B to the largest plain value, and the
 //                    scheme's default (php-memcached 2000 B, php-memcache 20000 B)
 //
@@ -24,6 +26,8 @@
 //                  a JSON or msgpack value (hitcost's user flags) comes back as its bytes,
 //                  for the application to decode.
 //   native         hitcost's own layout: PHP cannot read it.
+//   a zstd dictionary  no PHP extension loads one (php-memcached 3.3.0's zstd reads frames
+//                  without a dictionary only).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,11 +45,16 @@ std::vector<SpaceRepresentation> space_representations(FlagScheme scheme);
 
 struct SpaceCompressor {
   CompressorId id = CompressorId::none;
-  int level = 0;  // 0: the compressor's default (FastLZ: by size, as PHP)
+  int level = 0;            // 0: the compressor's default (FastLZ: by size, as PHP)
+  bool dictionary = false;  // zstd with the dictionary trained for the representation
 };
 // The compressors and levels above that `plain` (a representation, no compressor) can be
-// stored with under its scheme.
-std::vector<SpaceCompressor> space_compressors(const Strategy& plain);
+// stored with under its scheme; with `dictionary`, zstd with a dictionary too (levels 1, 3, 9).
+std::vector<SpaceCompressor> space_compressors(const Strategy& plain, bool dictionary = false);
+
+// The file a representation's trained dictionary is kept in, inside recommend's --dict-dir:
+// "struct-json.zdict", "html.zdict".
+std::string dictionary_file_name(const std::string& scope);
 
 // 0, the powers of two from 64 up to the first at or above `largest_plain_bytes`, and the
 // scheme's default threshold; ascending, no repeats.
@@ -69,7 +78,9 @@ PhpReach php_reach(const Strategy& strategy, bool compressing);
 // The PHP settings that make the extension write it (ini lines), when PHP writes it; empty
 // otherwise.
 std::vector<std::string> php_settings(const Strategy& strategy, bool compressing);
-// The hitcost-server options that store it (--strategy, --flags and the rule).
-std::vector<std::string> hitcost_settings(const Strategy& strategy, bool compressing);
+// The hitcost-server options that store it (--strategy, --flags, the rule, and --zstd-dict with
+// `dictionary_file` for a dictionary strategy).
+std::vector<std::string> hitcost_settings(const Strategy& strategy, bool compressing,
+                                          const std::string& dictionary_file = "FILE");
 
 }  // namespace hitcost::corpus

@@ -10,6 +10,7 @@
 
 #include "codecs/fastlz.h"
 #include "codecs/inflate.h"
+#include "codecs/zstd_dictionary.h"
 
 namespace hitcost {
 namespace {
@@ -80,8 +81,16 @@ Status zstd_decompress(std::string_view in, size_t expected, std::string& out) {
   };
   thread_local Dctx dctx;
   if (!dctx.d) return Error{Errc::decompress_failed, "zstd: cannot create a context"};
+  // A frame written with a dictionary names it (codecs/zstd_dictionary.h); without it the
+  // bytes cannot be read, and no other dictionary may be tried in its place.
+  const unsigned dict_id = ZSTD_getDictID_fromFrame(in.data(), in.size());
+  const auto* ddict = static_cast<const ZSTD_DDict*>(dict_id ? zstd_ddict(dict_id) : nullptr);
+  if (dict_id != 0 && !ddict)
+    return Error{Errc::decompress_failed, "zstd: the frame needs dictionary " + std::to_string(dict_id) +
+                                              ", which is not loaded (hitcost-server --zstd-dict FILE)"};
   out.resize(expected);
-  size_t n = ZSTD_decompressDCtx(dctx.d, out.data(), out.size(), in.data(), in.size());
+  size_t n = ddict ? ZSTD_decompress_usingDDict(dctx.d, out.data(), out.size(), in.data(), in.size(), ddict)
+                   : ZSTD_decompressDCtx(dctx.d, out.data(), out.size(), in.data(), in.size());
   if (ZSTD_isError(n)) {
     return Error{Errc::decompress_failed, std::string("zstd: ") + ZSTD_getErrorName(n)};
   }

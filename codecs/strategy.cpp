@@ -5,8 +5,17 @@
 
 #include "codecs/decoders.h"
 #include "codecs/flag_scheme.h"
+#include "codecs/zstd_dictionary.h"
 
 namespace hitcost {
+namespace {
+// "zstd-dict": the one compressor a dictionary goes with, and the word's suffix.
+constexpr std::string_view kDictionarySuffix = "-dict";
+}  // namespace
+
+std::string Strategy::dictionary_scope() const {
+  return hitcost::dictionary_scope(rep == Representation::html, serializer);
+}
 
 const char* to_string(FlagScheme s) noexcept {
   switch (s) {
@@ -52,6 +61,7 @@ std::string Strategy::name() const {
   if (compressor != CompressorId::none) {
     s += '+';
     s += to_string(compressor);
+    if (dictionary) s += kDictionarySuffix;
     if (level != 0) {
       s += ':';
       s += std::to_string(level);
@@ -64,9 +74,10 @@ namespace {
 
 // "{json,msgpack,...}" from a codec table, for the grammar in error messages.
 template <class Rows>
-std::string alternatives(const Rows& rows) {
+std::string alternatives(const Rows& rows, std::string_view extra = {}) {
   std::string s = "{";
   for (const auto& row : rows) s += std::string(s.size() > 1 ? "," : "") + row.name;
+  if (!extra.empty()) s += "," + std::string(extra);
   return s + "}";
 }
 
@@ -75,7 +86,7 @@ Error bad(std::string_view text, std::string why) {
   for (const StrategyPreset& p : kStrategyPresets) presets += std::string("|") + p.name;
   return Error{Errc::invalid_argument, "strategy '" + std::string(text) + "': " + std::move(why) +
                                            " (expected html|struct:" + alternatives(kSerializerCodecs) + "[+" +
-                                           alternatives(kCompressorCodecs) + "[:level]]" + presets + ")"};
+                                           alternatives(kCompressorCodecs, "zstd-dict") + "[:level]]" + presets + ")"};
 }
 
 // "a", "a or b", "a, b or c".
@@ -170,6 +181,12 @@ Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
     has_level = true;
   }
   if (cname == "none" && !has_level) return st;
+  if (cname.ends_with(kDictionarySuffix)) {
+    cname.remove_suffix(kDictionarySuffix.size());
+    if (cname != to_string(CompressorId::zstd))
+      return bad(text, "only zstd takes a dictionary ('" + std::string(cname) + std::string(kDictionarySuffix) + "')");
+    st.dictionary = true;
+  }
   const CompressorCodec* codec = find_compressor(cname);
   if (!codec) return bad(text, "unknown compressor '" + std::string(cname) + "'");
   st.compressor = codec->id;
@@ -188,6 +205,7 @@ Result<Strategy> parse_strategy(std::string_view text, FlagScheme scheme) {
     st.level = lv;
   }
 
+  if (st.dictionary) st.dictionary_id = zstd_dictionary_for(st.dictionary_scope());
   if (!make_flags(scheme, st.rep, st.serializer, st.compressor).ok()) {
     return bad(text, std::string(codec->name) + " cannot be stored under " + to_string(scheme) + ", which only knows " +
                          compressors_of(scheme, st.rep, st.serializer) + " (use --flags " +

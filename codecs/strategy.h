@@ -1,7 +1,10 @@
 #pragma once
 // A strategy is how a page sits in the cache:
 //   representation   html | struct:<serializer>
-//   compression      none | zlib[:level] | zstd[:level] | lz4[:level] | fastlz[:1|2]
+//   compression      none | zlib[:level] | zstd[:level] | zstd-dict[:level] | lz4[:level] | fastlz[:1|2]
+//                    zstd-dict: zstd with the dictionary loaded for the strategy's form
+//                    (codecs/zstd_dictionary.h) when it is parsed; its values carry zstd's
+//                    flags, the frame names the dictionary
 //   rule             threshold + minimum saving (defaults from the flag scheme)
 //   flag scheme      php-memcache | php-memcached | native
 // Grammar (command line, /admin/config, ?strategy=):
@@ -48,12 +51,19 @@ struct Strategy {
   Representation rep = Representation::html;
   SerializerId serializer = SerializerId::none;  // none for html
   CompressorId compressor = CompressorId::none;
-  int level = 0;  // 0 = the compressor's default
+  int level = 0;               // 0 = the compressor's default
+  bool dictionary = false;     // zstd-dict: zstd with a dictionary ...
+  uint32_t dictionary_id = 0;  // ... this one: parse_strategy takes the one loaded for the form
+                               // (0: none loaded, the strategy cannot store); every value the
+                               // strategy writes uses it, plain strings among them
   FlagScheme scheme = FlagScheme::php_memcached;
   CompressionRule rule = CompressionRule::defaults_for(FlagScheme::php_memcached);
 
-  // Canonical text form: "html", "struct:msgpack+zlib:9" (scheme and rule not included).
+  // Canonical text form: "html", "struct:msgpack+zlib:9", "struct:json+zstd-dict:3" (scheme and
+  // rule not included).
   std::string name() const;
+  // The scope of the dictionary a zstd-dict value is written with: "html", "struct:json", ...
+  std::string dictionary_scope() const;
 };
 
 // Parses the grammar above. The rule is set to the scheme's defaults; callers

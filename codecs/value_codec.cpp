@@ -6,6 +6,7 @@
 #include "codecs/codec_table.h"
 #include "codecs/compressor.h"
 #include "codecs/flag_scheme.h"
+#include "codecs/zstd_dictionary.h"
 
 namespace hitcost {
 namespace {
@@ -95,12 +96,22 @@ EncodedValue wrap_payload(const Strategy& st, std::string plain) {
   EncodedValue ev;
   const SerializerId ser = st.rep == Representation::html ? SerializerId::none : st.serializer;
   CompressorId used = CompressorId::none;
+  // zstd-dict without its dictionary cannot store what it says: unstorable, not silently plain
+  // or without the dictionary.
+  const uint32_t dictionary = st.dictionary ? st.dictionary_id : 0;
+  if (st.dictionary && dictionary == 0) {
+    ev.flags = kUnexpressibleFlags;
+    return ev;
+  }
   if (compression_tried(st, plain.size())) {
     bool prefix = st.scheme != FlagScheme::php_memcache;
     std::string packed;
     if (prefix) put_le32(packed, static_cast<uint32_t>(plain.size()));
     size_t head = packed.size();
-    if (compress(st.compressor, st.level, plain, packed).ok() && st.rule.keep(plain.size(), packed.size() - head) &&
+    const int level = st.level == 0 ? level_range(st.compressor).default_level : st.level;
+    const Status packing = dictionary ? zstd_compress_with_dictionary(dictionary, level, plain, packed)
+                                      : compress(st.compressor, st.level, plain, packed);
+    if (packing.ok() && st.rule.keep(plain.size(), packed.size() - head) &&
         make_flags(st.scheme, st.rep, ser, st.compressor).ok()) {
       ev.bytes = std::move(packed);
       used = st.compressor;

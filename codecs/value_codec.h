@@ -74,7 +74,8 @@ void encode_page_into(SerializerId serializer, const Page& page, std::string& ou
 // the same representation, the same serializer, and the strategy's own compressor or none — a value under the
 // compression threshold, or one that did not shrink enough, is stored plain. Anything else was written by another
 // strategy under the same key (keys do not name the strategy: PHP applications read them as they are). The compression
-// level is not compared: the flags do not carry it.
+// level is not compared: the flags do not carry it; nor whether a zstd dictionary wrote it (zstd-dict values
+// have zstd's flags).
 bool strategy_writes(const Strategy& strategy, const Unwrapped& stored) noexcept;
 
 // The canonical strategy name of the form `stored` is in, from its flags alone: "html",

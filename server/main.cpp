@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "codecs/strategy.h"
+#include "codecs/zstd_dictionary.h"
 #include "proc/proc.h"
 #include "server/http_server.h"
 #include "server/runtime_config.h"
@@ -103,6 +104,9 @@ void add_options(CLI::App& app, hitcost::server::ServerOptions& o, std::string& 
                  "At most this many lines a second into --slow-log-file (the rest counted)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--zstd-dict", o.zstd_dicts,
+                 "Load a zstd dictionary ([SCOPE=]FILE, repeatable): it writes the values of +zstd-dict strategies of "
+                 "that form (html, struct:json, ...; no scope: every form) and reads any frame that names it");
   app.add_option("--corpus", o.corpus,
                  "Serve a user's sampled values (a hitcost-corpus file) at GET /value/{n}, n = 0..N-1 in corpus "
                  "order; values that do not decode are left out (docs/http-api.md)");
@@ -188,6 +192,9 @@ int main(int argc, char** argv) {
     // Each memcached node's state, before "listening on" (scripts wait for that line). A node
     // that is down does not stop the start, nor do all of them: memcached may come up later,
     // and the server answers every page from the origin meanwhile (GET /healthz: degraded).
+    for (const auto& d : hitcost::zstd_dictionaries())  // loaded by the server's first config
+      std::printf("zstd dictionary %u: %zu bytes, writes %s\n", d.id, d.bytes,
+                  d.writes_for.empty() ? "nothing (reads only)" : hitcost::join_scopes(d.writes_for).c_str());
     const auto health = hitcost::server::probe_store(*server.config()->store);
     for (const auto& node : health.nodes) std::printf("%s\n", node_line(node, health).c_str());
     if (!health.nodes.empty() && health.down() == health.nodes.size())

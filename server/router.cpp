@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codecs/value_codec.h"
+#include "codecs/zstd_dictionary.h"
 #include "floor/floor_json.h"
 #include "server/slow_log.h"
 #include "server/stats_report.h"
@@ -216,6 +217,10 @@ const Strategy* Router::strategy_override(std::string_view text, Response& res, 
   auto st = parse_strategy(text, cfg.scheme);
   if (!st) {
     error(res, body, 400, "bad strategy: " + st.error().message);
+    return nullptr;
+  }
+  if (st->dictionary && st->dictionary_id == 0) {
+    error(res, body, 400, "bad strategy: " + zstd_dictionary_ready(st->dictionary_scope()).error().message);
     return nullptr;
   }
   Strategy s = *st;

@@ -4,11 +4,16 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "codecs/zstd_dictionary.h"
 #include "core/duration.h"
 
 namespace hitcost::server {
 
 nlohmann::json RuntimeConfig::to_json() const {
+  // The dictionaries +zstd-dict writes with and reads by (process-wide, loaded at the start).
+  nlohmann::json dictionaries = nlohmann::json::array();
+  for (const ZstdDictionaryInfo& d : zstd_dictionaries())
+    dictionaries.push_back({{"id", d.id}, {"bytes", d.bytes}, {"writes_for", d.writes_for}});
   return {{"strategy", strategy_text},
           {"store", store_spec},
           {"flags", to_string(scheme)},
@@ -21,7 +26,8 @@ nlohmann::json RuntimeConfig::to_json() const {
           {"factor", strategy.rule.factor},
           {"log", log.to_string()},
           {"inflate", to_string(decoders.inflate)},
-          {"json_decoder", to_string(decoders.json)}};
+          {"json_decoder", to_string(decoders.json)},
+          {"zstd_dictionaries", std::move(dictionaries)}};
 }
 
 Result<ConfigPatch> ConfigPatch::from_json(std::string_view body, uint32_t max_rows) {
@@ -131,6 +137,7 @@ Result<std::shared_ptr<const RuntimeConfig>> ConfigHolder::apply(const ConfigPat
   }
   auto st = build_strategy(p.strategy.value_or(current_->strategy_text), next->scheme, threshold, min_savings, factor);
   if (!st) return st.error();
+  if (st->dictionary && st->dictionary_id == 0) return zstd_dictionary_ready(st->dictionary_scope()).error();
   next->strategy = *st;
   next->strategy_text = st->name();
   if (p.store && *p.store != current_->store_spec) {
@@ -164,8 +171,17 @@ void check_start_values(const ServerOptions& o) {
   if (ec) throw UsageError("--host: not an IP address: '" + o.host + "'");
   auto scheme = parse_flag_scheme(o.flags);
   if (!scheme) throw UsageError("--flags: " + scheme.error().message);
-  if (auto st = build_strategy(o.strategy, *scheme, o.threshold, o.min_savings, o.factor); !st)
-    throw UsageError("--strategy: " + st.error().message);
+  auto st = build_strategy(o.strategy, *scheme, o.threshold, o.min_savings, o.factor);
+  if (!st) throw UsageError("--strategy: " + st.error().message);
+  bool strategy_has_dictionary = !st->dictionary;
+  for (const std::string& option : o.zstd_dicts) {
+    auto d = parse_dictionary_option(option);
+    if (!d) throw UsageError("--zstd-dict " + d.error().message);
+    strategy_has_dictionary |= d->scope.empty() || d->scope == st->dictionary_scope();
+  }
+  if (!strategy_has_dictionary)
+    throw UsageError("--strategy " + st->name() + " needs --zstd-dict " + st->dictionary_scope() +
+                     "=FILE (or --zstd-dict FILE)");
   if (auto log = LogMode::from_flags(!o.access_log.empty(), o.log_buffer, o.log_flush_ms, o.log_sync); !log)
     throw UsageError(log.error().message);
   if (auto lib = parse_inflate(o.inflate); !lib) throw UsageError("--inflate: " + lib.error().message);
@@ -180,6 +196,13 @@ void check_start_values(const ServerOptions& o) {
 
 std::shared_ptr<const RuntimeConfig> make_initial_config(const ServerOptions& o) {
   check_start_values(o);
+  // The dictionaries are inputs, like a store: one that cannot be read or is not a dictionary
+  // stops the start (exit 1). Loading one twice keeps one (the same id, the same bytes).
+  for (const std::string& option : o.zstd_dicts) {
+    const DictionaryOption d = *parse_dictionary_option(option);  // checked above
+    if (auto id = load_zstd_dictionary_file(d.path, d.scope); !id)
+      throw std::runtime_error("--zstd-dict: " + id.error().message);
+  }
   auto cfg = std::make_shared<RuntimeConfig>();
   const FlagScheme scheme = *parse_flag_scheme(o.flags);  // checked above
   cfg->scheme = scheme;

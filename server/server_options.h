@@ -26,9 +26,9 @@ struct ServerOptions {
   uint64_t seed = 1;
   double compressibility = 1.0;
   std::string ns = "v1";
-  std::string inflate = to_string(kDefaultInflate);            // codecs/inflate.h's rows
+  std::string inflate = to_string(kDefaultInflate);           // codecs/inflate.h's rows
   std::string json_decoder = to_string(kDefaultJsonDecoder);  // codecs/decoders.h's rows
-  std::optional<uint32_t> threshold;  // compression rule overrides
+  std::optional<uint32_t> threshold;                          // compression rule overrides
   std::optional<double> min_savings, factor;
   uint32_t origin_delay_us = 0;      // simulated backend wait on a miss (sleep, not CPU)
   bool metrics = true;               // per-phase timing and CPU sampling; --no-metrics turns both off
@@ -43,10 +43,11 @@ struct ServerOptions {
   std::string log_sync = "none";     // none | each | interval:MS
   bool admin_remote = false;         // allow admin routes from non-loopback peers (needs token)
   std::string admin_token;
-  std::string slow_log;          // threshold duration ("2ms"); "" = no slow log
-  std::string slow_log_file;     // one JSON line per slow request; "" = kept in memory only (GET /admin/slow)
-  uint32_t slow_log_rate = 100;  // lines per second into the file at most (the rest counted)
-  std::string corpus;  // a hitcost-corpus file whose values GET /value/{n} serves; "" = none
+  std::string slow_log;                 // threshold duration ("2ms"); "" = no slow log
+  std::string slow_log_file;            // one JSON line per slow request; "" = kept in memory only (GET /admin/slow)
+  uint32_t slow_log_rate = 100;         // lines per second into the file at most (the rest counted)
+  std::string corpus;                   // a hitcost-corpus file whose values GET /value/{n} serves; "" = none
+  std::vector<std::string> zstd_dicts;  // --zstd-dict [SCOPE=]FILE, each (codecs/zstd_dictionary.h)
 };
 
 // A bad value on the command line found after it parsed (a strategy, a flag scheme, a store

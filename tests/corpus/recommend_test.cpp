@@ -15,7 +15,9 @@
 
 #include "advise/recommend_report.h"
 #include "codecs/value_codec.h"
+#include "codecs/zstd_dictionary.h"
 #include "corpus/tree_codec.h"
+#include "tests/support/small_records.h"
 
 namespace hitcost::corpus {
 namespace {
@@ -230,6 +232,91 @@ TEST(Recommend, SearchesTheSpaceConfirmsTheFrontAndAnswersWithAConfirmedCandidat
   EXPECT_EQ(html.find("class=\"recommended\"") != std::string::npos, r.best.made || r.best_php.made);
   const std::string table = recommend_table(r);
   EXPECT_EQ(table.rfind(r.best.sentence, 0), 0u) << table.substr(0, 300);  // the answer first
+}
+
+// Small JSON values (100-1,000 B) as php-memcached stores them with memcached.serializer=json.
+std::vector<CorpusRecord> small_json_corpus(size_t n) {
+  const Strategy json = parsed("struct:json");
+  std::vector<CorpusRecord> out;
+  size_t i = 0;
+  for (std::string& record : test::small_json_records(n, 23)) {
+    EncodedValue ev = wrap_payload(json, std::move(record));
+    out.push_back(CorpusRecord{"user:" + std::to_string(i++), ev.flags, 0, 0, std::move(ev.bytes)});
+  }
+  return out;
+}
+
+TEST(Recommend, TrainsADictionaryPerRepresentationOnAFifthAndMeasuresTheRest) {
+  const std::vector<CorpusRecord> corpus = small_json_corpus(600);
+  std::vector<std::string> progress;
+  RecommendOptions o = quick_options();
+  o.dictionary_dir = "/srv/dicts";
+  o.progress = [&](const std::string& line) { progress.push_back(line); };
+  auto res = run_recommend(corpus, FlagScheme::php_memcached, 1'700'000'000, o);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  const RecommendResult& r = *res;
+  EXPECT_TRUE(r.codec_failures.empty()) << r.codec_failures[0].kind << ": " << r.codec_failures[0].listed[0].reason;
+  // Every fifth value trains; no figure is taken on one of them.
+  EXPECT_EQ(r.records, 600u);
+  EXPECT_EQ(r.training_values, 120u);
+  EXPECT_EQ(r.values_good, 480u);
+  ASSERT_FALSE(progress.empty());
+  EXPECT_EQ(progress[0].rfind("recommend: 5 zstd dictionaries trained on 120 values", 0), 0u) << progress[0];
+  ASSERT_EQ(r.dictionaries.size(), 5u) << (r.dictionary_notes.empty() ? "" : r.dictionary_notes[0]);
+  std::set<std::string> scopes;
+  for (const TrainedDictionary& d : r.dictionaries) {
+    scopes.insert(d.scope);
+    EXPECT_EQ(d.samples, 120u) << d.scope;
+    EXPECT_GT(d.bytes.size(), 0u);
+    EXPECT_LE(d.bytes.size(), default_dictionary_capacity(d.sample_bytes));
+  }
+  EXPECT_EQ(scopes, (std::set<std::string>{"html", "struct:json", "struct:msgpack", "struct:php", "struct:igbinary"}));
+  EXPECT_EQ(r.forms, 5u * 12u);  // 9 compressor levels and 3 zstd-dict levels per representation
+
+  // The same representation and level, threshold 0: with the dictionary (counted) at least 2x
+  // smaller than without; PHP cannot read it; the settings load the dictionary.
+  auto find = [&](const std::string& name) -> const Candidate* {
+    for (const Candidate& c : r.candidates)
+      if (c.name == name) return &c;
+    return nullptr;
+  };
+  const Candidate* with = find("struct:json+zstd-dict, threshold 0 B");
+  const Candidate* without = find("struct:json+zstd, threshold 0 B");
+  ASSERT_NE(with, nullptr);
+  ASSERT_NE(without, nullptr);
+  EXPECT_EQ(with->values_ok, 480u);
+  EXPECT_EQ(with->compressed_values, 480u);
+  EXPECT_GT(with->dictionary_bytes, 0u);
+  EXPECT_EQ(without->dictionary_bytes, 0u);
+  EXPECT_LE(2 * (with->stored_bytes + with->dictionary_bytes), without->stored_bytes)
+      << with->stored_bytes << " + " << with->dictionary_bytes << " vs " << without->stored_bytes;
+  EXPECT_EQ(with->php, PhpUse::cannot);
+  EXPECT_TRUE(with->strategy.dictionary);
+  EXPECT_EQ(hitcost_settings(with->strategy, true, "/srv/dicts/struct-json.zdict")[2],
+            "--zstd-dict struct:json=/srv/dicts/struct-json.zdict");
+  // The answer, when it is a dictionary strategy, names the file in --dict-dir and the size.
+  if (r.best.made && r.candidates[r.best.candidate].strategy.dictionary) {
+    const Candidate& c = r.candidates[r.best.candidate];
+    EXPECT_NE(r.best.sentence.find(std::to_string(c.dictionary_bytes) + " B dictionary"), std::string::npos);
+    EXPECT_NE(std::find(r.best.hitcost_config.begin(), r.best.hitcost_config.end(),
+                        "--zstd-dict " + c.strategy.dictionary_scope() + "=/srv/dicts/" +
+                            dictionary_file_name(c.strategy.dictionary_scope())),
+              r.best.hitcost_config.end());
+  }
+  Manifest m;
+  const nlohmann::json j = nlohmann::json::parse(recommend_json(r, m));
+  EXPECT_EQ(j["corpus"]["training_values"], 120u);
+  EXPECT_EQ(j["dictionaries"]["trained"].size(), 5u);
+
+  // --no-dict: every value measured, no dictionary candidate.
+  o.dictionaries = false;
+  o.progress = nullptr;
+  auto plain = run_recommend(corpus, FlagScheme::php_memcached, 1'700'000'000, o);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->values_good, 600u);
+  EXPECT_EQ(plain->training_values, 0u);
+  EXPECT_EQ(plain->forms, 5u * 9u);
+  for (const Candidate& c : plain->candidates) EXPECT_FALSE(c.strategy.dictionary) << c.name;
 }
 
 TEST(Recommend, RefusesWhatCannotBeSearched) {

@@ -94,6 +94,9 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
       {2, {"--cpus", "4095"}, "CPU 4095 is not online"},
       {2, {"--log-sync", "sometimes"}, "sometimes"},
       {2, {"--admin-remote"}, "--admin-remote needs --admin-token"},
+      {2, {"--strategy", "struct:json+zstd-dict"}, "needs --zstd-dict struct:json=FILE"},
+      {2, {"--strategy", "struct:json+zstd-dict", "--zstd-dict", "html=" + precious}, "needs --zstd-dict struct:json"},
+      {2, {"--zstd-dict", "struct:yaml=" + precious}, "unknown scope 'struct:yaml'"},
       // 1: could not start — a store that cannot be opened, a corpus that cannot be read, a log
       // that cannot be opened (the port taken: next test)
       {1, {"--store", "mmap:" + precious}, "not a hitcost store file"},
@@ -102,6 +105,8 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
       {1, {"--store", "mmap:" + dir.file("new.dat")}, "does not exist; ?create=1"},
       {1, {"--store", "mmap:" + dir.file("no-such-dir/x.dat") + "?create=1"}, "cannot create"},
       {1, {"--corpus", corrupt}, corrupt},
+      {1, {"--zstd-dict", precious}, "not a zstd dictionary"},
+      {1, {"--zstd-dict", "struct:json=" + dir.file("missing.zdict")}, "missing.zdict"},
       {1, {"--access-log", dir.file("no-such-dir/access.log")}, "--access-log"},
       {1, {"--slow-log", "1ms", "--slow-log-file", dir.file("no-such-dir/slow.log")}, "--slow-log-file"},
   };
@@ -133,7 +138,7 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
     ++walked;
   }
   EXPECT_EQ(walked, rows.size() + 2);
-  EXPECT_EQ(walked, 29u);
+  EXPECT_EQ(walked, 34u);
 }
 
 // Regression (issue 30): SO_REUSEPORT on every acceptor let a second server start on the port of
