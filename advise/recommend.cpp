@@ -190,6 +190,9 @@ void mark_dropped(std::vector<Candidate>& cands, int round, double margin, std::
     if (cands[x].dropped_after_round) continue;
     for (size_t y = 0; y < cands.size() && !drop[x]; ++y) {
       if (y == x || cands[y].dropped_after_round || cands[y].values_failed) continue;
+      // What PHP writes is dropped only for something PHP writes too: the best PHP answer is
+      // searched as fully as the best answer (a dictionary beat every PHP candidate otherwise).
+      if (cands[x].php == PhpUse::writes && cands[y].php != PhpUse::writes) continue;
       drop[x] =
           cands[y].chunk_bytes <= cands[x].chunk_bytes && cands[y].cpu_mean_ns * (1 + margin) < cands[x].cpu_mean_ns;
     }

@@ -20,7 +20,7 @@
 //            render. Its memory is the slab model's (corpus/slab_model.h) on the value's key,
 //            stored bytes and flags. After each round but the last a candidate dominated by
 //            another — no more memory and, on the rounds so far, more than 10 % less CPU — is
-//            dropped; a form none of whose candidates are left is not measured again (the output
+//            dropped (a candidate PHP writes only by another PHP writes); a form none of whose candidates are left is not measured again (the output
 //            says how many, after which round).
 //   confirm  the candidates to decide between (the best few of the front by score, the best one
 //            PHP can write, today's form) are measured again, afresh, by run_compare: encoded

@@ -303,6 +303,17 @@ TEST(Recommend, TrainsADictionaryPerRepresentationOnAFifthAndMeasuresTheRest) {
                             dictionary_file_name(c.strategy.dictionary_scope())),
               r.best.hitcost_config.end());
   }
+  // A candidate PHP writes is pruned only by another PHP writes (with no more memory), never by a
+  // dictionary candidate, which beats them all here.
+  size_t php_dropped = 0;
+  for (const Candidate& x : r.candidates) {
+    if (x.php != PhpUse::writes || !x.dropped_after_round) continue;
+    ++php_dropped;
+    EXPECT_TRUE(std::any_of(r.candidates.begin(), r.candidates.end(), [&](const Candidate& y) {
+      return &y != &x && y.php == PhpUse::writes && y.chunk_bytes <= x.chunk_bytes;
+    })) << x.name;
+  }
+  EXPECT_GT(php_dropped, 0u);
   Manifest m;
   const nlohmann::json j = nlohmann::json::parse(recommend_json(r, m));
   EXPECT_EQ(j["corpus"]["training_values"], 120u);
