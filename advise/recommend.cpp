@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include "advise/compare_cells.h"
 #include "advise/recommend_space.h"
@@ -286,6 +287,32 @@ Recommendation recommend_from(const std::vector<Candidate>& cands, const std::ve
   return rec;
 }
 
+// Today's form as one strategy (RecommendResult::today).
+Strategy today_strategy(const std::vector<CorpusRecord>& in, const std::vector<Good>& good, FlagScheme scheme,
+                        bool& compresses) {
+  std::map<std::pair<Representation, SerializerId>, size_t> reps;
+  std::map<CompressorId, size_t> compressors;
+  for (const Good& g : good) {
+    auto info = read_flags(scheme, in[g.input].flags);
+    if (!info) continue;  // decoded as stored: cannot happen
+    ++reps[{info->rep, info->serializer}];
+    if (info->compressor != CompressorId::none) ++compressors[info->compressor];
+  }
+  auto most = [](const auto& counts) {
+    auto best = counts.begin();
+    for (auto it = counts.begin(); it != counts.end(); ++it)
+      if (it->second > best->second) best = it;
+    return best->first;
+  };
+  Strategy s;
+  s.scheme = scheme;
+  s.rule = CompressionRule::defaults_for(scheme);
+  if (!reps.empty()) std::tie(s.rep, s.serializer) = most(reps);
+  compresses = !compressors.empty();
+  if (compresses) s.compressor = most(compressors);
+  return s;
+}
+
 // Trains a zstd dictionary per representation the scheme can store with zstd, on the payloads of
 // every fifth good value (the payload the representation's strategy writes for it: a plain string
 // as it is), registers each for its scope, and puts the other records in `measured`: no figure is
@@ -379,6 +406,7 @@ Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& all, Flag
   std::vector<Good> good = detail::decode_as_stored(in, scheme, o.confirm.slab, stored, 20);
   detail::assign_weights(good, in, now_unix_s, o.confirm.weighting, o.confirm.sample_drawn_by_recency);
   res.values_good = good.size();
+  res.today = today_strategy(in, good, scheme, res.today_compresses);
   SlabTally today_memory(o.confirm.slab);
   for (const Good& g : good) {
     const CorpusRecord& r = in[g.input];

@@ -20,8 +20,8 @@
 //            render. Its memory is the slab model's (corpus/slab_model.h) on the value's key,
 //            stored bytes and flags. After each round but the last a candidate dominated by
 //            another — no more memory and, on the rounds so far, more than 10 % less CPU — is
-//            dropped (a candidate PHP writes only by another PHP writes); a form none of whose candidates are left is not measured again (the output
-//            says how many, after which round).
+//            dropped (a candidate PHP writes only by another PHP writes); a form none of whose candidates are left is
+//            not measured again (the output says how many, after which round).
 //   confirm  the candidates to decide between (the best few of the front by score, the best one
 //            PHP can write, today's form) are measured again, afresh, by run_compare: encoded
 //            anew, round-tripped, timed in interleaved rounds until the verdicts against "as
@@ -115,6 +115,11 @@ struct RecommendResult {
   std::vector<TrainedDictionary> dictionaries;
   std::vector<std::string> dictionary_notes;
   SlabSettings slabs;
+  // Today's values as one strategy, for a server to store them again (scripts/recommend-check.sh):
+  // the representation most values have, the compressor most compressed ones have, the scheme's
+  // default rule. An approximation of what the application does; the corpus says no more.
+  Strategy today;
+  bool today_compresses = false;
   uint64_t as_stored_bytes = 0, as_stored_chunk_bytes = 0, as_stored_page_bytes = 0;
   double as_stored_cpu_mean_ns = 0;
   int search_rounds = 0;

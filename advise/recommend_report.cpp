@@ -89,8 +89,13 @@ std::vector<std::string> notes(const RecommendResult& r) {
 }
 
 json recommendation_json(const RecommendResult& r, const Recommendation& rec) {
+  const Candidate* c = rec.made ? &r.candidates[rec.candidate] : nullptr;
   return {{"made", rec.made},
-          {"candidate", rec.made ? json(r.candidates[rec.candidate].name) : json(nullptr)},
+          {"candidate", c ? json(c->name) : json(nullptr)},
+          {"strategy", c ? json(c->strategy.name()) : json(nullptr)},
+          {"threshold_bytes", c && c->compressing ? json(c->strategy.rule.threshold_bytes) : json(nullptr)},
+          {"dictionary_scope", c && c->strategy.dictionary ? json(c->strategy.dictionary_scope()) : json(nullptr)},
+          {"confirmed", c ? verdict_json(c->confirmed) : json(nullptr)},
           {"sentence", rec.sentence},
           {"php_settings", rec.php_config},
           {"hitcost_options", rec.hitcost_config}};
@@ -171,6 +176,12 @@ std::string recommend_json(const RecommendResult& r, const Manifest& corpus) {
                  {"as_stored_bytes", r.as_stored_bytes},
                  {"as_stored_chunk_bytes", r.as_stored_chunk_bytes},
                  {"as_stored_page_bytes", r.as_stored_page_bytes}};
+  j["today"] = {{"strategy", r.today.name()},
+                {"scheme", to_string(r.today.scheme)},
+                {"threshold_bytes", r.today_compresses ? json(r.today.rule.threshold_bytes) : json(nullptr)},
+                {"note",
+                 "the form most values are stored in, the compressor most compressed ones have, the scheme's default "
+                 "rule"}};
   j["recommendation"] = recommendation_json(r, r.best);
   j["recommendation_php"] = r.best_php.sentence.empty() ? json(nullptr) : recommendation_json(r, r.best_php);
   json cands = json::array();

@@ -255,6 +255,9 @@ void add_sweep_options(CLI::App& app, SweepOptions& o) {
   app.add_option("--order-seed", o.order_seed, "seed of the shuffled run order (default: --seed)");
   app.add_option("--flags", o.flags, "flag scheme: php-memcache | php-memcached | native");
   app.add_option("--threshold", o.threshold, "compression threshold override, bytes");
+  app.add_option("--thresholds", o.thresholds,
+                 "one compression threshold per --strategies entry, in order (bytes, e.g. 2000,0): each strategy "
+                 "under its own rule");
   app.add_option("--admin-url", o.admin_url,
                  "hitcost-server that stores the values (POST /admin/config, /admin/warm) when --url is "
                  "another server reading the same cache (the PHP backend); default: --url");

@@ -104,6 +104,10 @@ struct SweepOptions : LoadOptions {
   std::optional<uint64_t> order_seed;  // shuffles the order of strategies in each round
   std::string flags;                   // flag scheme, optional
   std::optional<int64_t> threshold;
+  // One compression threshold per --strategies entry, in its order ("2000,0"): each strategy
+  // stored under its own rule, as recommend-check.sh compares today's with the recommended one.
+  // "" = --threshold (or the server's) for all.
+  std::string thresholds;
   std::string admin_url;  // where /admin/config and /admin/warm go; "" = --url
   std::string json_out;
   std::string csv_out;

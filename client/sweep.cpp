@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <random>
@@ -26,11 +27,54 @@ std::string fmt(const char* f, auto... args) {
 }
 }  // namespace
 
+namespace {
+// "a, b" -> {"a", "b"}: the entries of a comma list, trimmed (checked by set_up first).
+std::vector<std::string> list_entries(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  for (;;) {
+    const size_t comma = text.find(',', at);
+    std::string e = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    e.erase(0, e.find_first_not_of(' '));
+    e.erase(e.find_last_not_of(' ') + 1);
+    out.push_back(std::move(e));
+    if (comma == std::string::npos) return out;
+    at = comma + 1;
+  }
+}
+}  // namespace
+
+std::optional<int64_t> threshold_of(const SweepOptions& o, const std::string& strategy) {
+  if (o.thresholds.empty()) return o.threshold;
+  const std::vector<std::string> strategies = list_entries(o.strategies), thresholds = list_entries(o.thresholds);
+  for (size_t i = 0; i < strategies.size() && i < thresholds.size(); ++i)
+    if (strategies[i] == strategy) return std::stoll(thresholds[i]);
+  return o.threshold;
+}
+
+Result<Ok> check_thresholds(const SweepOptions& o) {
+  if (o.thresholds.empty()) return ok_status();
+  if (o.threshold)
+    return Error{Errc::invalid_argument, "--thresholds gives each strategy its own: not with --threshold"};
+  const std::vector<std::string> strategies = list_entries(o.strategies), thresholds = list_entries(o.thresholds);
+  if (thresholds.size() != strategies.size())
+    return Error{Errc::invalid_argument, "--thresholds: " + std::to_string(thresholds.size()) + " values for " +
+                                             std::to_string(strategies.size()) + " strategies (one each, in order)"};
+  for (const std::string& t : thresholds) {
+    uint32_t n = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size())
+      return Error{Errc::invalid_argument, "--thresholds: '" + t + "' is not a byte count (0..4294967295)"};
+  }
+  return ok_status();
+}
+
 nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, const std::string& strategy,
                             const AxisSettings& settings) {
   nlohmann::json body = {{"rows", o.rows}};
   if (!o.flags.empty()) body["flags"] = o.flags;
-  if (o.threshold) body["threshold"] = *o.threshold;
+  const std::optional<int64_t> threshold = threshold_of(o, strategy);
+  if (threshold) body["threshold"] = *threshold;
   AxisSettings all = settings;  // the cell's, with its family's and row's values
   if (!store.empty()) all["store"] = store;
   all["strategy"] = strategy;
@@ -42,7 +86,7 @@ nlohmann::json sweep_config(const SweepOptions& o, const std::string& store, con
   std::string ns = "sw-" + namespace_token(strategy) + "-" + (store.empty() ? "cur" : namespace_token(store)) + "-r" +
                    std::to_string(rows);
   if (!o.flags.empty()) ns += "-" + namespace_token(o.flags);
-  if (o.threshold) ns += "-t" + std::to_string(*o.threshold);
+  if (threshold) ns += "-t" + std::to_string(*threshold);
   body["namespace"] = ns;
   return body;
 }
@@ -457,9 +501,8 @@ struct Sweep {
 // cell silently. A server that does not report "log" gets none back.
 void restore_config(const Endpoint& admin, const nlohmann::json& original) {
   nlohmann::json body = nlohmann::json::object();
-  for (const char* key :
-       {"strategy", "store", "flags", "rows", "namespace", "threshold", "min_savings", "factor", "log", "inflate",
-        "json_decoder"})
+  for (const char* key : {"strategy", "store", "flags", "rows", "namespace", "threshold", "min_savings", "factor",
+                          "log", "inflate", "json_decoder"})
     if (original.contains(key)) body[key] = original[key];
   const auto r = http_ok_body(admin, "POST", "/admin/config", body.dump());
   if (r)
@@ -520,6 +563,7 @@ std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
   s.stores = std::move(stores).value();
   if (s.stores.empty()) s.stores.push_back("");  // the server's own
   if (s.strategies.empty()) return fail("--strategies is empty");
+  if (Status t = check_thresholds(o); !t) return fail(t.error().message);
   auto axes = sweep_axes_of(o);
   if (!axes) return fail(axes.error().message);
   s.axes = std::move(axes).value();

@@ -23,11 +23,17 @@
 #include <vector>
 
 #include "client/options.h"
-#include "core/result.h"
 #include "client/sweep_axes.h"
+#include "core/result.h"
 #include "report/summary.h"
 
 namespace hitcost::client {
+
+// The threshold a strategy is stored under: its entry of --thresholds, else --threshold (none:
+// the server's). check_thresholds: --thresholds has one byte count per --strategies entry and
+// comes without --threshold.
+std::optional<int64_t> threshold_of(const SweepOptions& o, const std::string& strategy);
+Result<Ok> check_thresholds(const SweepOptions& o);
 
 // The config body for one store × strategy with the cell's server-side settings (log, rows).
 // Its namespace is unique per stored form (strategy/store/rows/flags/threshold), not per log

@@ -298,7 +298,7 @@ TEST(Scripts, EveryHelpNamesTheExitCodes) {
   int checked = 0;
   for (const char* script :
        {"run.sh", "scripts/topology.sh", "scripts/profile.sh", "scripts/attribution.sh", "scripts/php-compare.sh",
-        "scripts/php-stack.sh", "bench/anchor_wrk.sh", "bench/anchor_nginx.sh"}) {
+        "scripts/php-stack.sh", "scripts/recommend-check.sh", "bench/anchor_wrk.sh", "bench/anchor_nginx.sh"}) {
     SCOPED_TRACE(script);
     const CommandResult r = run_command(bash({kSource + "/" + script, "--help"}), in_own_session({}, 30));
     ASSERT_FALSE(r.timed_out) << r.err;
@@ -307,7 +307,7 @@ TEST(Scripts, EveryHelpNamesTheExitCodes) {
     EXPECT_NE(r.out.find("130 interrupted"), std::string::npos) << r.out;
     ++checked;
   }
-  EXPECT_EQ(checked, 8);
+  EXPECT_EQ(checked, 9);
 }
 
 // A server that exits at start-up (a store it cannot open): run.sh says so with the server's
