@@ -95,6 +95,7 @@ json recommendation_json(const RecommendResult& r, const Recommendation& rec) {
           {"strategy", c ? json(c->strategy.name()) : json(nullptr)},
           {"threshold_bytes", c && c->compressing ? json(c->strategy.rule.threshold_bytes) : json(nullptr)},
           {"dictionary_scope", c && c->strategy.dictionary ? json(c->strategy.dictionary_scope()) : json(nullptr)},
+          {"php", c ? json(to_string(c->php)) : json(nullptr)},
           {"confirmed", c ? verdict_json(c->confirmed) : json(nullptr)},
           {"sentence", rec.sentence},
           {"php_settings", rec.php_config},

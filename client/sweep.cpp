@@ -293,11 +293,13 @@ struct Sweep {
     LoadPlan p = c.plan_of(plan);
     const int rows = c.config.value("rows", o.rows);
     // Another server reading the same cache does not know the strategy (no X-Strategy
-    // check) nor the configuration: the key's namespace and the rows go in the query.
+    // check) nor the configuration: the key's namespace, the rows and whether the values are
+    // rendered pages (rep=html: a string is served as it is) go in the query.
     p.expect_strategy = admin_is_target ? c.expect : "";
     if (!admin_is_target) {
       std::string extra = "ns=" + c.config.value("namespace", std::string());
       if (p.rows_mix.empty()) extra += "&rows=" + std::to_string(rows);
+      extra += c.strategy.starts_with("html") ? "&rep=html" : "&rep=struct";
       p.query = p.query.empty() ? extra : p.query + "&" + extra;
     }
     p.rate = rate;

@@ -3,7 +3,7 @@
 # corpus served by hitcost-server at GET /value/{n} from a real memcached, today's form against
 # the recommended one in interleaved rounds until decided, the two figures side by side.
 #
-#   scripts/recommend-check.sh CORPUS [--duration 2s] [--min-rounds 3] [--max-rounds 10]
+#   scripts/recommend-check.sh CORPUS [--php] [--duration 2s] [--min-rounds 3] [--max-rounds 10]
 #                              [--max-time 600] [-- extra hitcost-corpus recommend options]
 #
 # How it measures.
@@ -22,6 +22,12 @@
 #     whole hit predicts the server's ratio: 1 - (1 - r) x today's read+render µs / today's
 #     server µs per hit, over r's interval. They agree when that interval and the sweep's
 #     verdict interval overlap.
+#  5. --php: the proof for a PHP shop is PHP itself. The PHP application (php/ under php-fpm
+#     behind nginx, scripts/php-stack.sh; its extension decodes by the flags, its /value/{n}
+#     renders byte for byte as hitcost-server does) reads the same values, which hitcost-server
+#     writes (sweep --admin-url): today's form against the best answer PHP's extension reads
+#     (the answer itself when it does, else the best PHP writes), swept until decided, its
+#     verdict printed beside the C++ server's for the same pair.
 # Placement: HITCOST_SERVER_CPU (default 0) for hitcost-server, HITCOST_OTHER_CPU (default 1) for
 # memcached, the load and recommend's measuring thread.
 # Output: out/recommend-check/ (HITCOST_OUT): recommend.{txt,json}, dicts/, sweep.{json,log},
@@ -33,9 +39,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+source scripts/php-lib.sh
 lib_init recommend-check
 
-corpus="" duration=2s min_rounds=3 max_rounds=10 max_time=600
+corpus="" duration=2s min_rounds=3 max_rounds=10 max_time=600 php=""
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -43,6 +50,7 @@ while [ $# -gt 0 ]; do
     --min-rounds) min_rounds=$2; shift 2 ;;
     --max-rounds) max_rounds=$2; shift 2 ;;
     --max-time) max_time=$2; shift 2 ;;
+    --php) php=1; shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) print_usage; exit "$EXIT_OK" ;;
     -*) echo "recommend-check: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
@@ -67,7 +75,8 @@ load=$BUILD_DIR/client/hitcost-load
 [ -x "$corpus_bin" ] || { echo "recommend-check: $corpus_bin is missing (build first)" >&2; exit "$EXIT_FAILED"; }
 
 out=${HITCOST_OUT:-out}/recommend-check
-if ! mkdir -p "$out/dicts" || ! rm -f "$out"/{recommend.txt,recommend.json,sweep.json,sweep.log,check.json}; then
+if ! mkdir -p "$out/dicts" ||
+   ! rm -f "$out"/{recommend.txt,recommend.json,sweep.json,sweep.log,check.json,php-sweep.json,php-sweep.log,cpp-pair.json,cpp-pair.log}; then
   echo "recommend-check: cannot write to $out" >&2; exit "$EXIT_OUTPUT"
 fi
 
@@ -144,5 +153,51 @@ jq -r '
   "  measured   the whole hit \(if .measured.ratio == null then "undecided" else "\(.measured.ratio | r3)x [\(.measured.low | r3)..\(.measured.high | r3)] (\(.measured.kind))" end): \(.measured.today_us | r2) -> \(.measured.recommended_us | r2) us, saves \(.measured.saving_us | r2) us; \(.measured.pairs) rounds",
   "  \(if .agree then "agree: the server confirms the predicted saving within its interval" else "disagree: the intervals do not overlap (see sweep.log and recommend.txt)" end)"' \
   "$out/check.json"
-echo "== results: $out/check.json, $out/recommend.txt, $out/sweep.log" >&2
+
+# 5. PHP on the same values: today against the best answer PHP's extension reads.
+if [ -n "$php" ]; then
+  case $scheme in
+    php-memcached) extension=memcached ;;
+    php-memcache) extension=memcache ;;
+    *) echo "recommend-check: --php: PHP's extensions cannot read the $scheme flag scheme" >&2; exit "$EXIT_USAGE" ;;
+  esac
+  pick='if .recommendation.php != "cannot read" then .recommendation else .recommendation_php end'
+  if ! jq -e "($pick) | .made" "$out/recommend.json" >/dev/null; then
+    echo "recommend-check: --php: no answer PHP's extension reads: nothing to check on PHP"
+    exit "$LIB_EXIT"
+  fi
+  prec=$(jq -r "($pick).strategy" "$out/recommend.json")
+  prec_t=$(jq -r "($pick).threshold_bytes // 0" "$out/recommend.json")
+  at_cleanup stop_php_stack  # before memcached and hitcost-server
+  start_php_stack --memcached "127.0.0.1:$MC_PORT" --origin "$SERVER_URL" --cpus "$server_cpu" \
+    --extension "$extension" || exit
+  echo "== PHP at $PHP_STACK_URL (php-fpm $PHP_STACK_FPM_PID, nginx $PHP_STACK_NGINX_PID; CPU $server_cpu):" \
+    "today $today against $prec (threshold $prec_t B)" >&2
+  pair=(--path-template '/value/{id}' --keys "$keys" --hit-ratio 1 --strategies "$today,$prec"
+        --thresholds "$today_t,$prec_t" --flags "$scheme" --cpus "$other_cpu" --latency-rate 0 --duration "$duration"
+        --min-rounds "$min_rounds" --max-rounds "$max_rounds" --max-time "${max_time}s")
+  code=0
+  run_bg "$load" sweep --url "$PHP_STACK_URL" --admin-url "$SERVER_URL" \
+    --server-tree "$PHP_STACK_FPM_PID,$PHP_STACK_NGINX_PID" --cache-pids "$MC_PID" "${pair[@]}" \
+    --json "$out/php-sweep.json" >"$out/php-sweep.log" || code=$?
+  check_child "$code" "the PHP sweep" "$out/php-sweep.log" || exit
+  if [ "$prec" = "$rec" ] && [ "$prec_t" = "$rec_t" ]; then
+    cp "$out/sweep.json" "$out/cpp-pair.json"
+  else
+    code=0
+    run_bg "$load" sweep --url "$SERVER_URL" "${pair[@]}" --json "$out/cpp-pair.json" >"$out/cpp-pair.log" || code=$?
+    check_child "$code" "the C++ sweep of the PHP pair" "$out/cpp-pair.log" || exit
+  fi
+  jq -n -r --slurpfile p "$out/php-sweep.json" --slurpfile c "$out/cpp-pair.json" --arg prec "$prec" --arg today "$today" '
+    def r3: . * 1000 | round / 1000;
+    def r2: . * 100 | round / 100;
+    def row($doc; $who): ([$doc.summary[] | select(.strategy == $today)][0].server_cpu_us_per_hit.median) as $t
+      | ([$doc.summary[] | select(.strategy == $prec)][0].server_cpu_us_per_hit.median) as $r
+      | ([$doc.verdicts[] | select(.subject == $prec)][0]) as $v
+      | "  \($who)  \($t | r2) -> \($r | r2) us per hit: \(if $v.ratio == null then "undecided" else "\($v.ratio | r3)x [\($v.low | r3)..\($v.high | r3)] (\($v.kind))" end), \($v.pairs) rounds";
+    "
+for PHP: \($prec) against today (\($today)), the whole hit on each backend:",
+    row($p[0]; "PHP (php-fpm + nginx)"), row($c[0]; "C++ (hitcost-server)  ")'
+fi
+echo "== results: $out/check.json, $out/recommend.txt, $out/sweep.log${php:+, $out/php-sweep.log}" >&2
 exit "$LIB_EXIT"

@@ -1,6 +1,6 @@
 <?php
 // Front controller: every request nginx receives comes here (scripts/php-stack.sh).
-// Routes: GET /page/{id}[?rows=R] and GET /healthz; the rest is 404 "no such route".
+// Routes: GET /page/{id}[?rows=R], GET /value/{n} and GET /healthz; the rest is 404 "no such route".
 // Errors are answered with a status and a one-line reason, never a PHP error page.
 declare(strict_types=1);
 
@@ -10,6 +10,7 @@ require_once "$src/config.php";
 require_once "$src/request.php";
 require_once "$src/response.php";
 require_once "$src/page_service.php";
+require_once "$src/value_service.php";
 
 // Warnings and notices (a refused connection, a bad stream) become exceptions that the
 // code handling them turns into a status; deprecations (pecl/memcache's own dynamic
@@ -38,6 +39,12 @@ try {
         if (!$isGet) throw new HttpError(405, 'method not allowed', ['Allow' => 'GET']);
         $cfg = Config::fromEnv();
         $out = hc_serve_page($cfg, PageRequest::parse(substr($path, 6), $query, $cfg));
+        hc_send(200, 'text/html; charset=utf-8', $out->html,
+            ['X-Cache' => $out->hit ? 'hit' : 'miss', 'X-Cache-Key' => $out->key]);
+    } elseif (str_starts_with($path, '/value/')) {
+        if (!$isGet) throw new HttpError(405, 'method not allowed', ['Allow' => 'GET']);
+        $cfg = Config::fromEnv();
+        $out = hc_serve_value($cfg, ValueRequest::parse(substr($path, 7), $query, $cfg));
         hc_send(200, 'text/html; charset=utf-8', $out->html,
             ['X-Cache' => $out->hit ? 'hit' : 'miss', 'X-Cache-Key' => $out->key]);
     } elseif ($path === '/healthz') {

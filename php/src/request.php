@@ -28,15 +28,21 @@ final class PageRequest
                 throw new HttpError(400, 'bad rows: want 0..' . $cfg->maxRows);
             }
         }
+        return new self($id, $rows, self::namespaceOf($query, $cfg));
+    }
+
+    // ?ns=NS, else HC_NAMESPACE.
+    public static function namespaceOf(string $query, Config $cfg): string
+    {
         $ns = self::queryParam($query, 'ns') ?? $cfg->namespace;
         if (!preg_match('/^[\x21-\x7e]{1,120}$/', $ns)) {
             throw new HttpError(400, 'bad ns: want 1..120 printable bytes without spaces');
         }
-        return new self($id, $rows, $ns);
+        return $ns;
     }
 
     // null when the text is not exactly a decimal integer that fits in 64 bits.
-    private static function int64(string $t): ?int
+    public static function int64(string $t): ?int
     {
         if (!preg_match('/^(-?)0*([0-9]+)$/', $t, $m)) return null;
         $digits = $m[2];
@@ -46,7 +52,7 @@ final class PageRequest
         return (int)$digits;
     }
 
-    private static function queryParam(string $query, string $name): ?string
+    public static function queryParam(string $query, string $name): ?string
     {
         foreach (explode('&', $query) as $part) {
             if ($part === '') continue;
@@ -57,5 +63,26 @@ final class PageRequest
             return preg_replace_callback('/%([0-9A-Fa-f]{2})/', fn ($h) => chr(hexdec($h[1])), $raw);
         }
         return null;
+    }
+}
+
+// GET /value/{n}[?ns=NS&rep=html|struct]: n as hitcost-server's router reads it (a non-negative int64 up to
+// its --max-id: the same 400 and 404), the namespace as for pages.
+final class ValueRequest
+{
+    public function __construct(public readonly int $n, public readonly string $namespace,
+                                public readonly bool $storedAsHtml)
+    {
+    }
+
+    public static function parse(string $nText, string $query, Config $cfg): self
+    {
+        $n = PageRequest::int64($nText);
+        if ($n === null || $n < 0) throw new HttpError(400, 'bad value number: want a non-negative integer');
+        if ($n > $cfg->maxId) throw new HttpError(404, 'value number out of range');
+        // ?rep=html|struct: how the values under this namespace were stored (HC_STORE_AS).
+        $rep = PageRequest::queryParam($query, 'rep') ?? $cfg->storeAs;
+        if ($rep !== 'html' && $rep !== 'struct') throw new HttpError(400, 'bad rep: want html or struct');
+        return new self($n, PageRequest::namespaceOf($query, $cfg), $rep === 'html');
     }
 }

@@ -14,6 +14,18 @@ interface PageStore
     // Stores the page as configured (the array, or the rendered HTML). Returns an error
     // message, or null on success.
     public function set(string $key, array $page, string $html): ?string;
+
+    // The decoded value (GET /value/{n}), or null on a miss or a value the extension cannot
+    // decode. Throws StoreUnavailable as get() does.
+    public function getStored(string $key): ?StoredValue;
+}
+
+// A hit's value (null among them: a stored null is not a miss).
+final class StoredValue
+{
+    public function __construct(public readonly mixed $value)
+    {
+    }
 }
 
 function hc_open_store(Config $cfg): PageStore

@@ -24,6 +24,21 @@ final class MemcacheStore implements PageStore
     public function get(string $key): mixed
     {
         $flags = 0;
+        $v = $this->read($key, $flags);
+        return ($flags & self::USER_MSGPACK) && !is_array($v) ? null : $v;  // a msgpack page is an array
+    }
+
+    public function getStored(string $key): ?StoredValue
+    {
+        $flags = 0;
+        $v = $this->read($key, $flags);
+        return $v === null ? null : new StoredValue($v);  // a stored null reads as a miss here
+    }
+
+    // The decoded value (JSON and msgpack by hitcost's user flags), null on a miss or an
+    // undecodable value; $flags the stored flags.
+    private function read(string $key, int &$flags): mixed
+    {
         try {
             $v = $this->m->get($key, $flags);
         } catch (ErrorException $e) {
@@ -40,9 +55,8 @@ final class MemcacheStore implements PageStore
         }
         if (!is_string($v) || ($flags & (self::USER_JSON | self::USER_MSGPACK)) === 0) return $v;
         try {
-            if ($flags & self::USER_JSON) return json_decode($v, true, 64, JSON_THROW_ON_ERROR);
-            $page = msgpack_unpack($v);
-            return is_array($page) ? $page : null;
+            if ($flags & self::USER_JSON) return json_decode($v, true, 512, JSON_THROW_ON_ERROR);
+            return msgpack_unpack($v);
         } catch (JsonException | ErrorException) {
             return null;  // undecodable: a miss, as hitcost-server counts a decode error
         }

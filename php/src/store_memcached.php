@@ -32,17 +32,28 @@ final class MemcachedStore implements PageStore
 
     public function get(string $key): mixed
     {
+        return $this->read($key)['value'] ?? null;
+    }
+
+    public function getStored(string $key): ?StoredValue
+    {
+        $r = $this->read($key);
+        return $r === null ? null : new StoredValue($r['value']);
+    }
+
+    // ['value' => ...] (GET_EXTENDED: a stored false or null apart from a miss), or null.
+    private function read(string $key): ?array
+    {
         try {
-            $v = $this->m->get($key);
+            $r = $this->m->get($key, null, Memcached::GET_EXTENDED);
         } catch (ErrorException $e) {
             // "could not decompress value", "could not unserialize value": the extension
             // warns only about the value itself (a lost server is a result code).
             error_log("hitcost php: $key is undecodable ({$e->getMessage()}): answered as a miss");
             return null;
         }
-        if ($v !== false) return $v;
+        if (is_array($r)) return $r;
         $code = $this->m->getResultCode();
-        if ($code === Memcached::RES_SUCCESS) return $v;  // a stored false: not a page
         if ($code === Memcached::RES_NOTFOUND || $code === Memcached::RES_PAYLOAD_FAILURE) return null;
         throw new StoreUnavailable($this->m->getResultMessage());
     }

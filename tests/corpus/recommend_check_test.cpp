@@ -48,7 +48,7 @@ TEST(RecommendCheck, TheAnswerIsSweptAgainstTodayOnTheServerAndBothFiguresPrinte
   }
   const CommandResult r = run_command(
       {"bash", std::string(HITCOST_SOURCE_DIR) + "/scripts/recommend-check.sh", corpus, "--duration", "500ms",
-       "--min-rounds", "2", "--max-rounds", "3", "--", "--search-rounds", "1", "--rounds", "2", "--min-time-us", "2"},
+       "--min-rounds", "2", "--max-rounds", "3", "--", "--search-rounds", "1", "--min-time-us", "2"},
       {.timeout_ms = 240'000,
        .env = {"HITCOST_NO_BUILD=1", std::string("HITCOST_BUILD_DIR=") + HITCOST_BINARY_DIR,
                "HITCOST_OUT=" + dir.string()},
