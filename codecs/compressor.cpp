@@ -46,25 +46,7 @@ Status zlib_decompress(std::string_view in, size_t expected, std::string& out) {
 }
 
 Status zstd_compress(int level, std::string_view in, std::string& out) {
-  // One context per thread (creating one costs more than compressing a small page).
-  // The frame carries its content size and a checksum (4 bytes): zstd has no checksum
-  // by default, and a flipped bit must not become a silently different page.
-  struct Ctx {
-    ZSTD_CCtx* c = ZSTD_createCCtx();
-    ~Ctx() { ZSTD_freeCCtx(c); }
-  };
-  thread_local Ctx ctx;
-  if (!ctx.c) return Error{Errc::invalid_argument, "zstd: cannot create a context"};
-  ZSTD_CCtx_reset(ctx.c, ZSTD_reset_session_and_parameters);
-  ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_compressionLevel, level);
-  ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_checksumFlag, 1);
-  size_t at = out.size();
-  size_t bound = ZSTD_compressBound(in.size());
-  out.resize(at + bound);
-  size_t n = ZSTD_compress2(ctx.c, out.data() + at, bound, in.data(), in.size());
-  if (ZSTD_isError(n)) return Error{Errc::invalid_argument, std::string("zstd: ") + ZSTD_getErrorName(n)};
-  out.resize(at + n);
-  return ok_status();
+  return zstd_compress_with_dictionary(0, level, in, out);
 }
 
 Status zstd_decompress(std::string_view in, size_t expected, std::string& out) {

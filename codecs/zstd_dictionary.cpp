@@ -152,7 +152,7 @@ std::vector<ZstdDictionaryInfo> zstd_dictionaries() {
 
 Status zstd_compress_with_dictionary(uint32_t id, int level, std::string_view in, std::string& out) {
   const ZSTD_CDict* cdict = nullptr;
-  {
+  if (id != 0) {
     Registry& r = registry();
     std::unique_lock lock(r.mu);  // a CDict per level is made at most once
     auto it = r.by_id.find(id);
@@ -164,6 +164,9 @@ Status zstd_compress_with_dictionary(uint32_t id, int level, std::string_view in
     if (!c) return Error{Errc::invalid_argument, "zstd: cannot digest dictionary " + std::to_string(id)};
     cdict = c;
   }
+  // One context per thread (creating one costs more than compressing a small page).
+  // The frame carries its content size and a checksum (4 bytes): zstd has no checksum
+  // by default, and a flipped bit must not become a silently different page.
   struct Ctx {
     ZSTD_CCtx* c = ZSTD_createCCtx();
     ~Ctx() { ZSTD_freeCCtx(c); }
@@ -171,13 +174,16 @@ Status zstd_compress_with_dictionary(uint32_t id, int level, std::string_view in
   thread_local Ctx ctx;
   if (!ctx.c) return Error{Errc::invalid_argument, "zstd: cannot create a context"};
   ZSTD_CCtx_reset(ctx.c, ZSTD_reset_session_and_parameters);
-  ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_checksumFlag, 1);  // as zstd_compress: a flipped bit is an error
-  ZSTD_CCtx_refCDict(ctx.c, cdict);
+  ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_checksumFlag, 1);
+  if (cdict)
+    ZSTD_CCtx_refCDict(ctx.c, cdict);  // its level is the CDict's
+  else
+    ZSTD_CCtx_setParameter(ctx.c, ZSTD_c_compressionLevel, level);
   size_t at = out.size();
   size_t bound = ZSTD_compressBound(in.size());
   out.resize(at + bound);
   size_t n = ZSTD_compress2(ctx.c, out.data() + at, bound, in.data(), in.size());
-  ZSTD_CCtx_refCDict(ctx.c, nullptr);
+  if (cdict) ZSTD_CCtx_refCDict(ctx.c, nullptr);
   if (ZSTD_isError(n)) return Error{Errc::invalid_argument, std::string("zstd: ") + ZSTD_getErrorName(n)};
   out.resize(at + n);
   return ok_status();

@@ -67,8 +67,9 @@ std::string join_scopes(const std::vector<std::string>& scopes);
 // Every registered dictionary, in id order.
 std::vector<ZstdDictionaryInfo> zstd_dictionaries();
 
-// One zstd frame of `in` with dictionary `id` at `level` (content size and checksum, as
-// zstd_compress), appended to `out`. Errors: invalid_argument when `id` is not registered.
+// One zstd frame of `in` with dictionary `id` at `level` (content size and a checksum),
+// appended to `out`; id 0: no dictionary (zstd_compress, the codec row's function, is this).
+// Errors: invalid_argument when `id` is not registered.
 Status zstd_compress_with_dictionary(uint32_t id, int level, std::string_view in, std::string& out);
 
 // The dictionary that decodes a frame naming `id`; nullptr when none is registered.

@@ -30,8 +30,9 @@
 #     verdict printed beside the C++ server's for the same pair.
 # Placement: HITCOST_SERVER_CPU (default 0) for hitcost-server, HITCOST_OTHER_CPU (default 1) for
 # memcached, the load and recommend's measuring thread.
-# Output: out/recommend-check/ (HITCOST_OUT): recommend.{txt,json}, dicts/, sweep.{json,log},
-# server.log, check.json (both figures).
+# Output: out/recommend-check/ (HITCOST_OUT): recommend.{txt,json,html} (the chart), dicts/,
+# sweep.{json,log}, server.log, check.json (both figures); with --php php-sweep.{json,log} and
+# cpp-pair.{json,log} (the C++ sweep of the PHP pair, when it is not the answer's).
 # Environment: HITCOST_BUILD_DIR (default build/release), HITCOST_NO_BUILD=1 uses it as built.
 # Exit codes: 0 done (also when recommend makes no recommendation: nothing to check, said so),
 # 1 failed (could not start or measure), 2 usage error, 3 a program found errors (a codec bug in
@@ -76,7 +77,7 @@ load=$BUILD_DIR/client/hitcost-load
 
 out=${HITCOST_OUT:-out}/recommend-check
 if ! mkdir -p "$out/dicts" ||
-   ! rm -f "$out"/{recommend.txt,recommend.json,sweep.json,sweep.log,check.json,php-sweep.json,php-sweep.log,cpp-pair.json,cpp-pair.log}; then
+   ! rm -f "$out"/{recommend.txt,recommend.json,recommend.html,sweep.json,sweep.log,check.json,php-sweep.json,php-sweep.log,cpp-pair.json,cpp-pair.log}; then
   echo "recommend-check: cannot write to $out" >&2; exit "$EXIT_OUTPUT"
 fi
 
@@ -87,7 +88,8 @@ echo "== memcached on 127.0.0.1:$MC_PORT (pid $MC_PID, CPU $other_cpu)" >&2
 echo "== hitcost-corpus recommend $corpus (CPU $other_cpu)" >&2
 code=0
 run_bg "$corpus_bin" recommend "$corpus" --cpu "$other_cpu" --weight uniform --slabs-from "memcached:127.0.0.1:$MC_PORT" \
-  --dict-dir "$out/dicts" --json "$out/recommend.json" ${extra[@]+"${extra[@]}"} >"$out/recommend.txt" || code=$?
+  --dict-dir "$out/dicts" --json "$out/recommend.json" --html "$out/recommend.html" ${extra[@]+"${extra[@]}"} \
+  >"$out/recommend.txt" || code=$?
 check_child "$code" "hitcost-corpus recommend" "$out/recommend.txt" || exit
 sed -n '1,/^$/p' "$out/recommend.txt"
 if ! jq -e '.recommendation.made' "$out/recommend.json" >/dev/null; then

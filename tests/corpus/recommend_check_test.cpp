@@ -1,7 +1,8 @@
 // scripts/recommend-check.sh end to end, short: PHP's stock Memcached class fills a real
 // memcached with small JSON records (enough for recommend to train dictionaries), hitcost-corpus
 // samples them, and the script recommends, serves today's form and the answer through a real
-// hitcost-server at GET /value/{n} and sweeps both. What is checked is the plumbing and the
+// hitcost-server at GET /value/{n} and sweeps both, then (--php) the PHP application's own
+// /value/{n} under php-fpm on the best answer PHP reads. What is checked is the plumbing and the
 // figures' presence and consistency, not which way the verdict goes (CPU figures vary).
 #include <gtest/gtest.h>
 
@@ -47,7 +48,7 @@ TEST(RecommendCheck, TheAnswerIsSweptAgainstTodayOnTheServerAndBothFiguresPrinte
     ASSERT_EQ(sampled.exit_code, 0) << show(sampled);
   }
   const CommandResult r = run_command(
-      {"bash", std::string(HITCOST_SOURCE_DIR) + "/scripts/recommend-check.sh", corpus, "--duration", "500ms",
+      {"bash", std::string(HITCOST_SOURCE_DIR) + "/scripts/recommend-check.sh", corpus, "--php", "--duration", "300ms",
        "--min-rounds", "2", "--max-rounds", "3", "--", "--search-rounds", "1", "--min-time-us", "2"},
       {.timeout_ms = 240'000,
        .env = {"HITCOST_NO_BUILD=1", std::string("HITCOST_BUILD_DIR=") + HITCOST_BINARY_DIR,
@@ -60,12 +61,16 @@ TEST(RecommendCheck, TheAnswerIsSweptAgainstTodayOnTheServerAndBothFiguresPrinte
 
   // recommend trained on a fifth and answered; the answer's first line is printed.
   const json rec = json::parse(read_file(out / "recommend.json"));
-  EXPECT_EQ(rec["corpus"]["records"], 300);
-  EXPECT_EQ(rec["corpus"]["training_values"], 60);
-  EXPECT_EQ(rec["today"]["strategy"], "struct:json");  // php-memcached's json serializer, none over 2000 B
+  // The sample lists keys with lru_crawler metadump, which can miss an item being moved.
+  const int records = rec["corpus"]["records"];
+  EXPECT_GE(records, 290);
+  EXPECT_LE(records, 300);
+  EXPECT_EQ(rec["corpus"]["training_values"], (records + 4) / 5);  // every fifth, the first one first
+  EXPECT_EQ(rec["today"]["strategy"], "struct:json");              // php-memcached's json serializer, none over 2000 B
   ASSERT_TRUE(rec["recommendation"]["made"].get<bool>()) << rec["recommendation"]["sentence"];
   const std::string answer = rec["recommendation"]["strategy"];
   EXPECT_NE(r.out.find(rec["recommendation"]["sentence"].get<std::string>()), std::string::npos) << r.out;
+  EXPECT_NE(read_file(out / "recommend.html").find("<svg"), std::string::npos);  // the chart
 
   // The sweep measured exactly today's form and the answer, each under its own threshold, on /value.
   const json sweep = json::parse(read_file(out / "sweep.json"));
@@ -101,6 +106,28 @@ TEST(RecommendCheck, TheAnswerIsSweptAgainstTodayOnTheServerAndBothFiguresPrinte
   EXPECT_NE(r.out.find("  predicted  read + render "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  measured   the whole hit "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(check["agree"].get<bool>() ? "agree: " : "disagree: "), std::string::npos) << r.out;
+
+  // --php: PHP's own /value/{n} on the same values, today against the best answer PHP reads,
+  // beside the C++ server's figures for the same pair.
+  const json& php_answer =
+      rec["recommendation"]["php"] != "cannot read" ? rec["recommendation"] : rec["recommendation_php"];
+  ASSERT_TRUE(php_answer.is_object() && php_answer["made"].get<bool>()) << rec["recommendation_php"].dump();
+  const json php_sweep = json::parse(read_file(out / "php-sweep.json"));
+  ASSERT_EQ(php_sweep["summary"].size(), 2u);
+  EXPECT_EQ(php_sweep["summary"][0]["strategy"], "struct:json");
+  EXPECT_EQ(php_sweep["summary"][1]["strategy"], php_answer["strategy"]);
+  size_t php_runs = 0;
+  for (const json& run : php_sweep["runs"]) {
+    EXPECT_EQ(run["hit_ratio"], 1.0) << run["strategy"];  // every request a hit through PHP's extension
+    EXPECT_EQ(run["errors"]["total"], 0) << run["strategy"];
+    ++php_runs;
+  }
+  EXPECT_GE(php_runs, 4u);
+  EXPECT_NE(r.out.find("for PHP: " + php_answer["strategy"].get<std::string>() + " against today (struct:json)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  PHP (php-fpm + nginx)  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  C++ (hitcost-server)  "), std::string::npos) << r.out;
 }
 
 TEST(RecommendCheck, RefusesBadArgumentsBeforeStartingAnything) {
