@@ -112,8 +112,12 @@ void expect_sampled_matches_rusage(const std::vector<std::string>& args) {
   ASSERT_GT(r.server->sampled_hit.samples, 500u);
   const auto f = r.cpu();
   ASSERT_TRUE(f && f->server_hit_sampled_us);
+  // Within 8 %: getrusage also counts what no request's sample holds (epoll, accept, /stats, the
+  // sampler itself). On a quiet host they were within 5 %; on a noisier one (stop 41's) the memory
+  // store's short hits put them 1.6-5.3 % apart over ten runs, sampled always the lower. A sampler
+  // that double-counted or lost a phase would be tens of percent off.
   const double sampled = *f->server_hit_sampled_us, rusage = *r.server_cpu_us_per_req();
-  EXPECT_NEAR(sampled, rusage, 0.05 * rusage) << "sampled " << sampled << " us/hit, getrusage " << rusage << " us/req, "
+  EXPECT_NEAR(sampled, rusage, 0.08 * rusage) << "sampled " << sampled << " us/hit, getrusage " << rusage << " us/req, "
                                               << r.server->sampled_hit.samples << " samples";
   // What the clean tiles took out (server/cpu_sampler.h), for whoever reads the log.
   std::printf("sampled %.2f us/hit (as sampled %.2f, %llu clean tiles), getrusage %.2f us/req\n", sampled,
