@@ -304,6 +304,32 @@ struct RecommendArgs {
   bool no_dict = false;
 };
 
+// Beside the dictionaries: the corpus without the values that trained them, i.e. the values
+// every figure was taken on, for a server to serve at /value/{n} (scripts/recommend-check.sh):
+// no value a dictionary learnt from is measured there either.
+constexpr std::string_view kMeasuredCorpusName = "measured.hcorpus";
+
+bool write_measured_corpus(const std::string& path, const Corpus& corpus, const std::vector<size_t>& training) {
+  auto w = CorpusWriter::create(path);
+  Status s = w ? ok_status() : Status(w.error());
+  size_t next = 0;
+  for (size_t i = 0; s && i < corpus.records.size(); ++i) {
+    if (next < training.size() && training[next] == i) {
+      ++next;
+      continue;
+    }
+    s = w->add(corpus.records[i]);
+  }
+  if (s) {
+    Manifest m = corpus.manifest;
+    m.notes.push_back("hitcost-corpus recommend's measured values: " + std::to_string(training.size()) +
+                      " left out, which trained its zstd dictionaries");
+    s = w->finish(std::move(m));
+  }
+  if (!s) std::fprintf(stderr, "%s: cannot write %s: %s\n", kWho, path.c_str(), s.error().message.c_str());
+  return s.ok();
+}
+
 int run_recommend_verb(const RecommendArgs& a) {
   int exit = kExitOk;
   // The dictionaries go in --dict-dir under their representation's name (checked like any output).
@@ -314,6 +340,7 @@ int run_recommend_verb(const RecommendArgs& a) {
       outputs.push_back(
           {"--dict-dir",
            a.dict_dir + "/" + dictionary_file_name(dictionary_scope(r.rep == Representation::html, r.serializer))});
+    outputs.push_back({"--dict-dir", a.dict_dir + "/" + std::string(kMeasuredCorpusName)});
   }
   auto setup = measure_setup(a.m, outputs, exit);
   if (!setup) return exit;
@@ -331,12 +358,17 @@ int run_recommend_verb(const RecommendArgs& a) {
   client::OutputWriter out(kWho);
   if (!a.m.json.empty()) out.write(a.m.json, recommend_json(*r, setup->corpus.manifest));
   if (!a.m.html.empty()) out.write(a.m.html, recommend_html(*r, setup->corpus.manifest));
-  if (!a.dict_dir.empty())
+  bool measured_written = true;
+  if (!a.dict_dir.empty()) {
     for (const TrainedDictionary& d : r->dictionaries)
       out.write(a.dict_dir + "/" + dictionary_file_name(d.scope), d.bytes);
+    if (!r->training_records.empty())
+      measured_written = write_measured_corpus(a.dict_dir + "/" + std::string(kMeasuredCorpusName), setup->corpus,
+                                               r->training_records);
+  }
   if (!r->codec_failures.empty())
     return fail(kExitErrors, "a candidate did not give the values back (listed above): figures suspect");
-  return out.all_written() ? kExitOk : kExitOutput;
+  return out.all_written() && measured_written ? kExitOk : kExitOutput;
 }
 
 // ---- redact --------------------------------------------------------------------------------

@@ -363,6 +363,7 @@ void train_dictionaries(const std::vector<CorpusRecord>& all, FlagScheme scheme,
   }
   if (res.dictionaries.empty()) return;
   res.training_values = train.size();
+  for (const Good* g : train) res.training_records.push_back(g->input);
   for (size_t i = 0; i < all.size(); ++i)
     if (!trains[i]) measured.push_back(all[i]);
 }

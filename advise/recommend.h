@@ -112,6 +112,7 @@ struct RecommendResult {
   // Dictionaries: the values they were trained on (left out of every figure), each
   // dictionary, and why a representation has none ("struct:php: <the trainer's reason>").
   uint64_t training_values = 0;
+  std::vector<size_t> training_records;  // their indices in the input, ascending
   std::vector<TrainedDictionary> dictionaries;
   std::vector<std::string> dictionary_notes;
   SlabSettings slabs;

@@ -13,8 +13,9 @@
 #  2. Today: the form most values are stored in, the compressor most compressed ones have and
 #     the flag scheme's default rule (recommend's JSON "today": the corpus says no more of what
 #     the application does). Recommended: the answer's strategy, threshold and dictionary.
-#  3. hitcost-server --corpus CORPUS (the corpus's flag scheme, the dictionary loaded) on the
-#     server CPU over that memcached, and hitcost-load sweep over /value/{id} (every value, a
+#  3. hitcost-server serving the values recommend measured (CORPUS without the fifth that trained
+#     the dictionaries: recommend --dict-dir writes it as measured.hcorpus), under the corpus's
+#     flag scheme with the answer's dictionary loaded, on the server CPU over that memcached, and hitcost-load sweep over /value/{id} (every value, a
 #     100 % hit ratio: CPU per request is CPU per hit) of today's and the recommended strategy,
 #     each under its own threshold (--thresholds), rounds until the verdict is decided.
 #  4. Prints the prediction and the measurement side by side. recommend times read + render
@@ -104,17 +105,23 @@ today_t=$(jq -r '.today.threshold_bytes // 0' "$out/recommend.json")
 rec=$(jq -r '.recommendation.strategy' "$out/recommend.json")
 rec_t=$(jq -r '.recommendation.threshold_bytes // 0' "$out/recommend.json")
 scope=$(jq -r '.recommendation.dictionary_scope // empty' "$out/recommend.json")
-keys=$(jq -r '.corpus.records' "$out/recommend.json")
+keys=$(jq -r '.corpus.values_good' "$out/recommend.json")  # what the server numbers 0..N-1
 if [ "$today" = "$rec" ] && [ "$today_t" = "$rec_t" ]; then
   echo "recommend-check: the answer is today's form ($today, threshold $today_t B): nothing to check"
   exit "$LIB_EXIT"
 fi
 dict=()
 [ -z "$scope" ] || dict=(--zstd-dict "$scope=$out/dicts/${scope//:/-}.zdict")
+# The values recommend measured: without the fifth that trained its dictionaries, so that no
+# value a dictionary learnt from is swept either.
+served=$corpus
+if [ "$(jq -r '.corpus.training_values' "$out/recommend.json")" != 0 ]; then
+  served=$out/dicts/measured.hcorpus
+fi
 
 # 3. The whole hit on the server.
 start_server "$BUILD_DIR" "$server_cpu" "$out/server.log" --store "memcached:127.0.0.1:$MC_PORT" \
-  --corpus "$corpus" --flags "$scheme" --strategy "$today" ${dict[@]+"${dict[@]}"} || exit
+  --corpus "$served" --flags "$scheme" --strategy "$today" ${dict[@]+"${dict[@]}"} || exit
 echo "== hitcost-server at $SERVER_URL (pid $SERVER_PID, CPU $server_cpu): today $today (threshold $today_t B)" \
   "against $rec (threshold $rec_t B)" >&2
 code=0

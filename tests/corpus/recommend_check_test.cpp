@@ -88,6 +88,13 @@ TEST(RecommendCheck, TheAnswerIsSweptAgainstTodayOnTheServerAndBothFiguresPrinte
     ++runs;
   }
   EXPECT_GE(runs, 4u);  // two strategies, at least two rounds
+  // Served and swept: the values recommend measured, the fifth that trained the dictionaries left out.
+  EXPECT_EQ(sweep["runs"][0]["keys"], rec["corpus"]["values_good"]);
+  EXPECT_EQ(rec["corpus"]["values_good"].get<int>() + rec["corpus"]["training_values"].get<int>(), records);
+  EXPECT_NE(read_file(out / "server.log")
+                .find("measured.hcorpus: " + std::to_string(records - (records + 4) / 5) + " values"),
+            std::string::npos)
+      << read_file(out / "server.log");
   // A dictionary answer: the server loaded the file recommend kept.
   if (rec["recommendation"]["dictionary_scope"].is_string()) {
     const std::string scope = rec["recommendation"]["dictionary_scope"];

@@ -260,6 +260,8 @@ TEST(Recommend, TrainsADictionaryPerRepresentationOnAFifthAndMeasuresTheRest) {
   EXPECT_EQ(r.records, 600u);
   EXPECT_EQ(r.training_values, 120u);
   EXPECT_EQ(r.values_good, 480u);
+  ASSERT_EQ(r.training_records.size(), 120u);
+  for (size_t i = 0; i < r.training_records.size(); ++i) EXPECT_EQ(r.training_records[i], 5 * i);
   ASSERT_FALSE(progress.empty());
   EXPECT_EQ(progress[0].rfind("recommend: 5 zstd dictionaries trained on 120 values", 0), 0u) << progress[0];
   ASSERT_EQ(r.dictionaries.size(), 5u) << (r.dictionary_notes.empty() ? "" : r.dictionary_notes[0]);
