@@ -275,9 +275,8 @@ int run_compare_verb(const CompareArgs& a) {
   for (const std::string& text : split_commas(a.strategies)) {
     auto s = parse_compare_strategy(text, setup->scheme);
     if (!s) return fail(kExitUsage, "--strategies: " + text + ": " + s.error().message);
-    if (s->strategy.dictionary && s->strategy.dictionary_id == 0)
-      return fail(kExitUsage, "--strategies: " + text + ": " +
-                                  zstd_dictionary_ready(s->strategy.dictionary_scope()).error().message);
+    if (Status ready = strategy_dictionary_ready(s->strategy); !ready)
+      return fail(kExitUsage, "--strategies: " + text + ": " + ready.error().message);
     o.strategies.push_back(std::move(*s));
   }
   auto r = run_compare(setup->corpus.records, setup->scheme, uint64_t(std::time(nullptr)), o);

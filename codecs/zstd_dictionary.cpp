@@ -14,6 +14,8 @@
 #include <shared_mutex>
 #include <sstream>
 
+#include "codecs/strategy.h"
+
 namespace hitcost {
 namespace {
 
@@ -120,6 +122,11 @@ Status zstd_dictionary_ready(std::string_view scope) {
   return Error{Errc::invalid_argument, "zstd-dict: no zstd dictionary is loaded for " + std::string(scope) +
                                            " (load one with --zstd-dict " + std::string(scope) +
                                            "=FILE, or --zstd-dict FILE for every form)"};
+}
+
+Status strategy_dictionary_ready(const Strategy& strategy) {
+  if (!strategy.dictionary || strategy.dictionary_id != 0) return ok_status();
+  return zstd_dictionary_ready(strategy.dictionary_scope());
 }
 
 uint32_t zstd_dictionary_for(std::string_view scope) {

@@ -58,6 +58,12 @@ Result<DictionaryOption> parse_dictionary_option(std::string_view option);
 // invalid_argument saying how to load one.
 Status zstd_dictionary_ready(std::string_view scope);
 
+// Ok unless `strategy` is a +zstd-dict one whose form had no dictionary when it was parsed
+// (then zstd_dictionary_ready's error): what the server's config, ?strategy= and hitcost-corpus
+// compare refuse before storing anything.
+struct Strategy;
+Status strategy_dictionary_ready(const Strategy& strategy);
+
 // The id that writes values of `scope` (its own, else the every-form one); 0 when none.
 uint32_t zstd_dictionary_for(std::string_view scope);
 

@@ -219,8 +219,8 @@ const Strategy* Router::strategy_override(std::string_view text, Response& res, 
     error(res, body, 400, "bad strategy: " + st.error().message);
     return nullptr;
   }
-  if (st->dictionary && st->dictionary_id == 0) {
-    error(res, body, 400, "bad strategy: " + zstd_dictionary_ready(st->dictionary_scope()).error().message);
+  if (Status ready = strategy_dictionary_ready(*st); !ready) {
+    error(res, body, 400, "bad strategy: " + ready.error().message);
     return nullptr;
   }
   Strategy s = *st;

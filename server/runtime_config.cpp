@@ -137,7 +137,7 @@ Result<std::shared_ptr<const RuntimeConfig>> ConfigHolder::apply(const ConfigPat
   }
   auto st = build_strategy(p.strategy.value_or(current_->strategy_text), next->scheme, threshold, min_savings, factor);
   if (!st) return st.error();
-  if (st->dictionary && st->dictionary_id == 0) return zstd_dictionary_ready(st->dictionary_scope()).error();
+  if (Status ready = strategy_dictionary_ready(*st); !ready) return ready.error();
   next->strategy = *st;
   next->strategy_text = st->name();
   if (p.store && *p.store != current_->store_spec) {
