@@ -362,7 +362,6 @@ void train_dictionaries(const std::vector<CorpusRecord>& all, FlagScheme scheme,
     res.dictionaries.push_back({scope, *id, std::move(*dict), payloads.size(), bytes});
   }
   if (res.dictionaries.empty()) return;
-  res.training_values = train.size();
   for (const Good* g : train) res.training_records.push_back(g->input);
   for (size_t i = 0; i < all.size(); ++i)
     if (!trains[i]) measured.push_back(all[i]);
@@ -396,7 +395,7 @@ Result<RecommendResult> run_recommend(const std::vector<CorpusRecord>& all, Flag
     train_dictionaries(all, scheme, o, res, held_out);
     if (!res.dictionaries.empty())
       say("recommend: " + std::to_string(res.dictionaries.size()) + " zstd dictionaries trained on " +
-          std::to_string(res.training_values) + " values (every fifth), measured on the other " +
+          std::to_string(res.training_records.size()) + " values (every fifth), measured on the other " +
           std::to_string(held_out.size()));
   }
   const std::vector<CorpusRecord>& in = res.dictionaries.empty() ? all : held_out;

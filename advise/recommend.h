@@ -109,9 +109,8 @@ struct TrainedDictionary {
 struct RecommendResult {
   std::string scheme;
   uint64_t records = 0, values_good = 0;  // the values measured (the training values left out)
-  // Dictionaries: the values they were trained on (left out of every figure), each
+  // Dictionaries: the records they were trained on (left out of every figure), each
   // dictionary, and why a representation has none ("struct:php: <the trainer's reason>").
-  uint64_t training_values = 0;
   std::vector<size_t> training_records;  // their indices in the input, ascending
   std::vector<TrainedDictionary> dictionaries;
   std::vector<std::string> dictionary_notes;

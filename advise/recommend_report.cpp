@@ -61,7 +61,7 @@ std::vector<std::string> notes(const RecommendResult& r) {
     std::string d = fmt("dictionaries: zstd, trained on the %" PRIu64
                         " values of every fifth (left out of every figure here, so that no candidate is measured "
                         "on what its dictionary learnt):",
-                        r.training_values);
+                        uint64_t(r.training_records.size()));
     for (const TrainedDictionary& t : r.dictionaries)
       d += fmt(" %s %zu B (id %u, %zu samples, %.1f KiB);", t.scope.c_str(), t.bytes.size(), t.id, t.samples,
                double(t.sample_bytes) / 1024.0);
@@ -95,6 +95,8 @@ json recommendation_json(const RecommendResult& r, const Recommendation& rec) {
           {"strategy", c ? json(c->strategy.name()) : json(nullptr)},
           {"threshold_bytes", c && c->compressing ? json(c->strategy.rule.threshold_bytes) : json(nullptr)},
           {"dictionary_scope", c && c->strategy.dictionary ? json(c->strategy.dictionary_scope()) : json(nullptr)},
+          {"dictionary_file",
+           c && c->strategy.dictionary ? json(dictionary_file_name(c->strategy.dictionary_scope())) : json(nullptr)},
           {"php", c ? json(to_string(c->php)) : json(nullptr)},
           {"confirmed", c ? verdict_json(c->confirmed) : json(nullptr)},
           {"sentence", rec.sentence},
@@ -151,8 +153,9 @@ std::string recommend_table(const RecommendResult& r) {
 
 std::string recommend_json(const RecommendResult& r, const Manifest& corpus) {
   json j;
-  j["corpus"] = {{"source", corpus.source}, {"scheme", corpus.scheme},      {"redacted", corpus.redacted},
-                 {"records", r.records},    {"values_good", r.values_good}, {"training_values", r.training_values}};
+  j["corpus"] = {{"source", corpus.source},      {"scheme", corpus.scheme},
+                 {"redacted", corpus.redacted},  {"records", r.records},
+                 {"values_good", r.values_good}, {"training_values", r.training_records.size()}};
   json dictionaries = json::array();
   for (const TrainedDictionary& d : r.dictionaries)
     dictionaries.push_back({{"scope", d.scope},

@@ -105,13 +105,14 @@ today_t=$(jq -r '.today.threshold_bytes // 0' "$out/recommend.json")
 rec=$(jq -r '.recommendation.strategy' "$out/recommend.json")
 rec_t=$(jq -r '.recommendation.threshold_bytes // 0' "$out/recommend.json")
 scope=$(jq -r '.recommendation.dictionary_scope // empty' "$out/recommend.json")
+dict_file=$(jq -r '.recommendation.dictionary_file // empty' "$out/recommend.json")
 keys=$(jq -r '.corpus.values_good' "$out/recommend.json")  # what the server numbers 0..N-1
 if [ "$today" = "$rec" ] && [ "$today_t" = "$rec_t" ]; then
   echo "recommend-check: the answer is today's form ($today, threshold $today_t B): nothing to check"
   exit "$LIB_EXIT"
 fi
 dict=()
-[ -z "$scope" ] || dict=(--zstd-dict "$scope=$out/dicts/${scope//:/-}.zdict")
+[ -z "$scope" ] || dict=(--zstd-dict "$scope=$out/dicts/$dict_file")
 # The values recommend measured: without the fifth that trained its dictionaries, so that no
 # value a dictionary learnt from is swept either.
 served=$corpus

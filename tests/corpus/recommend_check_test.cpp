@@ -99,6 +99,7 @@ TEST(RecommendCheck, TheAnswerIsSweptAgainstTodayOnTheServerAndBothFiguresPrinte
   if (rec["recommendation"]["dictionary_scope"].is_string()) {
     const std::string scope = rec["recommendation"]["dictionary_scope"];
     EXPECT_NE(read_file(out / "server.log").find("writes " + scope), std::string::npos);
+    EXPECT_TRUE(fs::exists(out / "dicts" / rec["recommendation"]["dictionary_file"].get<std::string>()));
   }
 
   // Both figures, side by side, from the two JSONs.
