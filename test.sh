@@ -7,7 +7,8 @@
 #   scripts/test-fuzz.sh (each fuzz target for HITCOST_FUZZ_SECONDS, default 50), and
 #   scripts/test-containers.sh (the image built on a Docker engine, started here when none
 #   answers; the compose stack's sweep on the bridge and host networks and scaled).
-# Every stage runs even when an earlier one failed; the last line sums them up.
+# Every stage runs even when an earlier one failed; the last lines sum them up and name the
+# tests that failed in each build tree (a CI log is often read from its end).
 # HITCOST_NO_SKIP=1 (as .ci/run sets it): a skipped test fails (tests/support/no_skip.h).
 # Extra ctest arguments pass through to the main suite, e.g. ./test.sh -R Routes
 # HITCOST_TEST_STAGES="main sanitizers fuzz containers" picks stages (default: all four).
@@ -47,6 +48,13 @@ for s in ${HITCOST_TEST_STAGES:-main sanitizers fuzz containers}; do
     containers) stage containers ./scripts/test-containers.sh ;;
     *) echo "test.sh: unknown stage '$s'" >&2; exit 2 ;;
   esac
+done
+# ctest's list of the tests that failed in its last run of each tree, if that run was this one's.
+for tree in build/test build/asan build/tsan; do
+  list=$tree/Testing/Temporary/LastTestsFailed.log
+  if [ -s "$list" ] && [ "$(stat -c %Y "$list")" -ge "$start" ]; then
+    echo "test.sh: failed in $tree: $(cut -d: -f2- "$list" | tr '\n' ' ')"
+  fi
 done
 echo "test.sh: $([ $failed -eq 0 ] && echo PASS || echo FAIL) in $(($(date +%s) - start))s: ${results[*]}"
 n_ok=0; n_bad=0

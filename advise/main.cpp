@@ -15,10 +15,12 @@
 #include <map>
 #include <random>
 
+#include "advise/cli_common.h"
 #include "advise/compare.h"
 #include "advise/compare_report.h"
 #include "advise/recommend.h"
 #include "advise/recommend_report.h"
+#include "advise/trace_verbs.h"
 #include "codecs/flag_scheme.h"
 #include "codecs/value_codec.h"
 #include "codecs/zstd_dictionary.h"
@@ -34,6 +36,7 @@
 namespace {
 using namespace hitcost;
 using namespace hitcost::corpus;
+using namespace hitcost::corpus_cli;
 using client::kExitErrors;
 using client::kExitFailed;
 using client::kExitInterrupted;
@@ -41,17 +44,11 @@ using client::kExitOk;
 using client::kExitOutput;
 using client::kExitUsage;
 
-constexpr const char* kWho = "hitcost-corpus";
 // What compare measures when no --strategies is given: today's PHP default, then the
 // serializers and compressors a PHP team can switch to, then the rendered page.
 constexpr const char* kDefaultStrategies =
     "php-default,struct:igbinary,struct:igbinary+fastlz,struct:igbinary+zstd,struct:msgpack+zstd,"
     "struct:json+zlib,html,html+zstd";
-
-int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "%s: %s\n", kWho, message.c_str());
-  return code;
-}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
@@ -67,37 +64,10 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-// Ctrl-C or SIGTERM: exit 130 (report/exit_code.h) and leave no half-written FILE.tmp behind;
-// the output itself appears only when complete (renamed over at the end), so it is never
-// half a corpus.
-char g_partial_output[4096] = "";
-extern "C" void on_stop_signal(int) {
-  if (g_partial_output[0] != '\0') ::unlink(g_partial_output);
-  ::_exit(kExitInterrupted);
-}
-void remove_on_signal(const std::string& tmp_path) {
-  if (tmp_path.size() < sizeof g_partial_output) std::memcpy(g_partial_output, tmp_path.c_str(), tmp_path.size() + 1);
-}
-
 // A secret for --redact nobody has to think about: random, printed nowhere, kept nowhere.
 uint64_t random_secret() {
   std::random_device rd;
   return (uint64_t(rd()) << 32) ^ rd();
-}
-
-// "812 B", "457.3 KiB", "1.7 MiB", "2.0 GiB": binary units, as --max-bytes takes them.
-std::string bytes_text(uint64_t bytes) {
-  char buf[32];
-  if (bytes < 1024) {
-    std::snprintf(buf, sizeof buf, "%llu B", (unsigned long long)bytes);
-    return buf;
-  }
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double v = double(bytes) / 1024.0;
-  size_t u = 0;
-  while (v >= 1024.0 && u + 1 < std::size(units)) v /= 1024.0, ++u;
-  std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-  return buf;
 }
 
 // ---- sample --------------------------------------------------------------------------------
@@ -528,6 +498,9 @@ int main(int argc, char** argv) {
       app.add_subcommand("show", "print a corpus's manifest (a field a line) and its values by stored form");
   show_cmd->add_option("corpus", show_path, "a corpus file")->required();
 
+  TraceVerbArgs traffic;
+  add_trace_verbs(app, traffic);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -541,5 +514,6 @@ int main(int argc, char** argv) {
   if (*recommend_cmd) return run_recommend_verb(rc);
   if (*redact_cmd) return run_redact(redact_in, redact_out);
   if (*show_cmd) return run_show(show_path);
+  if (auto rc = run_trace_verbs(traffic)) return *rc;
   return kExitUsage;
 }

@@ -162,6 +162,15 @@ int run_once(const hitcost::client::RunOptions& run) {
     std::fprintf(stderr, "hitcost-load: %s\n", first.error().message.c_str());
     return kExitUsage;
   }
+  if (!run.trace.empty()) {
+    if (const hitcost::Status replay =
+            attach_trace(*plan, run, run.requests > 0, run.hit_ratio.has_value(), run.rows.has_value());
+        !replay) {
+      std::fprintf(stderr, "hitcost-load: %s\n", replay.error().message.c_str());
+      return replay.error().code == hitcost::Errc::invalid_argument ? kExitUsage : kExitFailed;
+    }
+    std::fprintf(stderr, "%s\n", replay_line(*plan->replay, plan->duration_ns).c_str());
+  }
   mo->progress = !run.no_progress && ::isatty(2);  // transient, so -q keeps it too
   RunReport report = measure_run(*plan, *mo, &g_stop);
   report.rows = run.rows;

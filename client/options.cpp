@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "client/sweep_axes.h"
+#include "measure/admin_client.h"
 #include "measure/run_output.h"
 
 namespace hitcost::client {
@@ -73,6 +74,12 @@ uint64_t default_miss_start(uint64_t keys) {
 
 namespace {
 void add_load_options(CLI::App& app, LoadOptions& o) {
+  app.add_option("--trace", o.trace,
+                 "replay this trace (hitcost-corpus record / trace import) at its own pace: reads GET, writes "
+                 "PUT, deletes DELETE /page/{id}?rows=R, each key a page sized to its value (a sweep: every run)");
+  app.add_option("--speed", o.speed, "--trace: replay at this multiple of the trace's pace (2 = twice as fast)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--url", o.url,
                  "server base URL, http://IP:PORT (numeric IP or localhost, port 1..65535); a path is refused: "
                  "request paths go in --path-template. Checked before the first run: no answer within 2 s exits 1");
@@ -301,6 +308,63 @@ Result<MeasureOptions> measure_options(const LoadOptions& o) {
   out.attribution = o.attribution == "sender" ? Attribution::sender_pays : Attribution::receiver_pays;
   out.contamination_threshold = o.contamination_threshold;
   return out;
+}
+
+Status attach_trace(LoadPlan& plan, const LoadOptions& o, bool counted_requests, bool hit_ratio, bool rows) {
+  auto refuse = [](std::string why) { return Status(Error{Errc::invalid_argument, "--trace: " + std::move(why)}); };
+  if (o.rate > 0) return refuse("the trace sets the pace; --rate is not taken (use --speed)");
+  if (counted_requests) return refuse("the trace sets the requests; --requests is not taken");
+  if (hit_ratio) return refuse("the trace sets the misses; --hit-ratio is not taken");
+  if (rows || !o.rows_mix.empty())
+    return refuse("each key's page is sized to its value; --rows and --rows-mix are not taken");
+  if (o.path_template != "/page/{id}") return refuse("a replay asks /page/{id}; --path-template is not taken");
+  // Page sizes on this server, under its strategy: a page of 1 and of 201 rows, of an id no
+  // trace key gets (ids are numbered from 0), removed again so the cache is as it was.
+  const std::string probe_id = std::to_string(std::min<uint64_t>(100'000'000, default_miss_start(o.keys)));
+  double bytes[2] = {};
+  const int probe_rows[2] = {1, 201};
+  for (int i = 0; i < 2; ++i) {
+    const std::string target = "/page/" + probe_id + "?rows=" + std::to_string(probe_rows[i]);
+    auto got = http_ok_body(plan.endpoint, "GET", target);
+    if (!got) return Error{got.error().code, "--trace: sizing pages with GET " + target + ": " + got.error().message};
+    bytes[i] = static_cast<double>(got->size());
+    (void)http_request(plan.endpoint, "DELETE", target);
+  }
+  PageSizing sizing;
+  sizing.bytes_per_row = std::max(1.0, (bytes[1] - bytes[0]) / 200.0);
+  sizing.base_bytes = bytes[0] - sizing.bytes_per_row;
+  auto schedule = build_replay_schedule(o.trace, o.speed, plan.threads, sizing);
+  if (!schedule) return Error{schedule.error().code, "--trace " + o.trace + ": " + schedule.error().message};
+  plan.replay = *schedule;
+  plan.duration_ns = (*schedule)->span_ns + 1;
+  plan.requests = 0;
+  // An open loop at the trace's mean pace (the threads' clocks are the schedule's; rate only
+  // marks the loop open).
+  const double span_s = std::max(1e-3, static_cast<double>(plan.duration_ns) / 1e9);
+  plan.rate = std::max(1.0, static_cast<double>((*schedule)->counts.events) / span_s);
+  plan.rows_mix.clear();
+  // The hit ratio to expect is the trace's own (runs far off it are left out of a sweep's
+  // figures, as for any target); none when the trace records no outcomes (oracleGeneral).
+  const ReplayCounts& c = (*schedule)->counts;
+  plan.keys.hit_ratio.reset();
+  if (c.recorded_found + c.recorded_not_found > 0)
+    plan.keys.hit_ratio = double(c.recorded_found) / double(c.recorded_found + c.recorded_not_found);
+  return ok_status();
+}
+
+std::string replay_line(const ReplaySchedule& schedule, uint64_t duration_ns) {
+  const ReplayCounts& c = schedule.counts;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "replay %s: %llu events, %llu keys at %gx over %.1f s: %llu reads, %llu writes (%llu inferred from "
+                "recorded hits), %llu deletes (%llu inferred from recorded misses), %llu not replayed; %llu keys "
+                "prewarmed",
+                schedule.trace_path.c_str(), (unsigned long long)c.events, (unsigned long long)c.keys, schedule.speed,
+                double(duration_ns) / 1e9, (unsigned long long)c.reads,
+                (unsigned long long)(c.writes + c.inferred_writes), (unsigned long long)c.inferred_writes,
+                (unsigned long long)(c.removes + c.inferred_removes), (unsigned long long)c.inferred_removes,
+                (unsigned long long)c.not_replayed, (unsigned long long)c.prewarmed);
+  return buf;
 }
 
 Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,

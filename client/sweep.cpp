@@ -269,6 +269,7 @@ struct Sweep {
 
   // Every page size the load will ask for must be in the store, or "99 % hits" is a lie.
   bool warm(const Cell& c) {
+    if (plan.replay) return true;  // each replay's warm-up puts the trace's cache in place itself
     if (plan.path_template.starts_with("/value/")) return warm_values(c);
     std::vector<int> sizes;
     for (const RowsShare& share : plan.rows_mix) sizes.push_back(share.rows);
@@ -298,11 +299,11 @@ struct Sweep {
     p.expect_strategy = admin_is_target ? c.expect : "";
     if (!admin_is_target) {
       std::string extra = "ns=" + c.config.value("namespace", std::string());
-      if (p.rows_mix.empty()) extra += "&rows=" + std::to_string(rows);
+      if (p.rows_mix.empty() && !p.replay) extra += "&rows=" + std::to_string(rows);  // a replay's are per key
       extra += c.strategy.starts_with("html") ? "&rep=html" : "&rep=struct";
       p.query = p.query.empty() ? extra : p.query + "&" + extra;
     }
-    p.rate = rate;
+    if (!p.replay) p.rate = rate;  // a replay keeps the trace's pace
     p.keys.miss_start = next_miss;
     RunReport r = measure_run(p, mo, stop);
     next_miss = std::max(next_miss, r.load.miss_end);
@@ -315,7 +316,7 @@ struct Sweep {
     r.sweep_store = c.store;
     r.repeat_index = round;
     r.axes = c.axes;
-    if (p.rows_mix.empty()) r.rows = rows;
+    if (p.rows_mix.empty() && !p.replay) r.rows = rows;
     RunRecord record = record_of(r);
     record.strategy = c.strategy;
     record.sweep_store = c.store;
@@ -450,7 +451,7 @@ struct Sweep {
   // Whether a round of `round_ns` more, and the latency pass after it, would pass --max-time.
   bool out_of_time(uint64_t next_round_ns, size_t cells) const {
     if (max_time_ns == 0) return false;
-    const uint64_t latency_pass = o.latency_rate == "0" ? 0 : cells * run_ns_estimate();
+    const uint64_t latency_pass = o.latency_rate == "0" || plan.replay ? 0 : cells * run_ns_estimate();
     return now_ns() - start_ns + next_round_ns + latency_pass > max_time_ns;
   }
 
@@ -487,7 +488,8 @@ struct Sweep {
     run_rounds(cells, seed);
     if (!o.quiet && !o.repeat && !stopped()) std::printf("rounds: %d (%s)\n", rounds_run, stop_reason.c_str());
     stops.push_back({store, rounds_run, stop_reason});
-    const double rate = latency_rate(cells);
+    // A replay's runs are open loops at the trace's pace already: no latency pass after them.
+    const double rate = plan.replay ? 0 : latency_rate(cells);
     if (rate <= 0 || stopped()) return;
     if (!o.quiet)
       std::printf("latency: open loop at %.0f req/s for every %s\n", rate, axes.empty() ? "strategy" : "cell");
@@ -703,7 +705,7 @@ int sweep_exit_code(const Sweep& sw, bool interrupted) {
 int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   auto setup = set_up(o);
   if (const int* code = std::get_if<int>(&setup)) return *code;
-  const SweepSetup& s = std::get<SweepSetup>(setup);
+  SweepSetup& s = std::get<SweepSetup>(setup);
   // Within seconds, not after a round of runs: every server the sweep talks to answers.
   for (const Endpoint* ep : {&s.admin, &s.plan.endpoint}) {
     if (ep == &s.plan.endpoint && o.admin_url.empty()) break;
@@ -711,6 +713,13 @@ int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
       std::fprintf(stderr, "hitcost-load sweep: %s: nothing measured\n", reachable.error().message.c_str());
       return kExitFailed;
     }
+  }
+  if (!o.trace.empty()) {  // every run of every cell replays the same trace
+    if (const Status replay = attach_trace(s.plan, o, false, false, false); !replay) {
+      std::fprintf(stderr, "hitcost-load sweep: %s\n", replay.error().message.c_str());
+      return replay.error().code == Errc::invalid_argument ? kExitUsage : kExitFailed;
+    }
+    if (!o.quiet) std::printf("%s\n", replay_line(*s.plan.replay, s.plan.duration_ns).c_str());
   }
   if (!o.quiet) {
     std::string cells = fmt("%zu strateg%s", s.strategies.size(), s.strategies.size() == 1 ? "y" : "ies");

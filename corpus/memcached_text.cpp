@@ -16,6 +16,8 @@
 #include <thread>
 #include <unordered_set>
 
+#include "core/parse_number.h"
+
 namespace hitcost::corpus {
 namespace {
 
@@ -23,13 +25,6 @@ namespace {
 // fields; a VALUE line is key plus three numbers. Anything longer is not memcached talking.
 constexpr size_t kMaxLineBytes = 8192;
 constexpr const char* kNoMetadump = "lru_crawler metadump not available (memcached >= 1.4.31 with lru_crawler enabled)";
-
-template <class T>
-bool parse_number(std::string_view s, T& out) {
-  if (s.empty()) return false;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size();
-}
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -212,6 +207,42 @@ Status MemcachedTextClient::send_all(std::string_view bytes) {
     bytes.remove_prefix(static_cast<size_t>(n));
   }
   return ok_status();
+}
+
+Status MemcachedTextClient::watch(std::string_view what) {
+  if (auto s = send_all("watch " + std::string(what) + "\r\n"); !s) return s;
+  auto line = read_line(kMaxLineBytes);
+  if (!line) return line.error();
+  if (*line != "OK") {
+    broken_ = true;
+    return Error{Errc::server_error, address_ + ": `watch " + std::string(what) + "` refused (\"" + printable(*line) +
+                                         "\"): memcached 1.5 or later logs to watchers"};
+  }
+  return ok_status();
+}
+
+Result<bool> MemcachedTextClient::next_streamed_line(std::string& line, int wait_ms) {
+  for (bool waited = false;; waited = true) {
+    const size_t nl = in_.find('\n', in_pos_);
+    if (nl != std::string::npos) {
+      size_t end = nl;
+      if (end > in_pos_ && in_[end - 1] == '\r') --end;
+      line.assign(in_, in_pos_, end - in_pos_);
+      in_pos_ = nl + 1;
+      return true;
+    }
+    if (in_.size() - in_pos_ > kMaxLineBytes) {
+      broken_ = true;
+      return Error{Errc::server_error,
+                   address_ + ": streamed line longer than " + std::to_string(kMaxLineBytes) + " bytes"};
+    }
+    if (waited) return false;
+    pollfd pfd{fd_.get(), POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, wait_ms);
+    if (ready < 0 && errno != EINTR) return io_failure("poll", errno);
+    if (ready <= 0) return false;
+    if (auto s = fill(); !s) return s.error();
+  }
 }
 
 Status MemcachedTextClient::fill() {

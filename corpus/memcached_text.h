@@ -1,6 +1,6 @@
 #pragma once
 // A tiny blocking memcached text-protocol client, for sampling a user's cache. It only ever
-// reads: `lru_crawler metadump all`, `get`, `stats`, `stats settings`, `version` (no command that stores,
+// reads: `lru_crawler metadump all`, `get`, `stats`, `stats settings`, `version`, `watch` (no command that stores,
 // deletes or touches is in this file). One connection, one thread; not thread-safe.
 //
 // Every wait is bounded: connect by connect_timeout_ms, every send and receive by io_timeout_ms
@@ -80,6 +80,13 @@ class MemcachedTextClient {
   Result<std::vector<std::pair<std::string, std::string>>> stats(StatsGroup group = StatsGroup::general);
   // `version`: e.g. "1.6.18".
   Result<std::string> version();
+  // `watch WHAT` (e.g. "fetchers mutations"): from its OK on, the connection only streams log
+  // lines (trace/watch_events.h), so nothing else may be asked on it. server_error when the
+  // server refuses (memcached before 1.5, or a watcher kind it does not know).
+  Status watch(std::string_view what);
+  // The next streamed line (without "\r\n") into `line`: true with one, false when none came
+  // within wait_ms (the stream is still usable). Errc::connection when the server closed it.
+  Result<bool> next_streamed_line(std::string& line, int wait_ms);
 
   const std::string& address() const noexcept { return address_; }
 

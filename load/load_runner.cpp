@@ -158,6 +158,7 @@ LoadResult merge_results(const LoadPlan& plan, LoadThreads& load_threads) {
     out.unsent += r.unsent;
     out.series.merge(r.series);
     for (size_t k = 0; k < r.rows_requests.size(); ++k) out.rows_requests[k] += r.rows_requests[k];
+    for (int k = 0; k < kReplayKinds; ++k) out.replay_answered[size_t(k)] += r.replay_answered[size_t(k)];
     out.miss_end = std::max(out.miss_end, r.miss_end);
     out.thread_cpus.push_back(r.thread_cpus.empty() ? std::vector<int>{} : r.thread_cpus.front());
     out.spin_ns = std::max(out.spin_ns, r.spin_ns);

@@ -54,9 +54,11 @@
 // (closed loop: the last two are 0). A measured request lost to a read, write or parse error
 // is counted as that error only. Open loop without such errors, every measured request sent
 // has one send_lateness sample: send_lateness.count() == requests + errors.timeout + unfinished.
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +70,7 @@
 #include "figures/series.h"
 #include "load/key_chooser.h"
 #include "load/net.h"
+#include "load/replay_schedule.h"
 
 namespace hitcost::client {
 
@@ -97,6 +100,11 @@ struct LoadPlan {
   bool live_progress = false;       // keep LiveProgress counters for WindowHooks::every_second
   uint64_t spin_ns = 30'000;        // open loop: poll, not sleep, this close to a due send; 0 = never
   bool spin_adaptive = true;        // open loop: spin_ns follows the measured wake-up delay
+  // A replayed trace (load/replay_schedule.h): an open loop whose requests are the schedule's —
+  // thread i walks per_thread[i], each request due at the window's start + its due_ns (the
+  // prewarm PUTs during the warm-up, unmeasured) — instead of the key chooser's at `rate`. Paths
+  // are /page/{id}?rows=R (+ `query`); `keys`, `rate`, `rows_mix` and `requests` are not used.
+  std::shared_ptr<const ReplaySchedule> replay;
 };
 
 struct LoadResult {
@@ -125,6 +133,8 @@ struct LoadResult {
   // (duration mode: from the window's start to the stop; nothing if stopped in the warmup).
   bool interrupted = false;
   std::string setup_error;  // a thread could not start its loop (run_load returns it as its error)
+  // A replay: measured requests by kind (read, write, remove) that were answered, any status.
+  std::array<uint64_t, kReplayKinds> replay_answered{};
 };
 
 // Called by the coordinating thread at the window edges (server /stats, rusage, /proc/stat).

@@ -82,7 +82,43 @@ void LoadThread::became_idle(Conn& c, uint64_t now) {
   send(c, 0);
 }
 
-void LoadThread::send(Conn& c, uint64_t intended_ns) {
+void LoadThread::set_up_replay(size_t& slot) {
+  replay_ = &plan_.replay->per_thread[size_t(index_)];
+  const uint64_t warmup = measure_start_ - t0_;
+  for (const ReplayRequest& r : plan_.replay->prewarm)
+    if (r.id % uint32_t(plan_.threads) == uint32_t(index_)) prewarm_.push_back(r);
+  for (size_t i = 0; i < prewarm_.size(); ++i)
+    prewarm_due_.push_back(t0_ + warmup / 2 * i / std::max<size_t>(1, prewarm_.size()));
+  const char* methods[kReplayKinds] = {"GET", "PUT", "DELETE"};
+  const std::string rest =
+      (plan_.query.empty() ? "" : "&" + plan_.query) + " HTTP/1.1\r\nHost: " + plan_.endpoint.host_header + "\r\n";
+  for (int k = 0; k < kReplayKinds; ++k) {
+    replay_prefix_[k] = std::string(methods[k]) + " /page/";
+    replay_suffix_[k] = rest + (k == 0 ? "" : "Content-Length: 0\r\n") + "\r\n";
+    slot = std::max(slot, replay_prefix_[k].size() + 10 + 6 + 10 + replay_suffix_[k].size());
+  }
+}
+
+void LoadThread::send(Conn& c, uint64_t intended_ns, uint64_t k) {
+  if (replay_) {
+    // /page/{id}?rows=R, by kind.
+    const ReplayRequest& r = replay_request(k);
+    const auto kind = static_cast<size_t>(r.kind);
+    char* p = c.req;
+    std::memcpy(p, replay_prefix_[kind].data(), replay_prefix_[kind].size());
+    p += replay_prefix_[kind].size();
+    p = std::to_chars(p, p + 10, r.id).ptr;
+    std::memcpy(p, "?rows=", 6);
+    p = std::to_chars(p + 6, p + 16, r.rows).ptr;
+    std::memcpy(p, replay_suffix_[kind].data(), replay_suffix_[kind].size());
+    p += replay_suffix_[kind].size();
+    c.req_len = uint32_t(p - c.req);
+    c.kind = r.kind;
+    c.tmpl = 0;
+    c.forced_miss = false;
+    start_request(c, intended_ns);
+    return;
+  }
   const KeyChooser::Pick pick = chooser_.next();
   c.tmpl = 0;
   if (mix_cdf_.size() > 1) {
@@ -97,8 +133,12 @@ void LoadThread::send(Conn& c, uint64_t intended_ns) {
   std::memcpy(p, t.suffix.data(), t.suffix.size());
   p += t.suffix.size();
   c.req_len = uint32_t(p - c.req);
-  c.req_off = 0;
   c.forced_miss = pick.forced_miss;
+  start_request(c, intended_ns);
+}
+
+void LoadThread::start_request(Conn& c, uint64_t intended_ns) {
+  c.req_off = 0;
   c.sent_ns = now_ns();
   c.intended_ns = rate_ > 0 ? intended_ns : c.sent_ns;
   c.deadline_ns = c.sent_ns + plan_.timeout_ns;
@@ -222,6 +262,7 @@ void LoadThread::on_response(Conn& c, uint64_t t) {
   r_.bytes_read += info.header_bytes + info.content_length;
   r_.body_bytes += info.content_length;
   if (!r_.rows_requests.empty()) ++r_.rows_requests[c.tmpl];
+  if (replay_) ++r_.replay_answered[size_t(c.kind)];
   if (!drained) last_done_ns_ = t;
   SeriesPoint scratch;  // a drained answer's second: not in the window's series
   SeriesPoint& second = drained ? scratch : r_.series.at(measure_start_, t);
@@ -239,6 +280,7 @@ void LoadThread::on_response(Conn& c, uint64_t t) {
   }
   ++r_.ok;
   ++second.ok;
+  if (c.kind != ReplayKind::read) return;  // a replay's write or remove: no page, no X-Cache
   if (info.cache == CacheTag::hit) {
     r_.hit.record(latency);
     ++second.hits;
@@ -287,8 +329,7 @@ void LoadThread::dispatch_open_loop(uint64_t now) {
     idle_.pop_back();
     c.in_idle = false;
     if (c.state != Conn::State::idle) continue;  // dropped while idle; re-queued on reconnect
-    ++next_k_;
-    send(c, due);
+    send(c, due, next_k_++);
   }
 }
 

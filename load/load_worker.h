@@ -32,8 +32,9 @@ struct Conn {
   bool measured = false;     // the request in flight counts
   bool forced_miss = false;  // the request in flight asks for a never-seen id
   bool ever_opened = false;
-  uint16_t tmpl = 0;  // which request template (rows_mix entry) the request used
-  uint32_t gen = 0;   // epoll tag generation: stale events after a reconnect are ignored
+  uint16_t tmpl = 0;                   // which request template (rows_mix entry) the request used
+  ReplayKind kind = ReplayKind::read;  // a replay's request: read, write or remove
+  uint32_t gen = 0;                    // epoll tag generation: stale events after a reconnect are ignored
   uint32_t req_len = 0, req_off = 0;
   uint64_t intended_ns = 0, sent_ns = 0, deadline_ns = 0, retry_ns = 0;
   char* req = nullptr;  // this connection's slice of the thread's request arena
@@ -62,6 +63,7 @@ class LoadThread {
         conns_(size_t(conns)) {
     size_t slot = 0;
     for (const auto& t : tmpls_) slot = std::max(slot, t.prefix.size() + 20 + t.suffix.size());
+    if (plan.replay) set_up_replay(slot);
     double total = 0;
     for (const auto& share : plan.rows_mix) total += share.weight;
     for (const auto& share : plan.rows_mix)
@@ -84,7 +86,21 @@ class LoadThread {
   bool quota_done() const noexcept { return quota_ && quota_sent_ >= quota_; }
   // Open loop after the window: a measured request still in flight, or one due in it not yet sent.
   bool due_in_window() const noexcept;
-  uint64_t intended(uint64_t k) const noexcept { return open_loop_due_ns(t0_, k, interval_ns_, index_, plan_.threads); }
+  uint64_t intended(uint64_t k) const noexcept {
+    if (replay_) return replay_due(k);
+    return open_loop_due_ns(t0_, k, interval_ns_, index_, plan_.threads);
+  }
+  // A replay (LoadPlan::replay): this thread's prewarm PUTs spread over the first half of the
+  // warm-up, then its lane of the trace from the window's start; UINT64_MAX past the end.
+  void set_up_replay(size_t& slot);
+  uint64_t replay_due(uint64_t k) const noexcept {
+    if (k < prewarm_.size()) return prewarm_due_[k];
+    k -= prewarm_.size();
+    return k < replay_->size() ? measure_start_ + (*replay_)[k].due_ns : UINT64_MAX;
+  }
+  const ReplayRequest& replay_request(uint64_t k) const noexcept {
+    return k < prewarm_.size() ? prewarm_[k] : (*replay_)[k - prewarm_.size()];
+  }
   // Open loop: when the next request may go out (dispatch_open_loop's rules), UINT64_MAX if none will.
   uint64_t next_due() const noexcept {
     const uint64_t due = intended(next_k_);
@@ -109,7 +125,8 @@ class LoadThread {
   bool consume(Conn& c, const char* data, size_t n, uint64_t t);  // false: c was dropped
   void on_response(Conn& c, uint64_t t);
   void became_idle(Conn& c, uint64_t now);
-  void send(Conn& c, uint64_t intended_ns);
+  void send(Conn& c, uint64_t intended_ns, uint64_t k = 0);  // k: the open-loop request's number
+  void start_request(Conn& c, uint64_t intended_ns);         // the request is in c.req: time it, send it
   void flush(Conn& c);
   void set_out(Conn& c, bool on);
   void dispatch_open_loop(uint64_t now);
@@ -132,6 +149,10 @@ class LoadThread {
 
   const LoadPlan& plan_;
   const std::vector<RequestTemplate>& tmpls_;
+  const std::vector<ReplayRequest>* replay_ = nullptr;  // this thread's lane of a replay
+  std::vector<ReplayRequest> prewarm_;                  // this thread's share of the prewarm PUTs
+  std::vector<uint64_t> prewarm_due_;                   // their due times, CLOCK_MONOTONIC ns
+  std::array<std::string, kReplayKinds> replay_prefix_, replay_suffix_;
   int index_;
   double rate_;
   double interval_ns_ = 0;

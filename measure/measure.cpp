@@ -194,6 +194,25 @@ void describe_plan(const LoadPlan& plan, RunReport& r) {
   r.warmup_s = double(plan.warmup_ns) / 1e9;
   r.planned_duration_s = plan.requests ? 0.0 : double(plan.duration_ns) / 1e9;
   r.rows_mix = plan.rows_mix;
+  if (plan.replay) {
+    const ReplaySchedule& s = *plan.replay;
+    const ReplayCounts& c = s.counts;
+    r.replay = {{"trace", s.trace_path},
+                {"trace_crc32c", s.trace_crc},
+                {"events", s.trace_events},
+                {"speed", s.speed},
+                {"span_s", double(s.span_ns) / 1e9},
+                {"keys", c.keys},
+                {"reads", c.reads},
+                {"writes", c.writes + c.inferred_writes},
+                {"inferred_writes", c.inferred_writes},
+                {"deletes", c.removes + c.inferred_removes},
+                {"inferred_deletes", c.inferred_removes},
+                {"not_replayed", c.not_replayed},
+                {"prewarmed", c.prewarmed},
+                {"recorded_found", c.recorded_found},
+                {"recorded_not_found", c.recorded_not_found}};
+  }
   if (!plan.cpus.empty()) {
     r.client_cpus = plan.cpus;
     std::sort(r.client_cpus.begin(), r.client_cpus.end());
@@ -224,6 +243,12 @@ RunReport measure_once(const LoadPlan& plan, const StatsSource& src,
   Result<LoadResult> load = run_load(plan, hooks, stop);
   if (!load) throw std::runtime_error(load.error().message);  // set-up failure: client/main.cpp reports it
   r.load = std::move(*load);
+  if (plan.replay) {
+    const auto& a = r.load.replay_answered;
+    r.replay["answered"] = {{"read", a[size_t(ReplayKind::read)]},
+                            {"write", a[size_t(ReplayKind::write)]},
+                            {"delete", a[size_t(ReplayKind::remove)]}};
+  }
   r.client_cpu_s = after.client_cpu_s - before.client_cpu_s;
   r.snapshot_window_s = after.t_ns > before.t_ns ? double(after.t_ns - before.t_ns) / 1e9 : 0.0;
   r.machine = machine_delta(before, after);
@@ -270,7 +295,10 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
     // The floor first: its CPU is over before the idle baseline starts.
     nlohmann::json floor;
     std::string floor_error;
-    if (o.floor && src.http) {
+    if (o.floor && src.http && plan.replay) {
+      // The floor is one page size's; a replay asks the trace's many (a page per key's value).
+      floor_error = "not calibrated for a replayed trace: its pages have the trace's sizes, the floor one";
+    } else if (o.floor && src.http) {
       auto f = calibrate_floor(plan);
       if (f)
         floor = std::move(*f);

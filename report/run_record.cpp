@@ -125,6 +125,7 @@ void for_each_field(R& r, F&& f) {
   f("/error_limit/exceeded", "", r.error_limit_exceeded);
   f("/reconnects", "", r.reconnects);
   f("/rows_mix", "", omit(r.rows_mix));
+  f("/replay", "", omit(r.replay));
   f("/placement/client_pinned", "", r.cpus);
   f("/placement/client_thread_cpus", "", r.client_thread_cpus);
   f("/placement/client_cpus", "", r.client_cpus);

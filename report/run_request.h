@@ -5,6 +5,7 @@
 // field table (run_record.cpp), not a member in each and a copy between them.
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ struct RunRequest {
   // absent when none; CSV "axes" "log=line threads=2". A run saved with "log_mode" (before the
   // axes) reads as {"log": MODE}.
   AxisSettings axes;
+  // A replayed trace (hitcost-load --trace): its identity (file, events' checksum, events,
+  // speed, span), what the schedule made of it (reads, writes, deletes, inferred deletes, not
+  // replayed, prewarmed, keys) and the answers by kind. null (and absent from the JSON) otherwise.
+  nlohmann::json replay;
 };
 
 }  // namespace hitcost::client

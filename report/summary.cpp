@@ -259,6 +259,10 @@ Summary summarize(const std::vector<RunRecord>& runs, const SummaryOptions& o) {
   for (const auto& [key, members] : rows_in_order(runs, o))
     out.rows.push_back(summarize_row(key, members, o, per_hit_metric));
   out.noise = noise_note(runs);
+  for (const RunRecord& r : runs)
+    if (r.replay.is_object())
+      out.load = "replay of " + r.replay.value("trace", std::string("a trace")) + ", open loop at its own pace x " +
+                 fmt("%g", r.replay.value("speed", 1.0));
   add_verdicts(out, o);
   return out;
 }
@@ -416,8 +420,8 @@ std::string capacity_table(const Summary& s, const SummaryWidths& w) {
   for (const auto& r : s.rows)
     if (!r.attribution.empty())
       attribution = attribution.empty() || attribution == r.attribution ? r.attribution : "mixed";
-  out += fmt("capacity and CPU: closed loop; CPU net of idle, %s; figures are median [min..max] of the kept runs\n",
-             attribution.empty() ? "sender-pays" : attribution.c_str());
+  out += fmt("capacity and CPU: %s; CPU net of idle, %s; figures are median [min..max] of the kept runs\n",
+             s.load.c_str(), attribution.empty() ? "sender-pays" : attribution.c_str());
   const bool file_store =
       std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.store_file_mib.has_value(); });
   out +=
@@ -510,7 +514,8 @@ std::string csv_summary(const Summary& s) {
     for (const char* k : {"min", "median", "max"}) out += std::string(",") + c.csv + "_" + k;
   out += ",latency_rate_rps,p50_us,p99_us,p999_us,send_lateness_p99_us";
   // The floor's columns only in a sweep that has floors: the CSV of one without is as it was.
-  const bool floors = std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.floor_hit.has_value(); });
+  const bool floors =
+      std::any_of(s.rows.begin(), s.rows.end(), [](const SweepRow& r) { return r.floor_hit.has_value(); });
   if (floors) out += "," + floor_csv_header();
   out += "\n";
   auto cell = [](const std::optional<double>& v) { return v ? fmt("%.6g", *v) : std::string(); };

@@ -68,9 +68,9 @@ struct SweepRow {
   // the server adds beyond what its steps cost each other.
   std::optional<Range> composed_hit, composed_ratio;
   std::vector<FloorPart> floor_parts;  // by part, in the hit's order; empty without floors
-  std::vector<double> metric_values;             // the verdict figure of each kept run, in run order
-  std::vector<int> metric_rounds;                // the round of each of them (the verdicts pair by round)
-  std::vector<double> metric_bias;               // how high other work may have pushed each (report/noise.h)
+  std::vector<double> metric_values;   // the verdict figure of each kept run, in run order
+  std::vector<int> metric_rounds;      // the round of each of them (the verdicts pair by round)
+  std::vector<double> metric_bias;     // how high other work may have pushed each (report/noise.h)
   // CPU figures of the runs taken that were flagged (report/run_record.h flag_of: a net figure
   // below zero...): left out of the medians above, counted here.
   int flagged_figures = 0;
@@ -97,6 +97,9 @@ struct Summary {
   std::string metric;  // "server CPU per hit" (or "... per request" when a run lacks it)
   size_t comparisons = 0;
   std::string noise;  // report/noise.h noise_note: the other work beside the runs, and what it cost
+  // The load the runs put on: "closed loop", or the replayed trace ("replay of T: open loop at its
+  // own pace"), which the capacity table's heading names.
+  std::string load = "closed loop";
   SummaryOptions options;
 };
 

@@ -8,6 +8,7 @@
 
 #include "codecs/value_codec.h"
 #include "codecs/zstd_dictionary.h"
+#include "core/parse_number.h"
 #include "floor/floor_json.h"
 #include "server/slow_log.h"
 #include "server/stats_report.h"
@@ -45,13 +46,6 @@ std::optional<std::string> query_param(std::string_view query, std::string_view 
     return out;
   }
   return std::nullopt;
-}
-
-template <class T>
-bool parse_number(std::string_view s, T& v) {
-  if (s.empty()) return false;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
 void json_body(Response& res, std::string& body, const nlohmann::json& j, int status = 200) {
@@ -154,8 +148,10 @@ void Router::handle(const HttpRequest& req, const boost::asio::ip::address& peer
   };
 
   if (path.starts_with("/page/")) {
-    if (!is_get) return method_not_allowed("GET");
-    return page(path.substr(6), query, res, body);
+    if (is_get) return page(path.substr(6), query, res, body);
+    if (req.method() == http::verb::put || req.method() == http::verb::delete_)
+      return page_write(req.method() == http::verb::delete_, path.substr(6), query, res, body);
+    return method_not_allowed("GET, PUT, DELETE");
   }
   if (path.starts_with("/value/")) {
     if (!is_get) return method_not_allowed("GET");
@@ -248,6 +244,34 @@ void Router::page(std::string_view id_text, std::string_view query, Response& re
     pr.strategy_override_text = name_storage;
   }
   tell_outcome(pages_.serve(view_.get(), pr, body), res);
+}
+
+// A replayed trace's write (PUT: the application stored a fresh page: rendered from the origin
+// and set under the strategy in force, as a miss would) or invalidation (DELETE: the key
+// removed). 200 with an empty body on success (every client reads a Content-Length; a 204 has
+// none), 503 with the reason when the store failed (counted in store_errors). Not admin
+// routes: a client of the cache may write to it.
+void Router::page_write(bool remove, std::string_view id_text, std::string_view query, Response& res,
+                        std::string& body) {
+  int64_t id = 0;
+  if (!parse_number(id_text, id) || id < 0) return error(res, body, 400, "bad page id: want a non-negative integer");
+  if (id > ctx_.opts.max_id) return error(res, body, 404, "page id out of range");
+  uint32_t rows = 0;
+  if (!parse_rows(query, rows, res, body)) return;
+  const RuntimeConfig& cfg = view_.get();
+  if (remove) {
+    const Status removed = cfg.store->remove(PageService::key_for(cfg, id, rows));
+    if (!removed && removed.error().code != Errc::not_found) {
+      m_.store_errors.add();
+      return error(res, body, 503, "store remove failed: " + removed.error().message);
+    }
+    m_.page_deletes.add();
+  } else {
+    if (!pages_.warm(cfg, id, rows)) return error(res, body, 503, "store write failed (counted in store_errors)");
+    m_.page_writes.add();
+  }
+  res.status = 200;
+  res.content_type = "text/plain; charset=utf-8";
 }
 
 void Router::value(std::string_view n_text, std::string_view query, Response& res, std::string& body) {

@@ -65,6 +65,7 @@ class Router {
 
  private:
   void page(std::string_view id_text, std::string_view query, Response& res, std::string& body);
+  void page_write(bool remove, std::string_view id_text, std::string_view query, Response& res, std::string& body);
   void data(std::string_view id_text, std::string_view query, Response& res, std::string& body);
   void value(std::string_view n_text, std::string_view query, Response& res, std::string& body);
   void warm_values(std::string_view query, Response& res, std::string& body);

@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "core/clock.h"
-#include "stores/io_util.h"
+#include "core/io_util.h"
 
 namespace hitcost::server {
 namespace {

@@ -48,7 +48,7 @@
 #include "core/counter.h"
 #include "core/durable_sync.h"
 #include "core/string_hash.h"
-#include "stores/io_util.h"
+#include "core/io_util.h"
 #include "stores/store.h"
 #include "stores/store_file.h"
 

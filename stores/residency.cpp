@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <vector>
 
-#include "stores/io_util.h"
+#include "core/io_util.h"
 
 namespace hitcost {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "stores/crc32c.h"
+#include "core/crc32c.h"
 
 namespace hitcost::storefile {
 namespace {

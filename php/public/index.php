@@ -36,11 +36,22 @@ $isGet = ($_SERVER['REQUEST_METHOD'] ?? '') === 'GET';
 
 try {
     if (str_starts_with($path, '/page/')) {
-        if (!$isGet) throw new HttpError(405, 'method not allowed', ['Allow' => 'GET']);
+        $method = $_SERVER['REQUEST_METHOD'] ?? '';
+        if (!in_array($method, ['GET', 'PUT', 'DELETE'], true))
+            throw new HttpError(405, 'method not allowed', ['Allow' => 'GET, PUT, DELETE']);
         $cfg = Config::fromEnv();
-        $out = hc_serve_page($cfg, PageRequest::parse(substr($path, 6), $query, $cfg));
-        hc_send(200, 'text/html; charset=utf-8', $out->html,
-            ['X-Cache' => $out->hit ? 'hit' : 'miss', 'X-Cache-Key' => $out->key]);
+        $req = PageRequest::parse(substr($path, 6), $query, $cfg);
+        if ($method === 'PUT') {
+            hc_write_page($cfg, $req);
+            hc_send(200, 'text/plain; charset=utf-8', '');
+        } elseif ($method === 'DELETE') {
+            hc_delete_page($cfg, $req);
+            hc_send(200, 'text/plain; charset=utf-8', '');
+        } else {
+            $out = hc_serve_page($cfg, $req);
+            hc_send(200, 'text/html; charset=utf-8', $out->html,
+                ['X-Cache' => $out->hit ? 'hit' : 'miss', 'X-Cache-Key' => $out->key]);
+        }
     } elseif (str_starts_with($path, '/value/')) {
         if (!$isGet) throw new HttpError(405, 'method not allowed', ['Allow' => 'GET']);
         $cfg = Config::fromEnv();

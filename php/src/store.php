@@ -15,6 +15,10 @@ interface PageStore
     // message, or null on success.
     public function set(string $key, array $page, string $html): ?string;
 
+    // Removes the key (DELETE /page/{id}); absent already is no error. Returns an error message,
+    // or null on success.
+    public function delete(string $key): ?string;
+
     // The decoded value (GET /value/{n}), or null on a miss or a value the extension cannot
     // decode. Throws StoreUnavailable as get() does.
     public function getStored(string $key): ?StoredValue;

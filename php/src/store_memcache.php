@@ -67,6 +67,17 @@ final class MemcacheStore implements PageStore
         if ($this->m->getServerStatus($this->cfg->host, $this->cfg->port) === 0) throw new StoreUnavailable($why);
     }
 
+    public function delete(string $key): ?string
+    {
+        // pecl memcache's delete is false for an absent key and for a server that is down alike.
+        try {
+            if ($this->m->delete($key)) return null;
+        } catch (ErrorException $e) {
+            return $e->getMessage();
+        }
+        return $this->m->getServerStatus($this->cfg->host, $this->cfg->port) === 0 ? 'memcached unavailable' : null;
+    }
+
     public function set(string $key, array $page, string $html): ?string
     {
         $c = $this->cfg;

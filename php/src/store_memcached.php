@@ -58,6 +58,12 @@ final class MemcachedStore implements PageStore
         throw new StoreUnavailable($this->m->getResultMessage());
     }
 
+    public function delete(string $key): ?string
+    {
+        if ($this->m->delete($key) || $this->m->getResultCode() === Memcached::RES_NOTFOUND) return null;
+        return $this->m->getResultMessage();
+    }
+
     public function set(string $key, array $page, string $html): ?string
     {
         $c = $this->cfg;

@@ -503,6 +503,26 @@ TEST(PhpBackend, AnswersRoutesAndBadRequestsLikeHitcost) {
   EXPECT_EQ(p.status, 405);
   EXPECT_EQ(p.header("allow"), h.header("allow"));
   EXPECT_EQ(p.body, h.body);
+
+  // A replay's write and invalidation, on each backend's own page: PUT stores it (the next GET
+  // hits), DELETE removes it (the next GET misses), both 200 with an empty body.
+  size_t writes_checked = 0;
+  for (auto [conn, id] : {std::pair{&hc, 41}, std::pair{&pc, 42}}) {
+    const std::string target = "/page/" + std::to_string(id) + "?rows=5";
+    auto send = [&](const char* method) {
+      conn->send_raw(std::string(method) + " " + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+      return conn->read_response();
+    };
+    const HttpResponse put = send("PUT");
+    EXPECT_EQ(put.status, 200) << id << ": " << put.body;
+    EXPECT_EQ(put.body, "");
+    EXPECT_EQ(conn->get(target).header("x-cache"), "hit") << id;
+    EXPECT_EQ(send("DELETE").status, 200) << id;
+    EXPECT_EQ(send("DELETE").status, 200) << id;  // absent already
+    EXPECT_EQ(conn->get(target).header("x-cache"), "miss") << id;
+    ++writes_checked;
+  }
+  EXPECT_EQ(writes_checked, 2u);
   expect_clean_stop(php);
 }
 

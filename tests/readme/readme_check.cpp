@@ -44,9 +44,15 @@ class HelpCache {
     const auto it = source_.subcommands.find(program);
     return it == source_.subcommands.end() ? none : it->second;
   }
+  // `w` is a subcommand, or the first word of a nested one's path ("trace" of "trace show").
   bool known_subcommand(const std::string& program, const std::string& w) const {
     const auto& subs = subcommands_of(program);
-    return std::find(subs.begin(), subs.end(), w) != subs.end();
+    return std::any_of(subs.begin(), subs.end(),
+                       [&](const std::string& s) { return s == w || starts_with(s, w + " "); });
+  }
+  bool is_subcommand_path(const std::string& program, const std::string& path) const {
+    const auto& subs = subcommands_of(program);
+    return std::find(subs.begin(), subs.end(), path) != subs.end();
   }
 
  private:
@@ -59,8 +65,11 @@ class HelpCache {
 // A binary's command reaches the first of its words that is one of its subcommands, else the
 // binary itself.
 Target base_target(const OurCommand& c, const HelpCache& helps) {
-  for (const auto& a : c.args)
-    if (helps.known_subcommand(c.program, a)) return {c.program, a};
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    if (i + 1 < c.args.size() && helps.is_subcommand_path(c.program, c.args[i] + " " + c.args[i + 1]))
+      return {c.program, c.args[i] + " " + c.args[i + 1]};
+    if (helps.is_subcommand_path(c.program, c.args[i])) return {c.program, c.args[i]};
+  }
   if (c.program == "run.sh") return {"hitcost-load", "sweep"};
   if (c.program == "test.sh") return {"ctest", ""};
   return {c.program, ""};
@@ -132,10 +141,15 @@ std::vector<std::string> programs_in_heading(const std::string& heading) {
 
 // Inline code that starts with a subcommand of a binary the section's heading names:
 // `compare FILE --cpu 1` under hitcost-corpus. {"", ""} when it does not.
-Target section_subcommand(const std::string& word, const std::vector<std::string>& section_programs,
+// A nested one's path is its first two words (`trace show FILE`).
+Target section_subcommand(const std::vector<std::string>& words, const std::vector<std::string>& section_programs,
                           const HelpCache& helps) {
-  for (const auto& p : section_programs)
-    if (find_binary(p) && helps.known_subcommand(p, word)) return {p, word};
+  for (const auto& p : section_programs) {
+    if (!find_binary(p)) continue;
+    if (words.size() >= 2 && helps.is_subcommand_path(p, words[0] + " " + words[1]))
+      return {p, words[0] + " " + words[1]};
+    if (helps.is_subcommand_path(p, words[0])) return {p, words[0]};
+  }
   return {};
 }
 
@@ -307,7 +321,7 @@ SectionFindings check_inline_flags(const std::string& readme, const HelpSource& 
         context_targets = bare_binary ? targets_of_program(c.program, helps) : std::vector<Target>{base};
         continue;
       }
-      if (const Target sub = section_subcommand(words.front(), section_programs, helps); !sub.program.empty()) {
+      if (const Target sub = section_subcommand(words, section_programs, helps); !sub.program.empty()) {
         // `compare FILE --cpu 1` under hitcost-corpus: that subcommand's flags, and it names
         // whose flags follow in the item.
         context = Context::ours;

@@ -605,16 +605,31 @@ Help script_help(const std::string& script) {
 
 std::string binary_path(const OurBinary& binary) { return std::string(HITCOST_BINARY_DIR) + "/" + binary.build_path; }
 
+// A binary's subcommands from its --help, a nested one as its path: hitcost-corpus's "trace"
+// becomes "trace import" and "trace show", each with a help of its own.
+std::vector<std::string> subcommand_paths(const OurBinary& binary) {
+  std::vector<std::string> paths;
+  for (const auto& sub : cli11_subcommands(hitcost::testing::run_command({binary_path(binary), "--help"}).out)) {
+    const auto nested = cli11_subcommands(hitcost::testing::run_command({binary_path(binary), sub, "--help"}).out);
+    if (nested.empty()) paths.push_back(sub);
+    for (const auto& n : nested) paths.push_back(sub + " " + n);
+  }
+  return paths;
+}
+
 HelpSource real_source() {
   HelpSource s;
   for (const auto& binary : our_binaries())
-    if (binary.subcommands != Subcommands::none)
-      s.subcommands[binary.name] =
-          cli11_subcommands(hitcost::testing::run_command({binary_path(binary), "--help"}).out);
+    if (binary.subcommands != Subcommands::none) s.subcommands[binary.name] = subcommand_paths(binary);
   s.help = [](const Target& t) {
     if (const OurBinary* binary = find_binary(t.program)) {
       std::vector<std::string> argv{binary_path(*binary)};
-      if (!t.subcommand.empty()) argv.push_back(t.subcommand);
+      // A nested subcommand's path is its words ("trace import").
+      for (size_t at = 0; at < t.subcommand.size();) {
+        const size_t space = std::min(t.subcommand.find(' ', at), t.subcommand.size());
+        argv.push_back(t.subcommand.substr(at, space - at));
+        at = space + 1;
+      }
       argv.push_back("--help");
       return program_help(argv, true);
     }
@@ -666,12 +681,19 @@ TEST(Readme, OurBinariesAreBuiltWhereTheTableSaysAndHaveTheSubcommandsItSays) {
                                 << "): say so in our_binaries()";
     } else {
       EXPECT_GE(subs.size(), 2u) << "parsed from `" << binary.name << " --help`'s \"Subcommands:\" list";
-      EXPECT_EQ(source.subcommands.at(binary.name), subs);
+      // The paths' first words are the top level's subcommands, in its order.
+      std::vector<std::string> tops;
+      for (const auto& path : source.subcommands.at(binary.name)) {
+        const std::string top = path.substr(0, path.find(' '));
+        if (tops.empty() || tops.back() != top) tops.push_back(top);
+      }
+      EXPECT_EQ(tops, subs);
     }
   }
   EXPECT_GE(source.subcommands.at("hitcost-load").size(), 4u);
   EXPECT_EQ(source.subcommands.at("hitcost-corpus"),
-            (std::vector<std::string>{"sample", "compare", "recommend", "redact", "show"}));
+            (std::vector<std::string>{"sample", "compare", "recommend", "redact", "show", "record", "trace import",
+                                      "trace show"}));
 }
 
 // run.sh and test.sh have no --help of their own: their arguments go on (run.sh to

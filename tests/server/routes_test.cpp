@@ -53,6 +53,35 @@ TEST(Routes, HealthzAnswersOk) {
   EXPECT_FALSE(r.header("date").empty());
 }
 
+// A replayed trace's writes and invalidations (PUT and DELETE /page/{id}) on a real memcached:
+// a PUT stores the page (the next GET hits), a DELETE removes it (the next GET misses); each is
+// counted, and one the store fails is a 503 with the reason, the server still serving.
+TEST(Routes, PutStoresAPageAndDeleteRemovesIt) {
+  MemcachedProcess mc;
+  ServerProcess server({"--store", "memcached:" + mc.address(), "--rows", "3"});
+  HttpConnection conn(server.port());
+  auto request = [&](const char* method, const std::string& target) {
+    conn.send_raw(std::string(method) + " " + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+    return conn.read_response();
+  };
+  EXPECT_EQ(request("PUT", "/page/7?rows=4").status, 200);
+  EXPECT_EQ(conn.get("/page/7?rows=4").header("x-cache"), "hit");
+  EXPECT_EQ(conn.get("/page/8").header("x-cache"), "miss");
+  EXPECT_EQ(request("DELETE", "/page/8").status, 200);
+  EXPECT_EQ(request("DELETE", "/page/8").status, 200);  // absent already: still removed
+  EXPECT_EQ(conn.get("/page/8").header("x-cache"), "miss");
+  EXPECT_EQ(request("PUT", "/page/x").status, 400);
+  auto stats = nlohmann::json::parse(conn.get("/stats").body);
+  EXPECT_EQ(stats["page_writes"], 1);
+  EXPECT_EQ(stats["page_deletes"], 2);
+  mc.kill_now();
+  const HttpResponse failed = request("PUT", "/page/9");
+  EXPECT_EQ(failed.status, 503);
+  EXPECT_NE(failed.body.find("store write failed"), std::string::npos) << failed.body;
+  EXPECT_EQ(request("DELETE", "/page/9").status, 503);
+  EXPECT_EQ(conn.get("/page/9").status, 200);  // served from the origin
+}
+
 TEST(Routes, KeepAliveServesManyRequestsOnOneConnection) {
   ServerProcess server({"--rows", "2"});
   HttpConnection conn(server.port());

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "stores/crc32c.h"
-#include "stores/io_util.h"
+#include "core/crc32c.h"
+#include "core/io_util.h"
 #include "stores/store_file.h"
 #include "tests/stores/test_util.h"
 

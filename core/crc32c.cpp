@@ -1,4 +1,4 @@
-#include "stores/crc32c.h"
+#include "core/crc32c.h"
 
 #include <cstring>
 

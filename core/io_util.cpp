@@ -1,4 +1,4 @@
-#include "stores/io_util.h"
+#include "core/io_util.h"
 
 #include <unistd.h>
 

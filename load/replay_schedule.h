@@ -1,0 +1,79 @@
+#pragma once
+// A trace (trace/trace_file.h) turned into what the load threads send: each request's due time,
+// page id, rows and kind, split over the threads by page id so that one key's requests keep
+// their order. Built once before a run (no allocation per request while it runs: a thread walks
+// its array).
+//
+// - Keys: each distinct key of the trace is one page id, numbered from 0 in order of first
+//   appearance; its page is sized to the key's value (the largest size the trace gives it), as
+//   rows = (size - base_bytes) / bytes_per_row, clamped to 1..max_rows: `PageSizing`, measured
+//   on the server under test before the run.
+// - Time: the trace's own, divided by `speed`. A trace of whole seconds (twemcache,
+//   oracleGeneral) has each second's requests spread evenly over it, in order.
+// - Kinds: a read is GET /page/{id}; a stored write (set, add, replace, cas, append, prepend:
+//   stored or of unknown outcome) is PUT /page/{id}; a delete is DELETE /page/{id}. A write the
+//   cache refused (not_stored, exists), incr, decr and touch change no page: not sent, counted.
+// - Misses as recorded: the server fills a page on a miss, so a key read again would hit; when the
+//   trace recorded a read as not_found although the replay's cache holds the key (an invalidation
+//   the stream did not show: memcached 1.6.18 logs a delete as a lookup, and expiry and eviction
+//   are not logged), a DELETE goes out just before it (counted as inferred); a read the trace found
+//   on a key it had deleted (a write it did not show) gets a PUT before it, likewise. Reads the trace found
+//   on keys it had not read or written before were cached before it began, and first reads it did
+//   not find were not: `prewarm` lists a PUT for the former and a DELETE for the latter, sent in
+//   the run's warm-up, so every window (each round of a sweep too) starts with the trace's cache.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace hitcost::client {
+
+enum class ReplayKind : uint8_t { read = 0, write = 1, remove = 2 };
+inline constexpr int kReplayKinds = 3;
+
+struct ReplayRequest {
+  uint64_t due_ns;  // from the window's start
+  uint32_t id;
+  uint32_t rows;
+  ReplayKind kind;
+};
+
+struct PageSizing {
+  double base_bytes = 0;     // a page of 0 rows
+  double bytes_per_row = 1;  // each row adds this much
+  uint32_t max_rows = 5000;
+};
+
+struct ReplayCounts {
+  uint64_t events = 0;  // in the trace
+  uint64_t reads = 0, writes = 0, removes = 0;
+  uint64_t inferred_removes = 0;  // DELETEs added before a read the trace recorded as a miss
+  uint64_t inferred_writes = 0;   // PUTs added before a read the trace found on a key it had removed
+  uint64_t not_replayed = 0;      // refused writes, incr, decr, touch
+  uint64_t keys = 0;
+  uint64_t prewarmed = 0;                               // keys put in place (PUT or DELETE) in the warm-up
+  uint64_t recorded_found = 0, recorded_not_found = 0;  // the trace's reads of known outcome
+};
+
+struct ReplaySchedule {
+  std::string trace_path;
+  uint32_t trace_crc = 0;  // the trace file's events checksum: which trace this was
+  uint64_t trace_events = 0;
+  double speed = 1;
+  uint64_t span_ns = 0;  // the last request's due time
+  std::vector<std::vector<ReplayRequest>> per_thread;
+  std::vector<ReplayRequest> prewarm;  // PUTs and DELETEs for the warm-up (due_ns 0)
+  ReplayCounts counts;
+};
+
+// Reads the trace (checked whole) and builds the schedule for `threads` load threads. Errors:
+// the trace's (corrupt, io_error), invalid_argument for speed <= 0 or threads < 1.
+Result<std::shared_ptr<const ReplaySchedule>> build_replay_schedule(const std::string& trace_path, double speed,
+                                                                    int threads, const PageSizing& sizing);
+
+// The rows that size a page to `value_bytes`.
+uint32_t rows_for(const PageSizing& sizing, uint32_t value_bytes) noexcept;
+
+}  // namespace hitcost::client

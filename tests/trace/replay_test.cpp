@@ -1,0 +1,178 @@
+// A trace recorded from a real memcached that PHP's stock Memcached class drove, replayed by
+// hitcost-load --trace against hitcost-server: every request of the schedule reaches the server
+// (its access log, per page id and method), the reads hit as often as the trace's did, and the
+// run record says which trace it replayed.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "load/replay_schedule.h"
+#include "tests/support/command.h"
+#include "tests/support/fresh_dir.h"
+#include "tests/support/memcached_process.h"
+#include "tests/support/server_process.h"
+#include "trace/recorder.h"
+#include "trace/trace_file.h"
+
+namespace hitcost::trace {
+namespace {
+
+namespace fs = std::filesystem;
+using hitcost::testing::CommandResult;
+using hitcost::testing::run_command;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// PHP's traffic on a real memcached, recorded (as tests/trace/record_test.cpp does).
+fs::path record_php(const fs::path& dir, int requests) {
+  hitcost::testing::MemcachedProcess mc;
+  std::atomic<bool> stop{false}, watching{false};
+  RecordOptions o;
+  o.address = mc.address();
+  o.output_path = (dir / "php.hctrace").string();
+  o.duration_s = 300;
+  o.baseline_s = 0;
+  o.stop = &stop;
+  o.after_watch_started = [&] { watching = true; };
+  std::thread php([&] {
+    while (!watching) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const CommandResult r =
+        run_command({"php", std::string(HITCOST_SOURCE_DIR) + "/tests/trace/data/php_traffic.php",
+                     std::to_string(mc.port()), std::to_string(requests), "5", (dir / "did.tsv").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    stop = true;
+  });
+  auto r = record(o);
+  php.join();
+  EXPECT_TRUE(r) << r.error().message;
+  return dir / "php.hctrace";
+}
+
+TEST(Replay, EveryScheduledRequestReachesTheServerAndReadsHitAsTheTraceDid) {
+  const fs::path dir = hitcost::testing::fresh_dir("trace-replay", "php");
+  const fs::path trace = record_php(dir, 3000);
+  // What the schedule holds per page id and kind (ids and kinds do not depend on page sizes).
+  auto schedule = client::build_replay_schedule(trace.string(), 1.0, 1, client::PageSizing{});
+  ASSERT_TRUE(schedule) << schedule.error().message;
+  std::map<std::pair<std::string, uint32_t>, uint64_t> want;  // (method, id) -> requests
+  const char* methods[] = {"GET", "PUT", "DELETE"};
+  uint64_t scheduled = 0;
+  for (const auto& lane : (*schedule)->per_thread)
+    for (const client::ReplayRequest& r : lane) ++want[{methods[size_t(r.kind)], r.id}], ++scheduled;
+  ASSERT_GT(scheduled, 3000u);
+  ASSERT_GT((*schedule)->counts.inferred_removes, 0u);  // PHP's deletes, seen as recorded misses
+
+  hitcost::testing::ServerProcess server(
+      {"--store", "memory", "--access-log", (dir / "access.log").string(), "--log-buffer", "0", "--threads", "1"});
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  const CommandResult run =
+      run_command({hitcost::testing::load_binary(), "--url", url, "--trace", trace.string(), "--warmup", "1s",
+                   "--connections", "8", "--idle", "0", "--no-floor", "--json", (dir / "run.json").string()},
+                  {.timeout_ms = 120'000});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto j = nlohmann::json::parse(slurp(dir / "run.json"));
+  const auto& replay = j.at("replay");
+  EXPECT_EQ(replay.at("trace").get<std::string>(), trace.string());
+  EXPECT_EQ(replay.at("trace_crc32c").get<uint32_t>(), (*schedule)->trace_crc);
+  EXPECT_EQ(replay.at("answered").at("read").get<uint64_t>(), (*schedule)->counts.reads);
+  EXPECT_EQ(replay.at("answered").at("write").get<uint64_t>(),
+            (*schedule)->counts.writes + (*schedule)->counts.inferred_writes);
+  EXPECT_EQ(replay.at("answered").at("delete").get<uint64_t>(),
+            (*schedule)->counts.removes + (*schedule)->counts.inferred_removes);
+  EXPECT_EQ(j.at("errors").at("timeout").get<uint64_t>() + j.at("errors").at("status").get<uint64_t>(), 0u);
+
+  // The server saw each scheduled request once, per id and method (the access log), besides the
+  // run's own probes (the first request's check, the page sizing) and the prewarm PUTs.
+  server.signal(SIGTERM);
+  server.wait_exit(10'000);
+  std::map<std::pair<std::string, uint32_t>, uint64_t> seen;
+  std::ifstream log(dir / "access.log");
+  std::string line;
+  const std::regex request(R"re("(GET|PUT|DELETE) /page/(\d+)\?rows=\d+ HTTP)re");
+  while (std::getline(log, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, request)) ++seen[{m[1].str(), uint32_t(std::stoul(m[2].str()))}];
+  }
+  for (const client::ReplayRequest& p : (*schedule)->prewarm) --seen[{methods[size_t(p.kind)], p.id}];
+  size_t checked = 0;
+  for (const auto& [k, n] : want) {
+    EXPECT_EQ(seen[k], n) << k.first << " " << k.second;
+    ++checked;
+  }
+  EXPECT_EQ(checked, want.size());
+
+  // The reads hit as the trace's did (the memory store holds everything).
+  const double hits = j.at("hit_ratio").get<double>();
+  const auto& c = (*schedule)->counts;
+  const double recorded = double(c.recorded_found) / double(c.recorded_found + c.recorded_not_found);
+  EXPECT_NEAR(hits, recorded, 0.01) << "replay " << hits << ", trace " << recorded;
+}
+
+// sweep --trace: every run of every strategy replays the same trace (a twemcache file made here:
+// 200 keys under a skew, gets, sets and deletes), interleaved in rounds, with the verdicts of
+// any sweep. Each run holds the trace's identity and hits as the trace did.
+TEST(Replay, SweepReplaysTheTraceUnderEveryStrategyAndGivesVerdicts) {
+  const fs::path dir = hitcost::testing::fresh_dir("trace-replay", "sweep");
+  {
+    std::ofstream csv(dir / "cluster.csv");
+    uint64_t x = 88172645463325252ull;  // xorshift: the same file every time
+    auto next = [&] { return x ^= x << 13, x ^= x >> 7, x ^= x << 17; };
+    for (int i = 0; i < 1500; ++i) {
+      const uint64_t u = next() % 1000;
+      const uint64_t key = (u * u) / 5000;  // 0..199, skewed to the low ones
+      const uint64_t roll = next() % 100;
+      const char* op = roll < 85 ? "get" : roll < 95 ? "set" : "delete";
+      csv << 3000 + i / 1500 << ",key" << key << ",6," << 600 + key * 20 << "," << key % 3 << "," << op << ",0\n";
+    }
+  }
+  const CommandResult import =
+      run_command({hitcost::testing::corpus_binary(), "trace", "import", "--format", "twemcache",
+                   (dir / "cluster.csv").string(), "-o", (dir / "t.hctrace").string()});
+  ASSERT_EQ(import.exit_code, 0) << import.out << import.err;
+  hitcost::testing::ServerProcess server({"--store", "memory", "--threads", "1"});
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  const CommandResult sweep =
+      run_command({hitcost::testing::load_binary(), "sweep", "--url", url, "--trace", (dir / "t.hctrace").string(),
+                   "--strategies", "html,html+zlib,struct:json,struct:json+zlib", "--repeat", "3", "--warmup", "300ms",
+                   "--idle", "0", "--no-floor", "--connections", "8", "--json", (dir / "sweep.json").string()},
+                  {.timeout_ms = 240'000});
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.out << sweep.err;
+  EXPECT_NE(sweep.out.find("replay " + (dir / "t.hctrace").string()), std::string::npos) << sweep.out;
+  const auto j = nlohmann::json::parse(slurp(dir / "sweep.json"));
+  std::map<std::string, int> runs_of;
+  size_t checked = 0;
+  for (const auto& run : j.at("runs")) {
+    ++runs_of[run.at("strategy").get<std::string>()];
+    const auto& replay = run.at("replay");
+    EXPECT_EQ(replay.at("trace").get<std::string>(), (dir / "t.hctrace").string());
+    EXPECT_EQ(replay.at("answered").at("read").get<uint64_t>(), replay.at("reads").get<uint64_t>());
+    EXPECT_EQ(run.at("errors").at("validation").get<uint64_t>(), 0u);
+    EXPECT_NEAR(run.at("hit_ratio").get<double>(), run.at("target_hit_ratio").get<double>(), 0.01);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 12u);
+  EXPECT_EQ(runs_of,
+            (std::map<std::string, int>{{"html", 3}, {"html+zlib", 3}, {"struct:json", 3}, {"struct:json+zlib", 3}}));
+  // A verdict for each strategy against the baseline, paired over the rounds.
+  ASSERT_EQ(j.at("verdicts").size(), 3u);
+  for (const auto& v : j.at("verdicts")) {
+    EXPECT_EQ(v.at("baseline").get<std::string>(), "html");
+    EXPECT_EQ(v.at("pairs").get<int>(), 3) << v.at("text");
+    EXPECT_FALSE(v.at("text").get<std::string>().empty());
+  }
+}
+
+}  // namespace
+}  // namespace hitcost::trace
