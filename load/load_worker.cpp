@@ -114,6 +114,7 @@ void LoadThread::send(Conn& c, uint64_t intended_ns, uint64_t k) {
     p += replay_suffix_[kind].size();
     c.req_len = uint32_t(p - c.req);
     c.kind = r.kind;
+    c.replay_id = r.id;
     c.tmpl = 0;
     c.forced_miss = false;
     start_request(c, intended_ns);
@@ -325,12 +326,21 @@ void LoadThread::dispatch_open_loop(uint64_t now) {
     if (due > now) return;
     if (duration_mode() && due >= measure_end_) return;
     if (quota_done() && due >= measure_start_) return;
+    // A replay keeps each key's order at the server: a request waits while one of its key is in
+    // flight (late, from its intended time, like any).
+    if (replay_ && key_in_flight(replay_request(next_k_).id)) return;
     Conn& c = conns_[idle_.back()];
     idle_.pop_back();
     c.in_idle = false;
     if (c.state != Conn::State::idle) continue;  // dropped while idle; re-queued on reconnect
     send(c, due, next_k_++);
   }
+}
+
+bool LoadThread::key_in_flight(uint32_t id) const noexcept {
+  for (const Conn& c : conns_)
+    if ((c.state == Conn::State::writing || c.state == Conn::State::reading) && c.replay_id == id) return true;
+  return false;
 }
 
 void LoadThread::check_timers(uint64_t now) {

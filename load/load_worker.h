@@ -34,6 +34,7 @@ struct Conn {
   bool ever_opened = false;
   uint16_t tmpl = 0;                   // which request template (rows_mix entry) the request used
   ReplayKind kind = ReplayKind::read;  // a replay's request: read, write or remove
+  uint32_t replay_id = UINT32_MAX;     // and its page id (one request per key in flight)
   uint32_t gen = 0;                    // epoll tag generation: stale events after a reconnect are ignored
   uint32_t req_len = 0, req_off = 0;
   uint64_t intended_ns = 0, sent_ns = 0, deadline_ns = 0, retry_ns = 0;
@@ -130,6 +131,7 @@ class LoadThread {
   void flush(Conn& c);
   void set_out(Conn& c, bool on);
   void dispatch_open_loop(uint64_t now);
+  bool key_in_flight(uint32_t id) const noexcept;  // a replay's request of page `id` is in flight
   void check_timers(uint64_t now);
   // false: outside the window, not counted. The first error of each kind keeps its detail
   // (the OS's or the server's reason) for the report.

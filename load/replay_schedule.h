@@ -8,6 +8,9 @@
 //   appearance; its page is sized to the key's value (the largest size the trace gives it), as
 //   rows = (size - base_bytes) / bytes_per_row, clamped to 1..max_rows: `PageSizing`, measured
 //   on the server under test before the run.
+// - Order: one key's requests reach the server in the trace's order — the thread holds a request
+//   while one of its key is in flight (load_worker.cpp), so a write is never overtaken by the read
+//   after it on another connection.
 // - Time: the trace's own, divided by `speed`. A trace of whole seconds (twemcache,
 //   oracleGeneral) has each second's requests spread evenly over it, in order.
 // - Kinds: a read is GET /page/{id}; a stored write (set, add, replace, cas, append, prepend:
