@@ -207,6 +207,11 @@ int main(int argc, char** argv) {
   SweepOptions sweep;
   CLI::App* sweep_cmd = app.add_subcommand("sweep", "compare strategies (and stores) with repeats and verdicts");
   add_sweep_options(*sweep_cmd, sweep);
+  // `replay TRACE`: a plain run of the trace (the same as --trace TRACE).
+  RunOptions replay;
+  CLI::App* replay_cmd = app.add_subcommand("replay", "replay a trace at its own pace (a plain run with --trace)");
+  add_run_options(*replay_cmd, replay);
+  replay_cmd->add_option("file", replay.trace, "the trace (hitcost-corpus record / trace import)")->required();
   FilesOptions report_opts, merge_opts;
   CLI::App* report_cmd = app.add_subcommand("report", "build an HTML report from saved run/sweep JSON files");
   add_report_options(*report_cmd, report_opts);
@@ -238,6 +243,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*sweep_cmd) return run_sweep(sweep, &g_stop);
+    if (*replay_cmd) return run_once(replay);
     return run_once(run);
   } catch (const std::exception& e) {  // set-up failures (load/load_runner.h)
     std::fprintf(stderr, "hitcost-load: %s\n", e.what());

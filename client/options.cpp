@@ -312,7 +312,7 @@ Result<MeasureOptions> measure_options(const LoadOptions& o) {
 
 Status attach_trace(LoadPlan& plan, const LoadOptions& o, bool counted_requests, bool hit_ratio, bool rows) {
   auto refuse = [](std::string why) { return Status(Error{Errc::invalid_argument, "--trace: " + std::move(why)}); };
-  if (o.rate > 0) return refuse("the trace sets the pace; --rate is not taken (use --speed)");
+  if (o.rate > 0 && o.speed != 1) return refuse("--rate and --speed both set the pace: give one");
   if (counted_requests) return refuse("the trace sets the requests; --requests is not taken");
   if (hit_ratio) return refuse("the trace sets the misses; --hit-ratio is not taken");
   if (rows || !o.rows_mix.empty())
@@ -333,7 +333,7 @@ Status attach_trace(LoadPlan& plan, const LoadOptions& o, bool counted_requests,
   PageSizing sizing;
   sizing.bytes_per_row = std::max(1.0, (bytes[1] - bytes[0]) / 200.0);
   sizing.base_bytes = bytes[0] - sizing.bytes_per_row;
-  auto schedule = build_replay_schedule(o.trace, o.speed, plan.threads, sizing);
+  auto schedule = build_replay_schedule(o.trace, o.speed, plan.threads, sizing, o.rate);
   if (!schedule) return Error{schedule.error().code, "--trace " + o.trace + ": " + schedule.error().message};
   plan.replay = *schedule;
   plan.duration_ns = (*schedule)->span_ns + 1;

@@ -29,13 +29,21 @@ uint32_t rows_for(const PageSizing& sizing, uint32_t value_bytes) noexcept {
 }
 
 Result<std::shared_ptr<const ReplaySchedule>> build_replay_schedule(const std::string& trace_path, double speed,
-                                                                    int threads, const PageSizing& sizing) {
+                                                                    int threads, const PageSizing& sizing,
+                                                                    double rate) {
   if (!(speed > 0)) return Error{Errc::invalid_argument, "--speed: want a number above 0"};
   if (threads < 1) return Error{Errc::invalid_argument, "threads: want at least 1"};
   auto reader = trace::TraceReader::open(trace_path);
   if (!reader) return reader.error();
   const auto events = reader->events();
   const bool whole_seconds = reader->header().time_resolution_us >= 1'000'000;
+  if (rate > 0) {
+    // The trace's mean rate at speed 1: its events over its span (a whole-seconds trace's last
+    // second is spread over a second too).
+    const double span_s = double(reader->header().duration_us) / 1e6 + (whole_seconds && !events.empty() ? 1.0 : 0.0);
+    if (!(span_s > 0)) return Error{Errc::invalid_argument, "--rate: the trace has one instant: no pace to scale"};
+    speed = rate / (double(events.size()) / span_s);
+  }
 
   auto s = std::make_shared<ReplaySchedule>();
   s->trace_path = trace_path;

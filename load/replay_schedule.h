@@ -71,10 +71,13 @@ struct ReplaySchedule {
   ReplayCounts counts;
 };
 
-// Reads the trace (checked whole) and builds the schedule for `threads` load threads. Errors:
-// the trace's (corrupt, io_error), invalid_argument for speed <= 0 or threads < 1.
+// Reads the trace (checked whole) and builds the schedule for `threads` load threads, at `speed`
+// x the trace's pace, or, when rate > 0, at the speed that makes its mean rate `rate` requests/s.
+// Errors: the trace's (corrupt, io_error), invalid_argument for speed <= 0, threads < 1, or a
+// rate asked of a trace with fewer than two distinct times.
 Result<std::shared_ptr<const ReplaySchedule>> build_replay_schedule(const std::string& trace_path, double speed,
-                                                                    int threads, const PageSizing& sizing);
+                                                                    int threads, const PageSizing& sizing,
+                                                                    double rate = 0);
 
 // The rows that size a page to `value_bytes`.
 uint32_t rows_for(const PageSizing& sizing, uint32_t value_bytes) noexcept;

@@ -14,6 +14,7 @@
 #include "tests/support/command.h"
 #include "tests/support/fresh_dir.h"
 #include "tests/support/memcached_process.h"
+#include "tests/trace/php_recording.h"
 #include "trace/recorder.h"
 #include "trace/trace_summary.h"
 
@@ -56,28 +57,8 @@ struct Recorded {
 };
 
 Recorded record_php_traffic(const MemcachedProcess& mc, const fs::path& dir, bool keep_keys, int requests) {
-  std::atomic<bool> stop{false};
-  std::atomic<bool> watching{false};
-  RecordOptions o;
-  o.address = mc.address();
-  o.output_path = (dir / "t.hctrace").string();
-  o.duration_s = 300;  // ended by `stop`
-  o.baseline_s = 0;
-  o.keep_keys = keep_keys;
-  o.stop = &stop;
-  o.after_watch_started = [&] { watching = true; };
   Recorded out;
-  std::thread php([&] {
-    while (!watching) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    const CommandResult r =
-        run_command({"php", std::string(HITCOST_SOURCE_DIR) + "/tests/trace/data/php_traffic.php",
-                     std::to_string(mc.port()), std::to_string(requests), "11", (dir / "did.tsv").string()});
-    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
-    stop = true;
-  });
-  auto r = record(o);
-  php.join();
+  auto r = trace::record_php_traffic(mc, dir, keep_keys, requests, 11);
   EXPECT_TRUE(r) << r.error().message;
   if (r) out.result = *r;
   out.did = read_did(dir / "did.tsv");

@@ -19,7 +19,7 @@
 #include "tests/support/fresh_dir.h"
 #include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
-#include "trace/recorder.h"
+#include "tests/trace/php_recording.h"
 #include "trace/trace_file.h"
 
 namespace hitcost::trace {
@@ -34,30 +34,12 @@ std::string slurp(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-// PHP's traffic on a real memcached, recorded (as tests/trace/record_test.cpp does).
+// PHP's traffic on a real memcached, recorded (tests/trace/php_recording.h).
 fs::path record_php(const fs::path& dir, int requests) {
   hitcost::testing::MemcachedProcess mc;
-  std::atomic<bool> stop{false}, watching{false};
-  RecordOptions o;
-  o.address = mc.address();
-  o.output_path = (dir / "php.hctrace").string();
-  o.duration_s = 300;
-  o.baseline_s = 0;
-  o.stop = &stop;
-  o.after_watch_started = [&] { watching = true; };
-  std::thread php([&] {
-    while (!watching) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    const CommandResult r =
-        run_command({"php", std::string(HITCOST_SOURCE_DIR) + "/tests/trace/data/php_traffic.php",
-                     std::to_string(mc.port()), std::to_string(requests), "5", (dir / "did.tsv").string()});
-    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
-    stop = true;
-  });
-  auto r = record(o);
-  php.join();
+  auto r = record_php_traffic(mc, dir, /*keep_keys=*/false, requests, 5);
   EXPECT_TRUE(r) << r.error().message;
-  return dir / "php.hctrace";
+  return dir / "t.hctrace";
 }
 
 TEST(Replay, EveryScheduledRequestReachesTheServerAndReadsHitAsTheTraceDid) {
@@ -172,6 +154,34 @@ TEST(Replay, SweepReplaysTheTraceUnderEveryStrategyAndGivesVerdicts) {
     EXPECT_EQ(v.at("pairs").get<int>(), 3) << v.at("text");
     EXPECT_FALSE(v.at("text").get<std::string>().empty());
   }
+}
+
+// `hitcost-load replay TRACE` is a plain run of the trace; --rate sets its pace instead of --speed
+// (a trace of 400 gets over two whole seconds: 200/s; --rate 400 replays it at 2x), not both.
+TEST(Replay, TheReplaySubcommandTakesARateInsteadOfASpeed) {
+  const fs::path dir = hitcost::testing::fresh_dir("trace-replay", "rate");
+  {
+    std::ofstream csv(dir / "two-seconds.csv");
+    for (int i = 0; i < 400; ++i) csv << 5000 + i / 200 << ",k" << i % 40 << ",3,500,0,get,0\n";
+  }
+  ASSERT_EQ(run_command({hitcost::testing::corpus_binary(), "trace", "import", "--format", "twemcache",
+                         (dir / "two-seconds.csv").string(), "-o", (dir / "t.hctrace").string()})
+                .exit_code,
+            0);
+  hitcost::testing::ServerProcess server({"--store", "memory"});
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  const CommandResult both = run_command({hitcost::testing::load_binary(), "replay", (dir / "t.hctrace").string(),
+                                          "--url", url, "--rate", "400", "--speed", "3"});
+  EXPECT_EQ(both.exit_code, 2) << both.out << both.err;
+  EXPECT_NE(both.err.find("--rate and --speed"), std::string::npos) << both.err;
+  const CommandResult run =
+      run_command({hitcost::testing::load_binary(), "replay", (dir / "t.hctrace").string(), "--url", url, "--rate",
+                   "400", "--warmup", "200ms", "--idle", "0", "--no-floor", "--json", (dir / "run.json").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto j = nlohmann::json::parse(slurp(dir / "run.json"));
+  EXPECT_DOUBLE_EQ(j.at("replay").at("speed").get<double>(), 2.0);
+  EXPECT_EQ(j.at("replay").at("answered").at("read").get<uint64_t>(), 400u);
+  EXPECT_NEAR(j.at("replay").at("span_s").get<double>(), 0.9975, 1e-6);  // the last of 2 x 200, at 2x
 }
 
 }  // namespace

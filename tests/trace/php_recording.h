@@ -1,0 +1,46 @@
+#pragma once
+// A recording of real traffic for the trace tests: PHP's stock Memcached class drives `mc` with
+// tests/trace/data/php_traffic.php (a Zipf key set; gets, sets, deletes; what it did per key in
+// DIR/did.tsv) while trace/recorder.h records DIR/t.hctrace; the recorder is stopped once PHP is
+// done and its last lines had time to arrive.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "tests/support/command.h"
+#include "tests/support/memcached_process.h"
+#include "trace/recorder.h"
+
+namespace hitcost::trace {
+
+inline Result<RecordResult> record_php_traffic(const hitcost::testing::MemcachedProcess& mc,
+                                               const std::filesystem::path& dir, bool keep_keys, int requests,
+                                               int seed) {
+  std::atomic<bool> stop{false}, watching{false};
+  RecordOptions o;
+  o.address = mc.address();
+  o.output_path = (dir / "t.hctrace").string();
+  o.duration_s = 300;  // ended by `stop`
+  o.baseline_s = 0;
+  o.keep_keys = keep_keys;
+  o.stop = &stop;
+  o.after_watch_started = [&] { watching = true; };
+  std::thread php([&] {
+    while (!watching) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const auto r = hitcost::testing::run_command(
+        {"php", std::string(HITCOST_SOURCE_DIR) + "/tests/trace/data/php_traffic.php", std::to_string(mc.port()),
+         std::to_string(requests), std::to_string(seed), (dir / "did.tsv").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    stop = true;
+  });
+  auto r = record(o);
+  php.join();
+  return r;
+}
+
+}  // namespace hitcost::trace
