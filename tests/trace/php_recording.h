@@ -10,12 +10,21 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/support/command.h"
 #include "tests/support/memcached_process.h"
 #include "trace/recorder.h"
 
 namespace hitcost::trace {
+
+// memcached's options for a recorded test: log buffers larger than its defaults (256 KB per
+// watcher, 64 KB per worker), so that a recorder slowed by the tests beside it (ctest -j2) does
+// not make memcached drop lines; the tests assert that none was lost. A real recording reports
+// what was lost instead.
+inline std::vector<std::string> roomy_watch_buffers() {
+  return {"-o", "watcher_logbuf_size=4096,worker_logbuf_size=1024"};
+}
 
 inline Result<RecordResult> record_php_traffic(const hitcost::testing::MemcachedProcess& mc,
                                                const std::filesystem::path& dir, bool keep_keys, int requests,

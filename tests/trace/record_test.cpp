@@ -66,7 +66,7 @@ Recorded record_php_traffic(const MemcachedProcess& mc, const fs::path& dir, boo
 }
 
 TEST(Record, CountsByKeyOperationAndOutcomeEqualWhatPhpDid) {
-  MemcachedProcess mc;
+  MemcachedProcess mc(64, roomy_watch_buffers());
   const fs::path dir = hitcost::testing::fresh_dir("trace-record", "per-key");
   const Recorded rec = record_php_traffic(mc, dir, /*keep_keys=*/true, 4000);
   ASSERT_FALSE(rec.did.empty());
@@ -122,7 +122,7 @@ TEST(Record, CountsByKeyOperationAndOutcomeEqualWhatPhpDid) {
 }
 
 TEST(Record, NoKeyIsInTheFileUnlessAskedFor) {
-  MemcachedProcess mc;
+  MemcachedProcess mc(64, roomy_watch_buffers());
   size_t checked = 0;
   for (const bool keep : {false, true}) {
     const fs::path dir = hitcost::testing::fresh_dir("trace-record", keep ? "kept" : "hashed");
@@ -144,7 +144,7 @@ TEST(Record, NoKeyIsInTheFileUnlessAskedFor) {
 
 // The program: a recording of a few raw commands, its JSON, and `trace show` on the file.
 TEST(RecordCli, RecordsForItsDurationThenShowSummarizesTheFile) {
-  MemcachedProcess mc;
+  MemcachedProcess mc(64, roomy_watch_buffers());
   const fs::path dir = hitcost::testing::fresh_dir("trace-record", "cli");
   std::atomic<bool> done{false};
   std::thread traffic([&] {

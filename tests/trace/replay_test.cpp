@@ -36,7 +36,7 @@ std::string slurp(const fs::path& p) {
 
 // PHP's traffic on a real memcached, recorded (tests/trace/php_recording.h).
 fs::path record_php(const fs::path& dir, int requests) {
-  hitcost::testing::MemcachedProcess mc;
+  hitcost::testing::MemcachedProcess mc(64, roomy_watch_buffers());
   auto r = record_php_traffic(mc, dir, /*keep_keys=*/false, requests, 5);
   EXPECT_TRUE(r) << r.error().message;
   return dir / "t.hctrace";
@@ -60,12 +60,16 @@ TEST(Replay, EveryScheduledRequestReachesTheServerAndReadsHitAsTheTraceDid) {
       {"--store", "memory", "--access-log", (dir / "access.log").string(), "--log-buffer", "0", "--threads", "1"});
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
   const CommandResult run =
-      run_command({hitcost::testing::load_binary(), "--url", url, "--trace", trace.string(), "--warmup", "1s",
-                   "--connections", "8", "--idle", "0", "--no-floor", "--json", (dir / "run.json").string()},
-                  {.timeout_ms = 120'000});
+      // A quarter of PHP's pace (~11k requests/s recorded): headroom for a busy machine, so
+      // that every request is answered in time (checked next) and each can be counted.
+      run_command(
+          {hitcost::testing::load_binary(), "--url", url, "--trace", trace.string(), "--speed", "0.25", "--warmup",
+           "1s", "--connections", "8", "--idle", "0", "--no-floor", "--json", (dir / "run.json").string()},
+          {.timeout_ms = 120'000});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const auto j = nlohmann::json::parse(slurp(dir / "run.json"));
   const auto& replay = j.at("replay");
+  EXPECT_EQ(j.at("unsent").get<uint64_t>() + j.at("unfinished").get<uint64_t>(), 0u) << run.out;
   EXPECT_EQ(replay.at("trace").get<std::string>(), trace.string());
   EXPECT_EQ(replay.at("trace_crc32c").get<uint32_t>(), (*schedule)->trace_crc);
   EXPECT_EQ(replay.at("answered").at("read").get<uint64_t>(), (*schedule)->counts.reads);
@@ -95,8 +99,12 @@ TEST(Replay, EveryScheduledRequestReachesTheServerAndReadsHitAsTheTraceDid) {
   }
   EXPECT_EQ(checked, want.size());
 
-  // The reads hit as the trace's did (the memory store holds everything).
-  const double hits = j.at("hit_ratio").get<double>();
+  // The reads hit as the trace's did (the memory store holds everything). By the answers'
+  // X-Cache, every read: the server's counters cover its window, not the reads answered in the
+  // drain after it (late ones, on a busy machine).
+  const double hit_reads = j.at("hit_latency_us").at("count").get<double>();
+  const double hits = hit_reads / (hit_reads + j.at("miss_latency_us").at("count").get<double>());
+  EXPECT_EQ(hit_reads + j.at("miss_latency_us").at("count").get<double>(), double((*schedule)->counts.reads));
   const auto& c = (*schedule)->counts;
   const double recorded = double(c.recorded_found) / double(c.recorded_found + c.recorded_not_found);
   EXPECT_NEAR(hits, recorded, 0.01) << "replay " << hits << ", trace " << recorded;
@@ -141,7 +149,10 @@ TEST(Replay, SweepReplaysTheTraceUnderEveryStrategyAndGivesVerdicts) {
     EXPECT_EQ(replay.at("trace").get<std::string>(), (dir / "t.hctrace").string());
     EXPECT_EQ(replay.at("answered").at("read").get<uint64_t>(), replay.at("reads").get<uint64_t>());
     EXPECT_EQ(run.at("errors").at("validation").get<uint64_t>(), 0u);
-    EXPECT_NEAR(run.at("hit_ratio").get<double>(), run.at("target_hit_ratio").get<double>(), 0.01);
+    const double hit_reads = run.at("hit_latency_us").at("count").get<double>();
+    const double reads = hit_reads + run.at("miss_latency_us").at("count").get<double>();
+    EXPECT_EQ(reads, replay.at("reads").get<double>());
+    EXPECT_NEAR(hit_reads / reads, run.at("target_hit_ratio").get<double>(), 0.01);
     ++checked;
   }
   EXPECT_EQ(checked, 12u);
@@ -151,7 +162,10 @@ TEST(Replay, SweepReplaysTheTraceUnderEveryStrategyAndGivesVerdicts) {
   ASSERT_EQ(j.at("verdicts").size(), 3u);
   for (const auto& v : j.at("verdicts")) {
     EXPECT_EQ(v.at("baseline").get<std::string>(), "html");
-    EXPECT_EQ(v.at("pairs").get<int>(), 3) << v.at("text");
+    // Three rounds, so at most three pairs (fewer when a run was left out for other work beside it).
+    EXPECT_LE(v.at("pairs").get<int>(), 3) << v.at("text");
+    const std::string kind = v.at("kind").get<std::string>();
+    EXPECT_TRUE(kind == "costs" || kind == "same" || kind == "undecided") << kind;
     EXPECT_FALSE(v.at("text").get<std::string>().empty());
   }
 }
