@@ -6,7 +6,6 @@
 // from the kernel (getrandom) and never writes it down, so a trace cannot be used to confirm a
 // guessed key, and two traces of the same cache do not share key ids (a replay only needs keys
 // told apart within one trace).
-#include <array>
 #include <cstdint>
 #include <string_view>
 

@@ -21,8 +21,6 @@ namespace {
 constexpr size_t kBufferEvents = 2048;
 constexpr size_t kHeaderCrcBytes = offsetof(TraceHeader, header_crc);
 
-std::string errno_text(const std::string& what, int err) { return what + ": " + std::strerror(err); }
-
 TraceHeader make_header(const TraceInfo& info, uint64_t events, uint64_t duration_us, uint64_t keys_bytes,
                         uint32_t crc) {
   TraceHeader h{};
@@ -87,7 +85,7 @@ TraceWriter::~TraceWriter() {
 Result<TraceWriter> TraceWriter::create(std::string path, WriterLimits limits) {
   const std::string tmp = path + ".tmp";
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (!fd) return Error{Errc::io_error, errno_text(tmp + ": open", errno)};
+  if (!fd) return Error{Errc::io_error, io::errno_text((tmp + ": open").c_str(), errno)};
   // The header's place, written for real by finish().
   const TraceHeader placeholder{};
   if (auto w = io::write_full(fd.get(), &placeholder, sizeof placeholder); !w) {
@@ -146,9 +144,9 @@ Status TraceWriter::finish(const TraceInfo& given) {
   const uint64_t event_bytes_end = kTraceHeaderBytes + events_on_disk_ * sizeof(TraceEvent);
   if (write_failed_) {
     if (::ftruncate(fd_.get(), static_cast<off_t>(event_bytes_end)) != 0)
-      return Error{Errc::io_error, errno_text(tmp_path_ + ": ftruncate", errno)};
+      return Error{Errc::io_error, io::errno_text((tmp_path_ + ": ftruncate").c_str(), errno)};
     if (::lseek(fd_.get(), static_cast<off_t>(event_bytes_end), SEEK_SET) < 0)
-      return Error{Errc::io_error, errno_text(tmp_path_ + ": lseek", errno)};
+      return Error{Errc::io_error, io::errno_text((tmp_path_ + ": lseek").c_str(), errno)};
   }
   // The kept keys follow the events (only asked for with --keep-keys; not after a failed write).
   uint64_t keys_bytes = 0;
@@ -164,7 +162,7 @@ Status TraceWriter::finish(const TraceInfo& given) {
     if (auto w = io::write_full(fd_.get(), section.data(), section.size()); !w) {
       // No room for the keys: the events stand without them.
       if (::ftruncate(fd_.get(), static_cast<off_t>(event_bytes_end)) != 0)
-        return Error{Errc::io_error, errno_text(tmp_path_ + ": ftruncate", errno)};
+        return Error{Errc::io_error, io::errno_text((tmp_path_ + ": ftruncate").c_str(), errno)};
       stop("kept keys not written: " + w.error().message);
       info.flags &= ~kKeysKept;
     } else {
@@ -178,7 +176,7 @@ Status TraceWriter::finish(const TraceInfo& given) {
   if (auto w = io::pwrite_full(fd_.get(), &header, sizeof header, 0); !w) return w.error();
   if (auto s = io::datasync(fd_.get()); !s) return s.error();
   if (::rename(tmp_path_.c_str(), path_.c_str()) != 0)
-    return Error{Errc::io_error, errno_text(tmp_path_ + ": rename to " + path_, errno)};
+    return Error{Errc::io_error, io::errno_text((tmp_path_ + ": rename to " + path_).c_str(), errno)};
   finished_ = true;
   return ok_status();
 }
@@ -194,15 +192,15 @@ TraceReader::~TraceReader() {
 
 Result<TraceReader> TraceReader::open(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) return Error{Errc::io_error, errno_text(path + ": open", errno)};
+  if (!fd) return Error{Errc::io_error, io::errno_text((path + ": open").c_str(), errno)};
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return Error{Errc::io_error, errno_text(path + ": fstat", errno)};
+  if (::fstat(fd.get(), &st) != 0) return Error{Errc::io_error, io::errno_text((path + ": fstat").c_str(), errno)};
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size < kTraceHeaderBytes)
     return Error{Errc::corrupt,
                  path + ": not a trace file (" + std::to_string(size) + " bytes, shorter than its header)"};
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
-  if (map == MAP_FAILED) return Error{Errc::io_error, errno_text(path + ": mmap", errno)};
+  if (map == MAP_FAILED) return Error{Errc::io_error, io::errno_text((path + ": mmap").c_str(), errno)};
   TraceReader reader(path, static_cast<const unsigned char*>(map), size);
   const TraceHeader& h = reader.header();
   if (std::memcmp(h.magic, kTraceMagic.data(), sizeof h.magic) != 0)
