@@ -3,7 +3,6 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "advise/cli_common.h"
@@ -51,13 +50,11 @@ std::string ratio_text(uint64_t n, uint64_t total) {
   return buf;
 }
 
+// --json through the outputs' one writer (report/files.h): "" is not asked for.
 int write_json(const std::string& path, const nlohmann::json& j) {
-  if (path.empty()) return kExitOk;
-  std::ofstream f(path);
-  f << j.dump(2) << "\n";
-  f.close();
-  if (!f) return fail(kExitOutput, "--json " + path + ": not written");
-  return kExitOk;
+  client::OutputWriter out(kWho);
+  out.write(path, j.dump(2) + "\n");
+  return out.all_written() ? kExitOk : kExitOutput;
 }
 
 int run_record(const TraceVerbArgs& a) {
@@ -179,6 +176,7 @@ int run_import(const TraceVerbArgs& a) {
 }
 
 int run_show(const TraceVerbArgs& a) {
+  if (Status out = client::check_output_paths({{"--json", a.json}}); !out) return fail(kExitUsage, out.error().message);
   auto trace = TraceReader::open(a.show_path);
   if (!trace) return fail(kExitFailed, trace.error().message);
   const TraceSummary s = summarize(*trace);

@@ -68,8 +68,8 @@ struct LoadOptions {
   std::string server_pids, server_tree;  // "12,34"; tree: each pid and its descendants
   std::string cache_pids, cache_tree;    // the same for the cache (memcached)
   ErrorLimits error_limits;              // --max-error-rate, --max-transport-error-rate
-  // A plain run only: replay this trace (trace/trace_file.h) at `speed` x its own pace instead
-  // of the key chooser's load (load/replay_schedule.h; attach_trace below).
+  // Replay this trace (trace/trace_file.h) at `speed` x its own pace instead of the key chooser's
+  // load (load/replay_schedule.h; attach_trace below): a run, or every run of a sweep.
   std::string trace;
   double speed = 1;
 };
@@ -155,18 +155,19 @@ void add_merge_options(CLI::App& app, FilesOptions& o);
 struct MeasureOptions;
 Result<MeasureOptions> measure_options(const LoadOptions& o);
 
-// Checks and converts; invalid_argument on a bad value. `hit_ratio`, `rows`, `strategy`
-// and `duration` are passed separately because run and sweep set them differently.
 // --trace: sizes pages on the server (GET /page/{id}?rows=1 and ?rows=201 of an id past the
 // trace's, each removed again with DELETE), builds the schedule and makes `plan` its replay: an
 // open loop whose window is the trace's span at `speed` (the warm-up carries its prewarm PUTs).
-// invalid_argument for options a replay does not take (--rate, --requests, --rows, --rows-mix,
+// --rate N instead of --speed: the speed that gives the trace's mean rate N/s. invalid_argument
+// for both at once and for options a replay does not take (--requests, --rows, --rows-mix,
 // --hit-ratio, a --path-template other than /page/{id}); the trace's errors; connection when the
 // server does not answer the sizing requests.
 Status attach_trace(LoadPlan& plan, const LoadOptions& o, bool counted_requests, bool hit_ratio, bool rows);
 // "replay TRACE: E events, K keys at Sx over T s: R reads, W writes, D deletes (I inferred ...), ..."
 std::string replay_line(const ReplaySchedule& schedule, uint64_t duration_ns);
 
+// Checks and converts; invalid_argument on a bad value. `hit_ratio`, `rows`, `strategy`
+// and `duration` are passed separately because run and sweep set them differently.
 Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,
                             std::optional<double> hit_ratio, std::optional<int> rows, const std::string& strategy);
 

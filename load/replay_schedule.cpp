@@ -48,7 +48,6 @@ Result<std::shared_ptr<const ReplaySchedule>> build_replay_schedule(const std::s
   auto s = std::make_shared<ReplaySchedule>();
   s->trace_path = trace_path;
   s->trace_crc = reader->header().events_crc;
-  s->trace_events = events.size();
   s->speed = speed;
   s->per_thread.resize(static_cast<size_t>(threads));
   s->counts.events = events.size();

@@ -63,7 +63,6 @@ struct ReplayCounts {
 struct ReplaySchedule {
   std::string trace_path;
   uint32_t trace_crc = 0;  // the trace file's events checksum: which trace this was
-  uint64_t trace_events = 0;
   double speed = 1;
   uint64_t span_ns = 0;  // the last request's due time
   std::vector<std::vector<ReplayRequest>> per_thread;

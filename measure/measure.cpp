@@ -199,7 +199,7 @@ void describe_plan(const LoadPlan& plan, RunReport& r) {
     const ReplayCounts& c = s.counts;
     r.replay = {{"trace", s.trace_path},
                 {"trace_crc32c", s.trace_crc},
-                {"events", s.trace_events},
+                {"events", c.events},
                 {"speed", s.speed},
                 {"span_s", double(s.span_ns) / 1e9},
                 {"keys", c.keys},

@@ -226,10 +226,21 @@ const Strategy* Router::strategy_override(std::string_view text, Response& res, 
   return &override_cache_.emplace(key, s).first->second;
 }
 
+bool Router::parse_page_id(std::string_view id_text, int64_t& id, Response& res, std::string& body) {
+  if (!parse_number(id_text, id) || id < 0) {
+    error(res, body, 400, "bad page id: want a non-negative integer");
+    return false;
+  }
+  if (id > ctx_.opts.max_id) {
+    error(res, body, 404, "page id out of range");
+    return false;
+  }
+  return true;
+}
+
 void Router::page(std::string_view id_text, std::string_view query, Response& res, std::string& body) {
   int64_t id = 0;
-  if (!parse_number(id_text, id) || id < 0) return error(res, body, 400, "bad page id: want a non-negative integer");
-  if (id > ctx_.opts.max_id) return error(res, body, 404, "page id out of range");
+  if (!parse_page_id(id_text, id, res, body)) return;
   PageRequest pr;
   pr.id = id;
   if (!parse_rows(query, pr.rows, res, body)) return;
@@ -254,8 +265,7 @@ void Router::page(std::string_view id_text, std::string_view query, Response& re
 void Router::page_write(bool remove, std::string_view id_text, std::string_view query, Response& res,
                         std::string& body) {
   int64_t id = 0;
-  if (!parse_number(id_text, id) || id < 0) return error(res, body, 400, "bad page id: want a non-negative integer");
-  if (id > ctx_.opts.max_id) return error(res, body, 404, "page id out of range");
+  if (!parse_page_id(id_text, id, res, body)) return;
   uint32_t rows = 0;
   if (!parse_rows(query, rows, res, body)) return;
   const RuntimeConfig& cfg = view_.get();

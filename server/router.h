@@ -73,6 +73,8 @@ class Router {
   void admin(const HttpRequest& req, std::string_view path, std::string_view query, Response& res, std::string& body);
   bool admin_allowed(const HttpRequest& req, const boost::asio::ip::address& peer) const;
   bool parse_rows(std::string_view query, uint32_t& rows, Response& res, std::string& body);
+  // A /page/{id}'s id: false, with the 400 or 404 in `res`, when it is not one.
+  bool parse_page_id(std::string_view id_text, int64_t& id, Response& res, std::string& body);
   const Strategy* strategy_override(std::string_view text, Response& res, std::string& body);
 
   ServerContext& ctx_;
