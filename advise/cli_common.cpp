@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <random>
 
 #include "report/exit_code.h"
 
@@ -39,6 +40,11 @@ extern "C" void on_stop_signal(int) {
 
 void remove_on_signal(const std::string& tmp_path) {
   if (tmp_path.size() < sizeof g_partial_output) std::memcpy(g_partial_output, tmp_path.c_str(), tmp_path.size() + 1);
+}
+
+uint64_t random_secret() {
+  std::random_device rd;
+  return (uint64_t(rd()) << 32) ^ rd();
 }
 
 }  // namespace hitcost::corpus_cli

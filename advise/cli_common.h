@@ -16,5 +16,7 @@ std::string bytes_text(uint64_t bytes);
 // renamed over at the end, so it is never half a file). on_stop_signal is the handler.
 void remove_on_signal(const std::string& tmp_path);
 extern "C" void on_stop_signal(int);
+// A secret for --redact nobody has to think about: random, printed nowhere, kept nowhere.
+uint64_t random_secret();
 
 }  // namespace hitcost::corpus_cli

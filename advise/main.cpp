@@ -64,12 +64,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-// A secret for --redact nobody has to think about: random, printed nowhere, kept nowhere.
-uint64_t random_secret() {
-  std::random_device rd;
-  return (uint64_t(rd()) << 32) ^ rd();
-}
-
 // ---- sample --------------------------------------------------------------------------------
 struct SampleArgs {
   std::string from, keys, out, count = "1000", max_bytes = "256M", max_value = "1M", weight = "uniform",

@@ -8,6 +8,8 @@
 #include "advise/cli_common.h"
 #include "core/duration.h"
 #include "corpus/memcached_text.h"
+#include "corpus/redact_record.h"
+#include "corpus/sampler.h"
 #include "report/exit_code.h"
 #include "report/files.h"
 #include "stores/store.h"
@@ -57,6 +59,52 @@ int write_json(const std::string& path, const nlohmann::json& j) {
   return out.all_written() ? kExitOk : kExitOutput;
 }
 
+// --values-out's default: the trace's name with .hcorpus for its extension (my.hctrace -> my.hcorpus).
+std::string values_path_for(const std::string& trace_path) {
+  const size_t slash = trace_path.rfind('/');
+  const size_t dot = trace_path.rfind('.');
+  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+  return (has_extension ? trace_path.substr(0, dot) : trace_path) + ".hcorpus";
+}
+
+// record --values: the most-read keys' values, fetched (read only: `get`) into a corpus by
+// sample's engine, so the traffic and the values it asks for travel together.
+Result<nlohmann::json> fetch_top_values(const TraceVerbArgs& a, const RecordOptions& ro, const RecordResult& r,
+                                        FlagScheme scheme) {
+  const TopKeys::Top& top = r.top_keys;
+  if (top.keys.empty()) return Error{Errc::invalid_argument, "--values: the recording read no key"};
+  corpus::SampleOptions o;
+  o.nodes = {ro.address};
+  for (const TopKeys::Entry& e : top.keys) o.keys.push_back(e.key);
+  o.keys_note = "the " + std::to_string(o.keys.size()) + " most-read keys of the recording " + a.out +
+                (top.certain ? "" : " (by a Space-Saving count: the last few may be near-ties)");
+  o.count = o.keys.size();
+  o.output_path = a.values_out.empty() ? values_path_for(a.out) : a.values_out;
+  o.scheme = to_string(scheme);
+  if (a.redact) {
+    const uint64_t secret = random_secret();
+    o.redact = [secret, scheme](const corpus::CorpusRecord& rec) { return corpus::redact_record(rec, scheme, secret); };
+  }
+  remove_on_signal(o.output_path + ".tmp");
+  auto sampled = corpus::sample(o);
+  if (!sampled) return sampled.error();
+  const corpus::Manifest& m = sampled->manifest;
+  std::printf("corpus %s: %llu values (%s) of the %zu most-read keys%s, %llu gone since, %llu too large%s\n",
+              sampled->path.c_str(), (unsigned long long)m.values, bytes_text(m.value_bytes).c_str(), o.keys.size(),
+              top.certain ? "" : " (Space-Saving estimate)", (unsigned long long)m.gone,
+              (unsigned long long)m.too_large, m.redacted ? ", redacted" : "");
+  const uint64_t top_reads = [&] {
+    uint64_t n = 0;
+    for (const TopKeys::Entry& e : top.keys) n += e.count - e.error;
+    return n;
+  }();
+  std::printf("  those keys took at least %llu of the %llu reads recorded (%s)\n", (unsigned long long)top_reads,
+              (unsigned long long)r.top_reads, ratio_text(top_reads, r.top_reads).c_str());
+  return nlohmann::json{{"corpus", sampled->path},   {"keys", o.keys.size()},   {"values", m.values},
+                        {"value_bytes", m.value_bytes}, {"gone", m.gone},         {"too_large", m.too_large},
+                        {"certain", top.certain},      {"reads_of_keys", top_reads}, {"reads", r.top_reads}};
+}
+
 int run_record(const TraceVerbArgs& a) {
   if (a.from.rfind("memcached:", 0) != 0)
     return fail(kExitUsage, "--from '" + a.from + "': want memcached:HOST:PORT, e.g. --from memcached:" + a.from);
@@ -73,7 +121,15 @@ int run_record(const TraceVerbArgs& a) {
   if (!limits) return fail(kExitUsage, limits.error().message);
   o.limits = *limits;
   o.keep_keys = a.keep_keys;
-  if (Status out = client::check_output_paths({{"-o", a.out}, {"--json", a.json}}); !out)
+  auto values = parse_size(a.values);
+  if (!values) return fail(kExitUsage, "--values: " + values.error().message);
+  o.top_keys = *values;
+  auto scheme = parse_flag_scheme(a.scheme);
+  if (!scheme) return fail(kExitUsage, "--scheme: " + scheme.error().message);
+  if (o.top_keys == 0 && (!a.values_out.empty() || a.redact))
+    return fail(kExitUsage, "--values-out and --redact are for the values: give --values N");
+  const std::string values_out = o.top_keys == 0 ? "" : a.values_out.empty() ? values_path_for(a.out) : a.values_out;
+  if (Status out = client::check_output_paths({{"-o", a.out}, {"--values-out", values_out}, {"--json", a.json}}); !out)
     return fail(kExitUsage, out.error().message);
   // Ctrl-C ends the recording early and keeps what was recorded.
   o.stop = &g_stop_recording;
@@ -138,7 +194,19 @@ int run_record(const TraceVerbArgs& a) {
   nlohmann::json recorded = nlohmann::json::array();
   for (const auto& [k, n] : r->recorded) recorded.push_back({{"op", k.first}, {"outcome", k.second}, {"events", n}});
   j["recorded"] = recorded;
-  return write_json(a.json, j);
+  int code = kExitOk;
+  if (o.top_keys > 0) {
+    // The trace is whole already; a failure here costs only the values (said, exit 1).
+    auto got = fetch_top_values(a, o, *r, *scheme);
+    if (got) {
+      j["values"] = *got;
+    } else {
+      code = fail(kExitFailed, "--values: " + got.error().message + " (the trace " + a.out + " is kept)");
+      j["values"] = {{"error", got.error().message}};
+    }
+  }
+  const int json_code = write_json(a.json, j);
+  return code != kExitOk ? code : json_code;
 }
 
 int run_import(const TraceVerbArgs& a) {
@@ -203,6 +271,12 @@ void add_trace_verbs(CLI::App& app, TraceVerbArgs& a) {
   a.record->add_option("--max-bytes", a.max_bytes, "stop before the file passes this size (K/M/G; 0: no limit)")
       ->capture_default_str();
   a.record->add_flag("--keep-keys", a.keep_keys, "also keep the keys in clear in the file (default: hashed only)");
+  a.record->add_option("--values", a.values, "also fetch the values of the N most-read keys into a corpus (0: not)")
+      ->capture_default_str();
+  a.record->add_option("--values-out", a.values_out, "the corpus --values writes (default: the trace's name .hcorpus)");
+  a.record->add_option("--scheme", a.scheme, "--values: what the flags mean: php-memcached | php-memcache | native")
+      ->capture_default_str();
+  a.record->add_flag("--redact", a.redact, "--values: replace every string and key before writing (sizes kept)");
   a.record->add_option("--json", a.json, "write the recording's counts and memcached's CPU as JSON");
   a.record->add_flag("--quiet,-q", a.quiet, "no start line");
 

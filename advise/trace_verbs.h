@@ -15,6 +15,9 @@ struct TraceVerbArgs {
   std::string format, input;
   std::string show_path;
   bool keep_keys = false, quiet = false;
+  // record --values N: the N most-read keys' values into a corpus (--values-out, --scheme, --redact).
+  std::string values = "0", values_out, scheme = "php-memcached";
+  bool redact = false;
 };
 
 // `record` and `trace import|show` on `app`.

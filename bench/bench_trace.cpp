@@ -47,9 +47,10 @@ const std::string& trace_of(int64_t events) {
 
 void BM_ReplaySchedule(benchmark::State& state) {
   const std::string& path = trace_of(state.range(0));
-  const client::PageSizing sizing{400, 100, 5000};
+  client::ReplayTarget target;
+  target.pages = {400, 100, 5000};
   for (auto _ : state) {
-    auto schedule = client::build_replay_schedule(path, 1.0, 1, sizing);
+    auto schedule = client::build_replay_schedule(path, 1.0, 1, target);
     if (!schedule) {
       state.SkipWithError(schedule.error().message.c_str());
       return;

@@ -77,9 +77,16 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
   app.add_option("--trace", o.trace,
                  "replay this trace (hitcost-corpus record / trace import) at its own pace: reads GET, writes "
                  "PUT, deletes DELETE /page/{id}?rows=R, each key a page sized to its value (a sweep: every run)");
-  app.add_option("--speed", o.speed, "--trace: replay at this multiple of the trace's pace (2 = twice as fast)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  CLI::Option* speed =
+      app.add_option("--speed", o.speed, "--trace: replay at this multiple of the trace's pace (2 = twice as fast)")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber);
+  CLI::Option* as_recorded = app.add_flag("--as-recorded")->description(
+      "--trace: at the trace's own pace (the default; says so, and not with --speed or --rate)");
+  as_recorded->excludes(speed);
+  app.add_option("--values", o.values,
+                 "--trace: the corpus the server serves at /value/{n} (hitcost-server --corpus): each key one value "
+                 "of its size class, reads GET /value/{n}");
   app.add_option("--url", o.url,
                  "server base URL, http://IP:PORT (numeric IP or localhost, port 1..65535); a path is refused: "
                  "request paths go in --path-template. Checked before the first run: no answer within 2 s exits 1");
@@ -98,8 +105,10 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
       ->capture_default_str();
   app.add_option("--rate", o.rate,
                  "open loop: total requests/s at fixed intended times; latency from the intended "
-                 "send time (coordinated omission corrected). 0 = closed loop")
-      ->capture_default_str();
+                 "send time (coordinated omission corrected). 0 = closed loop. With --trace: the speed that "
+                 "gives the trace's mean rate N/s")
+      ->capture_default_str()
+      ->excludes(as_recorded);
   app.add_option("--spin-us", o.spin_us,
                  "open loop: poll instead of sleeping when the next send is due within this many µs, so it "
                  "leaves on time (costs client CPU); 0 = always sleep; auto = how late this machine's timed "
@@ -317,23 +326,47 @@ Status attach_trace(LoadPlan& plan, const LoadOptions& o, bool counted_requests,
   if (hit_ratio) return refuse("the trace sets the misses; --hit-ratio is not taken");
   if (rows || !o.rows_mix.empty())
     return refuse("each key's page is sized to its value; --rows and --rows-mix are not taken");
-  if (o.path_template != "/page/{id}") return refuse("a replay asks /page/{id}; --path-template is not taken");
-  // Page sizes on this server, under its strategy: a page of 1 and of 201 rows, of an id no
-  // trace key gets (ids are numbered from 0), removed again so the cache is as it was.
-  const std::string probe_id = std::to_string(std::min<uint64_t>(100'000'000, default_miss_start(o.keys)));
-  double bytes[2] = {};
-  const int probe_rows[2] = {1, 201};
-  for (int i = 0; i < 2; ++i) {
-    const std::string target = "/page/" + probe_id + "?rows=" + std::to_string(probe_rows[i]);
-    auto got = http_ok_body(plan.endpoint, "GET", target);
-    if (!got) return Error{got.error().code, "--trace: sizing pages with GET " + target + ": " + got.error().message};
-    bytes[i] = static_cast<double>(got->size());
-    (void)http_request(plan.endpoint, "DELETE", target);
+  if (o.path_template != "/page/{id}")
+    return refuse("a replay asks /page/{id} (or /value/{n} with --values); --path-template is not taken");
+  ReplayTarget target;
+  if (!o.values.empty()) {
+    // The user's values: the corpus the server serves at /value/{n}, read here for its values'
+    // stored sizes. The server must serve the same one: its /stats counts must match ours.
+    uint64_t records = 0;
+    auto sizes = served_value_sizes(o.values, records);
+    if (!sizes) return Error{sizes.error().code, "--values " + o.values + ": " + sizes.error().message};
+    auto stats = http_ok_body(plan.endpoint, "GET", "/stats");
+    if (!stats) return Error{stats.error().code, "--values: reading the server's /stats: " + stats.error().message};
+    const auto served = nlohmann::json::parse(*stats, nullptr, false);
+    const nlohmann::json* corpus = served.is_object() && served.contains("corpus") ? &served["corpus"] : nullptr;
+    if (!corpus || !corpus->is_object())
+      return refuse("--values: the server serves no corpus at /value/{n} (start hitcost-server with --corpus " +
+                    o.values + ")");
+    const uint64_t their_records = corpus->value("records", uint64_t{0}), their_values = corpus->value("values", uint64_t{0});
+    if (their_records != records || their_values != sizes->size())
+      return refuse("--values " + o.values + " holds " + std::to_string(records) + " records (" +
+                    std::to_string(sizes->size()) + " served), the server's corpus " +
+                    corpus->value("path", std::string("?")) + " " + std::to_string(their_records) + " (" +
+                    std::to_string(their_values) + "): not the same corpus");
+    target.value_sizes = std::move(*sizes);
+    target.corpus_path = o.values;
+  } else {
+    // Page sizes on this server, under its strategy: a page of 1 and of 201 rows, of an id no
+    // trace key gets (ids are numbered from 0), removed again so the cache is as it was.
+    const std::string probe_id = std::to_string(std::min<uint64_t>(100'000'000, default_miss_start(o.keys)));
+    double bytes[2] = {};
+    const int probe_rows[2] = {1, 201};
+    for (int i = 0; i < 2; ++i) {
+      const std::string probe = "/page/" + probe_id + "?rows=" + std::to_string(probe_rows[i]);
+      auto got = http_ok_body(plan.endpoint, "GET", probe);
+      if (!got) return Error{got.error().code, "--trace: sizing pages with GET " + probe + ": " + got.error().message};
+      bytes[i] = static_cast<double>(got->size());
+      (void)http_request(plan.endpoint, "DELETE", probe);
+    }
+    target.pages.bytes_per_row = std::max(1.0, (bytes[1] - bytes[0]) / 200.0);
+    target.pages.base_bytes = bytes[0] - target.pages.bytes_per_row;
   }
-  PageSizing sizing;
-  sizing.bytes_per_row = std::max(1.0, (bytes[1] - bytes[0]) / 200.0);
-  sizing.base_bytes = bytes[0] - sizing.bytes_per_row;
-  auto schedule = build_replay_schedule(o.trace, o.speed, plan.threads, sizing, o.rate);
+  auto schedule = build_replay_schedule(o.trace, o.speed, plan.threads, target, o.rate);
   if (!schedule) return Error{schedule.error().code, "--trace " + o.trace + ": " + schedule.error().message};
   plan.replay = *schedule;
   plan.duration_ns = (*schedule)->span_ns + 1;
@@ -364,7 +397,11 @@ std::string replay_line(const ReplaySchedule& schedule, uint64_t duration_ns) {
                 (unsigned long long)(c.writes + c.inferred_writes), (unsigned long long)c.inferred_writes,
                 (unsigned long long)(c.removes + c.inferred_removes), (unsigned long long)c.inferred_removes,
                 (unsigned long long)c.not_replayed, (unsigned long long)c.prewarmed);
-  return buf;
+  std::string line = buf;
+  if (schedule.values)
+    line += "; keys as /value/{n}: " + std::to_string(c.keys_in_class) + " a value of their size class, " +
+            std::to_string(c.keys_nearest) + " the nearest size (none of theirs in the corpus)";
+  return line;
 }
 
 Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,
@@ -386,6 +423,8 @@ Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uin
   p.timeout_ns = *tmo;
   p.requests = requests;
   if (o.threads < 1 || o.connections < o.threads) return fail("need --connections >= --threads >= 1");
+  if (!o.values.empty() && o.trace.empty())
+    return fail("--values CORPUS is a replay's (with --trace); a sweep of /value/{n} takes --path-template /value/{id}");
   p.connections = o.connections;
   p.threads = o.threads;
   if (!o.cpus.empty()) {

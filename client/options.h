@@ -72,6 +72,7 @@ struct LoadOptions {
   // load (load/replay_schedule.h; attach_trace below): a run, or every run of a sweep.
   std::string trace;
   double speed = 1;
+  std::string values;  // with trace: the corpus the server serves; keys become /value/{n} ids
 };
 
 struct RunOptions : LoadOptions {

@@ -78,7 +78,9 @@ Status check_options(const SampleOptions& o) {
   if (o.output_path.empty()) return Error{Errc::invalid_argument, "no output path for the corpus"};
   if (o.count == 0) return Error{Errc::invalid_argument, "count must be at least 1"};
   if (o.max_value_bytes == 0) return Error{Errc::invalid_argument, "max_value_bytes must be at least 1"};
-  if (o.weighting == Weighting::recency && !o.key_file.empty())
+  if (!o.keys.empty() && !o.key_file.empty())
+    return Error{Errc::invalid_argument, "keys given twice: a key file and a list of keys"};
+  if (o.weighting == Weighting::recency && (!o.key_file.empty() || !o.keys.empty()))
     return Error{Errc::invalid_argument,
                  "recency weighting needs last access times, which a key file does not give: use uniform"};
   return ok_status();
@@ -158,6 +160,16 @@ Result<std::vector<Candidate>> list_key_file(const SampleOptions& o, Manifest& m
   m.keys_seen = listed.size();
   m.notes.push_back("keys from the key file " + o.key_file + " (last access unknown)");
   if (duplicates > 0) m.notes.push_back(std::to_string(duplicates) + " duplicate lines in the key file ignored");
+  return listed;
+}
+
+std::vector<Candidate> list_given_keys(const SampleOptions& o, Manifest& m) {
+  std::vector<Candidate> listed;
+  std::unordered_set<std::string_view> seen;
+  for (const std::string& k : o.keys)
+    if (seen.insert(k).second) listed.push_back(Candidate{k, kAnyNode, 0});
+  m.keys_seen = listed.size();
+  m.notes.push_back((o.keys_note.empty() ? "keys given by the caller" : o.keys_note) + " (last access unknown)");
   return listed;
 }
 
@@ -323,7 +335,9 @@ Result<SampleResult> sample(const SampleOptions& o, const SampleProgressFn& prog
   ProgressReport report(progress);
   Manifest m = start_manifest(o, now);
 
-  auto listed = o.key_file.empty() ? list_dumps(*clients, o, m, report) : list_key_file(o, m);
+  auto listed = !o.keys.empty()       ? Result<std::vector<Candidate>>(list_given_keys(o, m))
+                : o.key_file.empty() ? list_dumps(*clients, o, m, report)
+                                     : list_key_file(o, m);
   if (!listed) return listed.error();
   report.figures.keys_listed = m.keys_seen;
   const std::vector<Candidate> eligible = keep_fetchable(std::move(*listed), m);

@@ -34,6 +34,10 @@ Result<Weighting> parse_weighting(std::string_view text);
 struct SampleOptions {
   std::vector<std::string> nodes;  // host:port, at least one; the index is CorpusRecord::node
   std::string key_file;            // one key per line instead of the dump ("" = dump)
+  // Or the keys themselves (record --values: the most-read keys of a recording), and what they
+  // are, for the manifest's notes. Taken when not empty; not with key_file.
+  std::vector<std::string> keys;
+  std::string keys_note;
   std::string output_path;         // the corpus file (written through PATH.tmp)
   uint64_t count = 1000;
   uint64_t byte_budget = 256ull << 20;    // sum of sampled value bytes

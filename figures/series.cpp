@@ -117,16 +117,19 @@ bool series_from_json(const nlohmann::json& j, Series* s) {
 }
 
 std::string format_series(const Series& s, double window_s) {
-  std::string out = "    t(s)      req/s      p50 us      p99 us      max us   errors     hits   misses\n";
-  char line[160];
+  std::string out = "    t(s)      req/s      p50 us      p99 us      max us   errors     hits   misses   hit %\n";
+  char line[176];
   for (size_t i = 0; i < s.points.size(); ++i) {
     const SeriesPoint& p = s.points[i];
     const double len = interval_len(i, s.points.size(), window_s);
-    std::snprintf(line, sizeof line, "  %6zu %10.0f %11.1f %11.1f %11.1f %8llu %8llu %8llu\n", i,
+    char ratio[16] = "      -";  // no answer tagged hit or miss in that second
+    if (p.hits + p.misses > 0)
+      std::snprintf(ratio, sizeof ratio, "%7.1f", 100.0 * double(p.hits) / double(p.hits + p.misses));
+    std::snprintf(line, sizeof line, "  %6zu %10.0f %11.1f %11.1f %11.1f %8llu %8llu %8llu %s\n", i,
                   double(p.requests) / len, double(p.latency.value_at_percentile(50)) / 1000.0,
                   double(p.latency.value_at_percentile(99)) / 1000.0, double(p.latency.max()) / 1000.0,
                   static_cast<unsigned long long>(p.errors), static_cast<unsigned long long>(p.hits),
-                  static_cast<unsigned long long>(p.misses));
+                  static_cast<unsigned long long>(p.misses), ratio);
     out += line;
   }
   return out;

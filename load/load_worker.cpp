@@ -90,10 +90,12 @@ void LoadThread::set_up_replay(size_t& slot) {
   for (size_t i = 0; i < prewarm_.size(); ++i)
     prewarm_due_.push_back(t0_ + warmup / 2 * i / std::max<size_t>(1, prewarm_.size()));
   const char* methods[kReplayKinds] = {"GET", "PUT", "DELETE"};
-  const std::string rest =
-      (plan_.query.empty() ? "" : "&" + plan_.query) + " HTTP/1.1\r\nHost: " + plan_.endpoint.host_header + "\r\n";
+  // Pages: /page/{id}?rows=R[&query]; values: /value/{n}[?query].
+  const bool values = plan_.replay->values;
+  const std::string query = plan_.query.empty() ? "" : (values ? "?" : "&") + plan_.query;
+  const std::string rest = query + " HTTP/1.1\r\nHost: " + plan_.endpoint.host_header + "\r\n";
   for (int k = 0; k < kReplayKinds; ++k) {
-    replay_prefix_[k] = std::string(methods[k]) + " /page/";
+    replay_prefix_[k] = std::string(methods[k]) + (values ? " /value/" : " /page/");
     replay_suffix_[k] = rest + (k == 0 ? "" : "Content-Length: 0\r\n") + "\r\n";
     slot = std::max(slot, replay_prefix_[k].size() + 10 + 6 + 10 + replay_suffix_[k].size());
   }
@@ -101,15 +103,17 @@ void LoadThread::set_up_replay(size_t& slot) {
 
 void LoadThread::send(Conn& c, uint64_t intended_ns, uint64_t k) {
   if (replay_) {
-    // /page/{id}?rows=R, by kind.
+    // /page/{id}?rows=R or /value/{n}, by kind.
     const ReplayRequest& r = replay_request(k);
     const auto kind = static_cast<size_t>(r.kind);
     char* p = c.req;
     std::memcpy(p, replay_prefix_[kind].data(), replay_prefix_[kind].size());
     p += replay_prefix_[kind].size();
     p = std::to_chars(p, p + 10, r.id).ptr;
-    std::memcpy(p, "?rows=", 6);
-    p = std::to_chars(p + 6, p + 16, r.rows).ptr;
+    if (!plan_.replay->values) {
+      std::memcpy(p, "?rows=", 6);
+      p = std::to_chars(p + 6, p + 16, r.rows).ptr;
+    }
     std::memcpy(p, replay_suffix_[kind].data(), replay_suffix_[kind].size());
     p += replay_suffix_[kind].size();
     c.req_len = uint32_t(p - c.req);

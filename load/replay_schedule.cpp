@@ -1,9 +1,14 @@
 #include "load/replay_schedule.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
+#include "codecs/strategy.h"
+#include "corpus/corpus_file.h"
+#include "corpus/tree_codec.h"
 #include "trace/trace_file.h"
 
 namespace hitcost::client {
@@ -14,13 +19,72 @@ using trace::Outcome;
 using trace::TraceEvent;
 
 struct KeyState {
-  uint32_t id = 0;
-  uint32_t size = 0;
+  uint32_t id = 0;    // the key's order of first appearance; its page id
+  uint32_t size = 0;  // the largest value size the trace gives it
   bool seen = false;     // read or written before in the trace
   bool present = false;  // in the replay's cache now
 };
 
+// Power-of-two size classes: [2^(c-1), 2^c).
+unsigned size_class(uint32_t bytes) noexcept { return static_cast<unsigned>(std::bit_width(bytes)); }
+
+// Each key (by order of first appearance) its /value/{n}: a corpus value of its size class, dealt
+// round-robin among the class's values; the nearest size's class when its own holds none.
+Result<std::vector<uint32_t>> value_ids(const std::vector<uint32_t>& key_sizes, const std::vector<uint32_t>& values,
+                                        ReplayCounts& counts) {
+  const size_t n = values.size();
+  std::vector<uint32_t> by_size(n);
+  for (size_t i = 0; i < n; ++i) by_size[i] = static_cast<uint32_t>(i);
+  std::sort(by_size.begin(), by_size.end(),
+            [&](uint32_t a, uint32_t b) { return values[a] != values[b] ? values[a] < values[b] : a < b; });
+  std::map<unsigned, std::vector<uint32_t>> classes;
+  for (uint32_t i : by_size) classes[size_class(values[i])].push_back(i);
+  std::map<unsigned, size_t> dealt;                  // per class: keys given a value so far
+  std::vector<uint64_t> uses(n, 0);                  // per value: keys given it so far
+  std::vector<uint32_t> ids(key_sizes.size());
+  for (size_t k = 0; k < key_sizes.size(); ++k) {
+    unsigned c = size_class(key_sizes[k]);
+    if (classes.count(c)) {
+      ++counts.keys_in_class;
+    } else {
+      ++counts.keys_nearest;
+      auto above = std::lower_bound(by_size.begin(), by_size.end(), key_sizes[k],
+                                    [&](uint32_t i, uint32_t size) { return values[i] < size; });
+      uint32_t nearest = above == by_size.end() ? by_size.back() : *above;
+      if (above != by_size.begin() && above != by_size.end() &&
+          key_sizes[k] - values[*(above - 1)] <= values[*above] - key_sizes[k])
+        nearest = *(above - 1);
+      c = size_class(values[nearest]);
+    }
+    const std::vector<uint32_t>& in_class = classes[c];
+    const uint32_t value = in_class[dealt[c]++ % in_class.size()];
+    const uint64_t id = value + n * uses[value]++;
+    if (id > UINT32_MAX)
+      return Error{Errc::invalid_argument, "--values: " + std::to_string(key_sizes.size()) + " keys over " +
+                                               std::to_string(n) + " values need ids past 2^32"};
+    ids[k] = static_cast<uint32_t>(id);
+  }
+  return ids;
+}
+
 }  // namespace
+
+Result<std::vector<uint32_t>> served_value_sizes(const std::string& path, uint64_t& records) {
+  auto file = corpus::read_corpus(path);
+  if (!file) return file.error();
+  auto scheme = parse_flag_scheme(file->manifest.scheme);
+  if (!scheme)
+    return Error{Errc::invalid_argument,
+                 path + ": the manifest's flag scheme '" + file->manifest.scheme + "' is not one hitcost reads"};
+  records = file->records.size();
+  std::vector<uint32_t> sizes;
+  std::string scratch;
+  for (const corpus::CorpusRecord& rec : file->records)
+    if (corpus::decode_stored(rec.value, rec.flags, *scheme, scratch))
+      sizes.push_back(static_cast<uint32_t>(std::min<size_t>(rec.value.size(), UINT32_MAX)));
+  if (sizes.empty()) return Error{Errc::invalid_argument, path + ": no value of the corpus decodes"};
+  return sizes;
+}
 
 uint32_t rows_for(const PageSizing& sizing, uint32_t value_bytes) noexcept {
   const double per_row = sizing.bytes_per_row > 0 ? sizing.bytes_per_row : 1;
@@ -29,7 +93,7 @@ uint32_t rows_for(const PageSizing& sizing, uint32_t value_bytes) noexcept {
 }
 
 Result<std::shared_ptr<const ReplaySchedule>> build_replay_schedule(const std::string& trace_path, double speed,
-                                                                    int threads, const PageSizing& sizing,
+                                                                    int threads, const ReplayTarget& target,
                                                                     double rate) {
   if (!(speed > 0)) return Error{Errc::invalid_argument, "--speed: want a number above 0"};
   if (threads < 1) return Error{Errc::invalid_argument, "threads: want at least 1"};
@@ -61,6 +125,16 @@ Result<std::shared_ptr<const ReplaySchedule>> build_replay_schedule(const std::s
     it->second.size = std::max(it->second.size, e.value_size);
   }
   s->counts.keys = keys.size();
+  s->values = target.values();
+  s->corpus_path = target.corpus_path;
+  std::vector<uint32_t> ids;  // by order of first appearance: the key's request id
+  if (s->values) {
+    std::vector<uint32_t> key_sizes(keys.size());
+    for (const auto& [hash, k] : keys) key_sizes[k.id] = k.size;
+    auto got = value_ids(key_sizes, target.value_sizes, s->counts);
+    if (!got) return got.error();
+    ids = std::move(*got);
+  }
 
   // Pass 2: due times and kinds.
   size_t run_start = 0;  // whole seconds: the first event of the current second, and its length
@@ -80,14 +154,23 @@ Result<std::shared_ptr<const ReplaySchedule>> build_replay_schedule(const std::s
     KeyState& k = keys[e.key];
     const auto op = static_cast<Op>(e.op);
     const auto outcome = static_cast<Outcome>(e.outcome);
-    const uint32_t rows = rows_for(sizing, k.size);
-    auto& lane = s->per_thread[k.id % static_cast<uint32_t>(threads)];
-    auto push = [&](ReplayKind kind) { lane.push_back({due_ns, k.id, rows, kind}); };
+    const uint32_t id = s->values ? ids[k.id] : k.id;
+    const uint32_t rows = s->values ? 0 : rows_for(target.pages, k.size);
+    auto& lane = s->per_thread[id % static_cast<uint32_t>(threads)];
+    auto push = [&](ReplayKind kind) { lane.push_back({due_ns, id, rows, kind}); };
     if (trace::is_read(op)) {
+      if (outcome == Outcome::found || outcome == Outcome::not_found) {
+        const size_t second = static_cast<size_t>(due_ns / 1'000'000'000);
+        if (s->recorded_found_per_s.size() <= second) {
+          s->recorded_found_per_s.resize(second + 1);
+          s->recorded_not_found_per_s.resize(second + 1);
+        }
+        ++(outcome == Outcome::found ? s->recorded_found_per_s : s->recorded_not_found_per_s)[second];
+      }
       if (outcome == Outcome::found) {
         ++s->counts.recorded_found;
         if (!k.seen) {
-          s->prewarm.push_back({0, k.id, rows, ReplayKind::write});
+          s->prewarm.push_back({0, id, rows, ReplayKind::write});
         } else if (!k.present) {
           // Found although the trace removed it: a write the trace did not show (a sampled
           // trace, a write to another node) put it back. It goes out just before the read.
@@ -99,7 +182,7 @@ Result<std::shared_ptr<const ReplaySchedule>> build_replay_schedule(const std::s
         ++s->counts.recorded_not_found;
         // Not in the trace's cache when it began: removed in the warm-up, whatever an earlier
         // run (a sweep's previous round) left there.
-        if (!k.seen) s->prewarm.push_back({0, k.id, rows, ReplayKind::remove});
+        if (!k.seen) s->prewarm.push_back({0, id, rows, ReplayKind::remove});
         if (k.present) {
           push(ReplayKind::remove);
           ++s->counts.inferred_removes;

@@ -211,7 +211,15 @@ void describe_plan(const LoadPlan& plan, RunReport& r) {
                 {"not_replayed", c.not_replayed},
                 {"prewarmed", c.prewarmed},
                 {"recorded_found", c.recorded_found},
-                {"recorded_not_found", c.recorded_not_found}};
+                {"recorded_not_found", c.recorded_not_found},
+                {"recorded_found_per_s", s.recorded_found_per_s},
+                {"recorded_not_found_per_s", s.recorded_not_found_per_s},
+                {"route", s.values ? "/value/{n}" : "/page/{id}"}};
+    if (s.values) {
+      r.replay["values_corpus"] = s.corpus_path;
+      r.replay["keys_in_class"] = c.keys_in_class;
+      r.replay["keys_nearest"] = c.keys_nearest;
+    }
   }
   if (!plan.cpus.empty()) {
     r.client_cpus = plan.cpus;

@@ -558,21 +558,38 @@ std::string log2_chart(const RunRecord& run, const std::string& label) {
   return s.str();
 }
 
-// Per-second throughput (line) and p99 (dashed) of one run, each scaled to its own maximum.
+// Per-second throughput (line) and p99 (dashed) of one run, each scaled to its own maximum; the
+// hit ratio per second (green, 0..1) when answers carried X-Cache, and for a replayed trace the
+// ratio the trace recorded in the same seconds (grey dashed), so drift from the trace shows where.
 std::string series_chart(const RunRecord& run, const std::string& label) {
   if (!run.series.is_array() || run.series.empty()) return "";
   const json& pts = run.series;
   double rmax = 1e-9, pmax = 1e-9;
+  bool tagged = false;
   for (const auto& p : pts) {
     rmax = std::max(rmax, p.value("throughput_rps", 0.0));
     pmax = std::max(pmax, p.value("p99_us", 0.0));
+    tagged = tagged || p.value("hits", 0.0) + p.value("misses", 0.0) > 0;
+  }
+  const json* recorded_found = nullptr;
+  const json* recorded_missed = nullptr;
+  if (run.replay.is_object() && run.replay.contains("recorded_found_per_s")) {
+    recorded_found = &run.replay["recorded_found_per_s"];
+    recorded_missed = &run.replay["recorded_not_found_per_s"];
   }
   const double L = 50, T = 30, H = 120, W = 420, dx = pts.size() > 1 ? (W - L - 20) / double(pts.size() - 1) : 0;
-  std::string rps_line, p99_line;
+  auto y_of_ratio = [&](double r) { return fixed(T + H - H * r, 1); };
+  std::string rps_line, p99_line, hit_line, recorded_line;
   for (size_t i = 0; i < pts.size(); ++i) {
     const double x = L + dx * double(i);
     rps_line += fixed(x, 1) + "," + fixed(T + H - H * pts[i].value("throughput_rps", 0.0) / rmax, 1) + " ";
     p99_line += fixed(x, 1) + "," + fixed(T + H - H * pts[i].value("p99_us", 0.0) / pmax, 1) + " ";
+    const double hits = pts[i].value("hits", 0.0), misses = pts[i].value("misses", 0.0);
+    if (hits + misses > 0) hit_line += fixed(x, 1) + "," + y_of_ratio(hits / (hits + misses)) + " ";
+    if (recorded_found && i < recorded_found->size() && i < recorded_missed->size()) {
+      const double f = (*recorded_found)[i].get<double>(), m = (*recorded_missed)[i].get<double>();
+      if (f + m > 0) recorded_line += fixed(x, 1) + "," + y_of_ratio(f / (f + m)) + " ";
+    }
   }
   std::ostringstream s;
   s << "<svg class=\"chart\" data-chart=\"series\" data-strategy=\"" << esc(label) << "\" width=\"" << W
@@ -583,9 +600,19 @@ std::string series_chart(const RunRecord& run, const std::string& label) {
     << "<polyline class=\"series-rps\" fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"2\" points=\"" << rps_line
     << "\"/><polyline class=\"series-p99\" fill=\"none\" stroke=\"#e15759\" stroke-dasharray=\"4 3\" stroke-width=\"2\" "
        "points=\""
-    << p99_line << "\"/><text class=\"tick\" x=\"" << L << "\" y=\"" << T + H + 14
-    << "\">0 s</text><text class=\"tick\" x=\"" << W - 20 << "\" y=\"" << T + H + 14 << "\" text-anchor=\"end\">"
-    << pts.size() - 1 << " s</text>";
+    << p99_line << "\"/>";
+  if (!recorded_line.empty())
+    s << "<polyline class=\"series-recorded-hit-ratio\" fill=\"none\" stroke=\"#888\" stroke-dasharray=\"2 2\" "
+         "stroke-width=\"2\" points=\""
+      << recorded_line << "\"/>";
+  if (!hit_line.empty())
+    s << "<polyline class=\"series-hit-ratio\" fill=\"none\" stroke=\"#59a14f\" stroke-width=\"1.5\" points=\""
+      << hit_line << "\"/>";
+  s << "<text class=\"tick\" x=\"" << L << "\" y=\"" << T + H + 14 << "\">0 s</text><text class=\"tick\" x=\""
+    << W - 20 << "\" y=\"" << T + H + 14 << "\" text-anchor=\"end\">" << pts.size() - 1 << " s</text>";
+  if (tagged)
+    s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 32 << "\">hit ratio (green, 0..1)"
+      << (recorded_line.empty() ? "" : "; the trace's own (grey dashed)") << "</text>";
   for (size_t i = 0; i < pts.size(); ++i)  // markers: a 1 s run is a single point, not a line
     s << "<circle cx=\"" << L + dx * double(i) << "\" cy=\"" << T + H - H * pts[i].value("throughput_rps", 0.0) / rmax
       << "\" r=\"3\" fill=\"#4e79a7\"/><circle cx=\"" << L + dx * double(i) << "\" cy=\""

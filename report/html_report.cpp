@@ -165,6 +165,16 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
     row("INTERRUPTED", std::to_string(interrupted) + " run(s) stopped by a signal before their planned " +
                            u([](const RunRecord& r) { return json(r.planned_duration_s); }) +
                            " s: their figures cover the window that ran");
+  // A replayed trace: which, at what pace, its keys as what (the keys row's target is its hit ratio).
+  auto replay_field = [&](const char* name) {
+    return u([name](const RunRecord& r) { return r.replay.is_object() ? r.replay.value(name, json()) : json(); });
+  };
+  if (std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.replay.is_object(); })) {
+    const std::string corpus = replay_field("values_corpus");
+    row("replay", "trace " + replay_field("trace") + " at " + replay_field("speed") + "x its pace, " +
+                      replay_field("keys") + " keys as " + replay_field("route") + (corpus == "-" ? "" : " of " + corpus) +
+                      "; the target hit ratio below is the trace's");
+  }
   row("keys", u([](const RunRecord& r) { return json(r.keys); }) + " " +
                   u([](const RunRecord& r) { return json(r.key_dist); }) + ", target hit ratio " +
                   u([](const RunRecord& r) { return r.target_hit_ratio ? json(*r.target_hit_ratio) : json(); }) +

@@ -154,8 +154,10 @@ void Router::handle(const HttpRequest& req, const boost::asio::ip::address& peer
     return method_not_allowed("GET, PUT, DELETE");
   }
   if (path.starts_with("/value/")) {
-    if (!is_get) return method_not_allowed("GET");
-    return value(path.substr(7), query, res, body);
+    if (is_get) return value(path.substr(7), query, res, body);
+    if (req.method() == http::verb::put || req.method() == http::verb::delete_)
+      return value_write(req.method() == http::verb::delete_, path.substr(7), res, body);
+    return method_not_allowed("GET, PUT, DELETE");
   }
   if (path.starts_with("/data/")) {
     if (!is_get) return method_not_allowed("GET");
@@ -257,11 +259,13 @@ void Router::page(std::string_view id_text, std::string_view query, Response& re
   tell_outcome(pages_.serve(view_.get(), pr, body), res);
 }
 
-// A replayed trace's write (PUT: the application stored a fresh page: rendered from the origin
-// and set under the strategy in force, as a miss would) or invalidation (DELETE: the key
-// removed). 200 with an empty body on success (every client reads a Content-Length; a 204 has
-// none), 503 with the reason when the store failed (counted in store_errors). Not admin
-// routes: a client of the cache may write to it.
+// PUT and DELETE of /page/{id} and /value/{n}: a client's writes to the cache (a replayed
+// trace's): PUT is the application storing a fresh copy (rendered from the origin and set under
+// the strategy in force, as a miss would), DELETE an invalidation (the key removed). 200 with an
+// empty body on success (every client reads a Content-Length; a 204 has none), 503 with the
+// reason when the store failed (counted in store_errors). Counted in client_writes and
+// client_deletes, not in the miss path's fills. Not admin routes: a client of the cache may
+// write to it.
 void Router::page_write(bool remove, std::string_view id_text, std::string_view query, Response& res,
                         std::string& body) {
   int64_t id = 0;
@@ -269,29 +273,63 @@ void Router::page_write(bool remove, std::string_view id_text, std::string_view 
   uint32_t rows = 0;
   if (!parse_rows(query, rows, res, body)) return;
   const RuntimeConfig& cfg = view_.get();
-  if (remove) {
-    const Status removed = cfg.store->remove(PageService::key_for(cfg, id, rows));
-    if (!removed && removed.error().code != Errc::not_found) {
-      m_.store_errors.add();
-      return error(res, body, 503, "store remove failed: " + removed.error().message);
-    }
-    m_.page_deletes.add();
-  } else {
-    if (!pages_.warm(cfg, id, rows)) return error(res, body, 503, "store write failed (counted in store_errors)");
-    m_.page_writes.add();
-  }
+  if (remove) return remove_key(cfg, PageService::key_for(cfg, id, rows), res, body);
+  if (!pages_.warm(cfg, id, rows)) return error(res, body, 503, "store write failed (counted in store_errors)");
+  m_.client_writes.add();
   res.status = 200;
   res.content_type = "text/plain; charset=utf-8";
 }
 
-void Router::value(std::string_view n_text, std::string_view query, Response& res, std::string& body) {
-  const ValueOrigin* origin = ctx_.values.get();
-  if (!origin) return error(res, body, 404, kNoCorpus);
+// A value the strategy in force cannot write (JSON and a non-UTF-8 string, ...) is 409: no retry
+// helps, and a GET of it is a miss answered from the origin under that strategy.
+void Router::value_write(bool remove, std::string_view n_text, Response& res, std::string& body) {
   uint64_t n = 0;
-  if (!parse_number(n_text, n)) return error(res, body, 400, "bad value number: want a non-negative integer");
-  if (n > uint64_t(ctx_.opts.max_id)) return error(res, body, 404, "value number out of range");
+  const ValueOrigin* origin = value_target(n_text, n, res, body);
+  if (!origin) return;
   const RuntimeConfig& cfg = view_.get();
-  if (cfg.store->objects()) return error(res, body, 409, kObjectsHoldPages);
+  if (remove) return remove_key(cfg, ValueService::key_for(cfg, static_cast<size_t>(n)), res, body);
+  switch (values_.warm(cfg, *origin, static_cast<size_t>(n))) {
+    case WarmResult::stored:
+      break;
+    case WarmResult::store_error:
+      return error(res, body, 503, "store write failed (counted in store_errors)");
+    case WarmResult::unstorable:
+      return error(res, body, 409, "the strategy in force cannot write this value (counted in value_encode_errors)");
+  }
+  m_.client_writes.add();
+  res.status = 200;
+  res.content_type = "text/plain; charset=utf-8";
+}
+
+void Router::remove_key(const RuntimeConfig& cfg, const std::string& key, Response& res, std::string& body) {
+  const Status removed = cfg.store->remove(key);
+  if (!removed && removed.error().code != Errc::not_found) {
+    m_.store_errors.add();
+    return error(res, body, 503, "store remove failed: " + removed.error().message);
+  }
+  m_.client_deletes.add();
+  res.status = 200;
+  res.content_type = "text/plain; charset=utf-8";
+}
+
+const ValueOrigin* Router::value_target(std::string_view n_text, uint64_t& n, Response& res, std::string& body) {
+  auto refuse = [&](int status, std::string_view why) -> const ValueOrigin* {
+    error(res, body, status, why);
+    return nullptr;
+  };
+  const ValueOrigin* origin = ctx_.values.get();
+  if (!origin) return refuse(404, kNoCorpus);
+  if (!parse_number(n_text, n)) return refuse(400, "bad value number: want a non-negative integer");
+  if (n > uint64_t(ctx_.opts.max_id)) return refuse(404, "value number out of range");
+  if (view_.get().store->objects()) return refuse(409, kObjectsHoldPages);
+  return origin;
+}
+
+void Router::value(std::string_view n_text, std::string_view query, Response& res, std::string& body) {
+  uint64_t n = 0;
+  const ValueOrigin* origin = value_target(n_text, n, res, body);
+  if (!origin) return;
+  const RuntimeConfig& cfg = view_.get();
   ValueRequest vr;
   vr.n = static_cast<size_t>(n);
   std::string name_storage;  // outlives serve(): X-Strategy names the override

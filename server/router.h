@@ -68,6 +68,12 @@ class Router {
   void page_write(bool remove, std::string_view id_text, std::string_view query, Response& res, std::string& body);
   void data(std::string_view id_text, std::string_view query, Response& res, std::string& body);
   void value(std::string_view n_text, std::string_view query, Response& res, std::string& body);
+  void value_write(bool remove, std::string_view n_text, Response& res, std::string& body);
+  // A client's DELETE of `key` (page or value): 200 when gone (absent already included).
+  void remove_key(const RuntimeConfig& cfg, const std::string& key, Response& res, std::string& body);
+  // A /value/{n}'s corpus, with n parsed: nullptr, with the 400/404/409 in `res`, when there is
+  // no corpus, n is not a value number, or the store holds objects.
+  const ValueOrigin* value_target(std::string_view n_text, uint64_t& n, Response& res, std::string& body);
   void warm_values(std::string_view query, Response& res, std::string& body);
   void calibrate(std::string_view query, Response& res, std::string& body);
   void admin(const HttpRequest& req, std::string_view path, std::string_view query, Response& res, std::string& body);

@@ -1,6 +1,8 @@
 #include "trace/recorder.h"
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "corpus/memcached_text.h"
@@ -90,12 +92,15 @@ Result<RecordResult> record(const RecordOptions& options) {
   const KeyHasher hasher = KeyHasher::random();
   TraceWriter& out = *writer;
   bool writer_full = false;
+  std::optional<TopKeys> top_keys;
+  if (options.top_keys > 0) top_keys.emplace(std::max<size_t>(4096, options.top_keys * 16));
   WatchTranslator translator(hasher, [&](const TraceEvent& e, std::string_view key) {
     if (writer_full || !out.append(e)) {
       writer_full = true;
       return;
     }
     if (options.keep_keys) out.keep_key(e.key, key);
+    if (top_keys && is_read(static_cast<Op>(e.op))) top_keys->add(key);
   });
 
   const auto deadline = Clock::now() + std::chrono::duration<double>(options.duration_s);
@@ -129,6 +134,10 @@ Result<RecordResult> record(const RecordOptions& options) {
     for (const char* name : kReportedCounters) result.counters[name] = grown(*start, *end, name);
   }
   result.watch = translator.counts();
+  if (top_keys) {
+    result.top_keys = top_keys->top(options.top_keys);
+    result.top_reads = top_keys->events();
+  }
   result.start_unix_us = translator.start_unix_us();
 
   TraceInfo info;

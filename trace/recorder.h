@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "trace/top_keys.h"
 #include "trace/trace_file.h"
 #include "trace/watch_events.h"
 
@@ -29,6 +30,7 @@ struct RecordOptions {
   double baseline_s = 5;    // of memcached's CPU before the watcher connects (0: none)
   WriterLimits limits{};    // --max-events, --max-bytes
   bool keep_keys = false;   // the kept-keys section (keys in clear): only when asked
+  size_t top_keys = 0;      // > 0: also keep the N most-read keys in clear, in memory (TopKeys)
   int connect_timeout_ms = 2000;
   int io_timeout_ms = 5000;
   const std::atomic<bool>* stop = nullptr;    // set (e.g. by SIGINT) to end early, file kept
@@ -55,6 +57,10 @@ struct RecordResult {
   std::map<std::pair<std::string, std::string>, uint64_t> recorded;
   std::string memcached_version;
   uint64_t start_unix_us = 0;
+  // RecordOptions::top_keys > 0: the most-read keys (reads: the hits their values cost), counted
+  // over 16 N slots (at least 4,096) of a Space-Saving summary.
+  TopKeys::Top top_keys;
+  uint64_t top_reads = 0;  // the reads the summary counted (all keys)
 };
 
 // Errors before anything is written (unreachable memcached, a refused watch, an output that

@@ -95,12 +95,12 @@
     "Requests whose service time was above --slow-log's threshold.") \
   X(slow_log_dropped,    "slow",  "dropped_lines",      "hitcost_slow_log_dropped_total", "",                      "counter", "", \
     "Slow requests the slow log's rate limit (or a failed write) left out of its file.") \
-  /* PUT and DELETE /page/{id} (a replayed trace's writes and invalidations): pages rendered */ \
-  /* from the origin and stored, and keys removed from the store */ \
-  X(page_writes,         "",      "page_writes",        "hitcost_page_writes_total",      "",                      "counter", "", \
-    "PUT /page/{id}: pages rendered from the origin and stored under the strategy in force.") \
-  X(page_deletes,        "",      "page_deletes",       "hitcost_page_deletes_total",     "",                      "counter", "", \
-    "DELETE /page/{id}: keys removed from the store.") \
+  /* PUT and DELETE /page/{id} and /value/{n} (a replayed trace's writes and invalidations): */ \
+  /* pages and values rendered from the origin and stored, and keys removed from the store */ \
+  X(client_writes,       "",      "client_writes",      "hitcost_client_writes_total",    "",                      "counter", "", \
+    "PUT /page/{id} and /value/{n}: rendered from the origin and stored under the strategy in force.") \
+  X(client_deletes,      "",      "client_deletes",     "hitcost_client_deletes_total",   "",                      "counter", "", \
+    "DELETE /page/{id} and /value/{n}: keys removed from the store.") \
   /* a new counter: one row above this line, then m.<field>.add() where it happens */
 // clang-format on
 

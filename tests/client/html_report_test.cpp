@@ -56,6 +56,7 @@ json synthetic_run(const std::string& strategy, int repeat, double hit_us, doubl
     (is_miss ? r.load.miss : r.load.hit).record(v);
     SeriesPoint& pt = r.load.series.at(0, uint64_t(i) * 150'000);
     ++pt.requests;
+    ++(is_miss ? pt.misses : pt.hits);
     pt.latency.record(v);
   }
   r.load.requests = r.load.ok = 20000;
@@ -163,6 +164,34 @@ TEST(HtmlReport, IsSelfContained) {
   EXPECT_EQ(html.find("https://"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
+}
+
+// The per-second chart draws the hit ratio (X-Cache's hits and misses per second) and, for a
+// replayed trace, the ratio the trace recorded in the same seconds; the table names the replay.
+TEST(HtmlReport, AReplaysSeriesDrawsItsHitRatioBesideTheTracesOwn) {
+  json run = synthetic_run("html", 0, 150, 0.4);
+  for (json& point : run["series"]) point["hits"] = 0, point["misses"] = 0;
+  const std::string plain = html_report({json{{"runs", json::array({run})}}}, "t");
+  EXPECT_EQ(plain.find("series-hit-ratio"), std::string::npos);  // no second tagged hit or miss
+  EXPECT_EQ(plain.find("<th>replay</th>"), std::string::npos);
+  size_t seconds = 0;
+  for (json& point : run["series"]) point["hits"] = 90, point["misses"] = 10, ++seconds;
+  ASSERT_GT(seconds, 0u);
+  run["replay"] = {{"trace", "t.hctrace"}, {"speed", 0.5}, {"keys", 7}, {"route", "/value/{n}"},
+                   {"values_corpus", "v.hcorpus"}, {"recorded_found_per_s", json::array({80})},
+                   {"recorded_not_found_per_s", json::array({20})}};
+  const std::string html = html_report({json{{"runs", json::array({run})}}}, "t");
+  // 0.9 and 0.8 on the chart's 120-pixel scale from y 150: 42.0 and 54.0.
+  const size_t replayed = html.find("class=\"series-hit-ratio\""), recorded = html.find("series-recorded-hit-ratio");
+  ASSERT_NE(replayed, std::string::npos);
+  ASSERT_NE(recorded, std::string::npos);
+  const std::string replayed_points = html.substr(replayed, html.find("/>", replayed) - replayed);
+  const std::string recorded_points = html.substr(recorded, html.find("/>", recorded) - recorded);
+  EXPECT_NE(replayed_points.find(",42.0 "), std::string::npos) << replayed_points;
+  EXPECT_EQ(replayed_points.find(",54.0 "), std::string::npos) << replayed_points;
+  EXPECT_NE(recorded_points.find(",54.0 "), std::string::npos) << recorded_points;
+  EXPECT_NE(html.find("<th>replay</th><td>trace t.hctrace at 0.5x its pace, 7 keys as /value/{n} of v.hcorpus"),
+            std::string::npos);
 }
 
 TEST(HtmlReport, RendersEveryChartInHeadlessChromium) {

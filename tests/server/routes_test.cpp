@@ -72,8 +72,8 @@ TEST(Routes, PutStoresAPageAndDeleteRemovesIt) {
   EXPECT_EQ(conn.get("/page/8").header("x-cache"), "miss");
   EXPECT_EQ(request("PUT", "/page/x").status, 400);
   auto stats = nlohmann::json::parse(conn.get("/stats").body);
-  EXPECT_EQ(stats["page_writes"], 1);
-  EXPECT_EQ(stats["page_deletes"], 2);
+  EXPECT_EQ(stats["client_writes"], 1);
+  EXPECT_EQ(stats["client_deletes"], 2);
   mc.kill_now();
   const HttpResponse failed = request("PUT", "/page/9");
   EXPECT_EQ(failed.status, 503);

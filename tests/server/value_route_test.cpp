@@ -194,6 +194,41 @@ TEST_F(ValueRoute, IdsPastTheCorpusAreMissesOfItsValuesAndNotNumbersAreRefused) 
   EXPECT_EQ(conn.post("/admin/warm?values=2", "").status, 400);
 }
 
+// A client's writes to values (a replayed trace's): PUT stores value n under the strategy in
+// force (the next GET a hit), DELETE removes it (the next GET a miss); one the strategy cannot
+// write is 409 and stays a miss; counted in client_writes and client_deletes.
+TEST_F(ValueRoute, PutStoresAValueAndDeleteRemovesIt) {
+  ServerProcess server({"--corpus", corpus_path});
+  HttpConnection conn(server.port());
+  auto request = [&](const char* method, const std::string& target) {
+    conn.send_raw(std::string(method) + " " + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+    return conn.read_response();
+  };
+  const std::string past = std::to_string(good.size() + 5);  // value 5 under a key of its own
+  const HttpResponse put = request("PUT", "/value/" + past);
+  EXPECT_EQ(put.status, 200);
+  EXPECT_TRUE(put.body.empty());
+  HttpResponse hit = conn.get("/value/" + past);
+  EXPECT_EQ(hit.header("x-cache"), "hit");
+  EXPECT_EQ(hit.body, rendered(good[5].tree));
+  EXPECT_EQ(request("DELETE", "/value/" + past).status, 200);
+  EXPECT_EQ(request("DELETE", "/value/" + past).status, 200);  // absent already: still removed
+  EXPECT_EQ(conn.get("/value/" + past).header("x-cache"), "miss");
+  EXPECT_EQ(request("PUT", "/value/abc").status, 400);
+  EXPECT_EQ(request("PATCH", "/value/1").status, 405);
+  json stats = json::parse(conn.get("/stats").body);
+  EXPECT_EQ(stats["client_writes"], 1);
+  EXPECT_EQ(stats["client_deletes"], 2);
+  // JSON cannot hold the non-UTF-8 string: under struct:json the write is refused with the reason.
+  ASSERT_EQ(conn.post("/admin/config", R"({"strategy":"struct:json"})").status, 200);
+  const HttpResponse refused = request("PUT", "/value/" + std::to_string(kNonUtf8));
+  EXPECT_EQ(refused.status, 409);
+  EXPECT_NE(refused.body.find("cannot write this value"), std::string::npos) << refused.body;
+  EXPECT_EQ(conn.get("/value/" + std::to_string(kNonUtf8)).header("x-cache"), "miss");
+  stats = json::parse(conn.get("/stats").body);
+  EXPECT_EQ(stats["client_writes"], 1);
+}
+
 TEST(ValueRouteWithoutCorpus, AnswersThatNoCorpusIsLoaded) {
   ServerProcess server({});
   HttpConnection conn(server.port());

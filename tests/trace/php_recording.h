@@ -28,7 +28,7 @@ inline std::vector<std::string> roomy_watch_buffers() {
 
 inline Result<RecordResult> record_php_traffic(const hitcost::testing::MemcachedProcess& mc,
                                                const std::filesystem::path& dir, bool keep_keys, int requests,
-                                               int seed) {
+                                               int seed, size_t top_keys = 0) {
   std::atomic<bool> stop{false}, watching{false};
   RecordOptions o;
   o.address = mc.address();
@@ -36,6 +36,7 @@ inline Result<RecordResult> record_php_traffic(const hitcost::testing::Memcached
   o.duration_s = 300;  // ended by `stop`
   o.baseline_s = 0;
   o.keep_keys = keep_keys;
+  o.top_keys = top_keys;
   o.stop = &stop;
   o.after_watch_started = [&] { watching = true; };
   std::thread php([&] {

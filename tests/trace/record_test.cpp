@@ -2,6 +2,7 @@
 // Memcached class drives it with a known mix: the recording's counts equal what PHP did, per key.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "corpus/corpus_file.h"
 #include "tests/support/command.h"
 #include "tests/support/fresh_dir.h"
 #include "tests/support/memcached_process.h"
@@ -56,9 +58,10 @@ struct Recorded {
   std::map<std::string, Did> did;
 };
 
-Recorded record_php_traffic(const MemcachedProcess& mc, const fs::path& dir, bool keep_keys, int requests) {
+Recorded record_php_traffic(const MemcachedProcess& mc, const fs::path& dir, bool keep_keys, int requests,
+                            size_t top_keys = 0) {
   Recorded out;
-  auto r = trace::record_php_traffic(mc, dir, keep_keys, requests, 11);
+  auto r = trace::record_php_traffic(mc, dir, keep_keys, requests, 11, top_keys);
   EXPECT_TRUE(r) << r.error().message;
   if (r) out.result = *r;
   out.did = read_did(dir / "did.tsv");
@@ -68,7 +71,7 @@ Recorded record_php_traffic(const MemcachedProcess& mc, const fs::path& dir, boo
 TEST(Record, CountsByKeyOperationAndOutcomeEqualWhatPhpDid) {
   MemcachedProcess mc(64, roomy_watch_buffers());
   const fs::path dir = hitcost::testing::fresh_dir("trace-record", "per-key");
-  const Recorded rec = record_php_traffic(mc, dir, /*keep_keys=*/true, 4000);
+  const Recorded rec = record_php_traffic(mc, dir, /*keep_keys=*/true, 4000, /*top_keys=*/10);
   ASSERT_FALSE(rec.did.empty());
   EXPECT_EQ(rec.result.stopped_by, "interrupted");
   EXPECT_EQ(rec.result.watch.skipped, 0u);
@@ -119,6 +122,26 @@ TEST(Record, CountsByKeyOperationAndOutcomeEqualWhatPhpDid) {
   EXPECT_GT(del_hits + del_misses, 0u);
   EXPECT_EQ(rec.result.recording.commands, get_hits + get_misses + sets + del_hits + del_misses);
   EXPECT_EQ(rec.result.recorded, count_by_op_outcome(trace->events()));
+
+  // The ten most-read keys (--values 10): PHP's reads of each are its gets and its deletes (both
+  // lookups in the stream). 97-odd keys fit the summary: every count exact, and certain.
+  std::map<std::string, uint64_t> reads;
+  for (const auto& [key, d] : rec.did) reads[key] = d.get_found + d.get_missed + d.deletes_found + d.deletes_missed;
+  std::vector<std::pair<uint64_t, std::string>> by_reads;
+  for (const auto& [key, n] : reads) by_reads.emplace_back(n, key);
+  std::sort(by_reads.begin(), by_reads.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  const TopKeys::Top& top = rec.result.top_keys;
+  ASSERT_EQ(top.keys.size(), 10u);
+  EXPECT_TRUE(top.certain);
+  for (size_t i = 0; i < top.keys.size(); ++i) {
+    EXPECT_EQ(top.keys[i].key, by_reads[i].second) << "rank " << i;
+    EXPECT_EQ(top.keys[i].count, by_reads[i].first) << top.keys[i].key;
+    EXPECT_EQ(top.keys[i].error, 0u);
+  }
+  uint64_t all_reads = 0;
+  for (const auto& [key, n] : reads) all_reads += n;
+  EXPECT_EQ(rec.result.top_reads, all_reads);
 }
 
 TEST(Record, NoKeyIsInTheFileUnlessAskedFor) {
@@ -156,9 +179,12 @@ TEST(RecordCli, RecordsForItsDurationThenShowSummarizesTheFile) {
     hitcost::testing::memcached_raw(mc.port(), "get nope\r\n", "END\r\n");
     done = true;
   });
+  // --values 2: the two keys read ("a" ten times, "nope" once) fetched into a corpus beside the
+  // trace; "nope" is not in the cache: counted gone.
   const CommandResult r = run_command({hitcost::testing::corpus_binary(), "record", "--from",
                                        "memcached:" + mc.address(), "--duration", "2500ms", "--baseline", "0", "-o",
-                                       (dir / "t.hctrace").string(), "--json", (dir / "r.json").string()});
+                                       (dir / "t.hctrace").string(), "--json", (dir / "r.json").string(), "--values",
+                                       "2"});
   traffic.join();
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   ASSERT_TRUE(done);
@@ -166,6 +192,17 @@ TEST(RecordCli, RecordsForItsDurationThenShowSummarizesTheFile) {
   const auto j = nlohmann::json::parse(slurp(dir / "r.json"));
   EXPECT_EQ(j.at("events").get<uint64_t>(), 12u);
   EXPECT_EQ(j.at("counters").at("get_hits").get<uint64_t>(), 10u);
+  EXPECT_EQ(j.at("values").at("corpus").get<std::string>(), (dir / "t.hcorpus").string());
+  EXPECT_EQ(j.at("values").at("keys").get<uint64_t>(), 2u);
+  EXPECT_EQ(j.at("values").at("values").get<uint64_t>(), 1u);
+  EXPECT_EQ(j.at("values").at("gone").get<uint64_t>(), 1u);
+  EXPECT_EQ(j.at("values").at("reads_of_keys").get<uint64_t>(), 11u);
+  auto values = corpus::read_corpus((dir / "t.hcorpus").string());
+  ASSERT_TRUE(values) << values.error().message;
+  ASSERT_EQ(values->records.size(), 1u);
+  EXPECT_EQ(values->records[0].key, "a");
+  EXPECT_EQ(values->records[0].value, "hello");
+  EXPECT_NE(r.out.find("corpus " + (dir / "t.hcorpus").string() + ": 1 values"), std::string::npos) << r.out;
 
   const CommandResult show = run_command({hitcost::testing::corpus_binary(), "trace", "show",
                                           (dir / "t.hctrace").string(), "--json", (dir / "s.json").string()});

@@ -19,6 +19,7 @@
 #include "tests/support/fresh_dir.h"
 #include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
+#include "tests/support/value_corpus.h"
 #include "tests/trace/php_recording.h"
 #include "trace/trace_file.h"
 
@@ -46,7 +47,7 @@ TEST(Replay, EveryScheduledRequestReachesTheServerAndReadsHitAsTheTraceDid) {
   const fs::path dir = hitcost::testing::fresh_dir("trace-replay", "php");
   const fs::path trace = record_php(dir, 3000);
   // What the schedule holds per page id and kind (ids and kinds do not depend on page sizes).
-  auto schedule = client::build_replay_schedule(trace.string(), 1.0, 1, client::PageSizing{});
+  auto schedule = client::build_replay_schedule(trace.string(), 1.0, 1, client::ReplayTarget{});
   ASSERT_TRUE(schedule) << schedule.error().message;
   std::map<std::pair<std::string, uint32_t>, uint64_t> want;  // (method, id) -> requests
   const char* methods[] = {"GET", "PUT", "DELETE"};
@@ -108,6 +109,89 @@ TEST(Replay, EveryScheduledRequestReachesTheServerAndReadsHitAsTheTraceDid) {
   const auto& c = (*schedule)->counts;
   const double recorded = double(c.recorded_found) / double(c.recorded_found + c.recorded_not_found);
   EXPECT_NEAR(hits, recorded, 0.01) << "replay " << hits << ", trace " << recorded;
+}
+
+// --values: the recorded PHP trace replayed on a user's values (the corpus hitcost-server serves
+// at /value/{n}): per id and method the server saw what the schedule holds, each id a value of
+// its key's size class (or the nearest), and the reads hit as the trace's did. A server serving
+// no corpus, or another one, is refused before anything is sent.
+TEST(Replay, OnTheUsersValuesEachKeyAsksItsValueAndHitsAsTheTraceDid) {
+  namespace vc = hitcost::testing::value_corpus;
+  const fs::path dir = hitcost::testing::fresh_dir("trace-replay", "values");
+  const fs::path trace = record_php(dir, 2000);
+  const std::string corpus = vc::write_corpus((dir / "values.hcorpus").string(), vc::good_values());
+  uint64_t records = 0;
+  auto sizes = client::served_value_sizes(corpus, records);
+  ASSERT_TRUE(sizes) << sizes.error().message;
+  client::ReplayTarget target;
+  target.value_sizes = *sizes;
+  auto schedule = client::build_replay_schedule(trace.string(), 1.0, 1, target);
+  ASSERT_TRUE(schedule) << schedule.error().message;
+  const auto& c = (*schedule)->counts;
+  EXPECT_EQ(c.keys_in_class + c.keys_nearest, c.keys);
+  std::map<std::pair<std::string, uint32_t>, uint64_t> want;
+  const char* methods[] = {"GET", "PUT", "DELETE"};
+  for (const auto& lane : (*schedule)->per_thread)
+    for (const client::ReplayRequest& r : lane) ++want[{methods[size_t(r.kind)], r.id}];
+  ASSERT_GT(want.size(), 50u);
+
+  hitcost::testing::ServerProcess server({"--store", "memory", "--corpus", corpus, "--access-log",
+                                          (dir / "access.log").string(), "--log-buffer", "0", "--threads", "1"});
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  const CommandResult run = run_command(
+      {hitcost::testing::load_binary(), "replay", trace.string(), "--values", corpus, "--url", url, "--speed", "0.25",
+       "--warmup", "1s", "--connections", "8", "--idle", "0", "--no-floor", "--json", (dir / "run.json").string()},
+      {.timeout_ms = 120'000});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.err.find("keys as /value/{n}"), std::string::npos) << run.err;
+  const auto j = nlohmann::json::parse(slurp(dir / "run.json"));
+  const auto& replay = j.at("replay");
+  EXPECT_EQ(j.at("unsent").get<uint64_t>() + j.at("unfinished").get<uint64_t>(), 0u) << run.out;
+  EXPECT_EQ(replay.at("route").get<std::string>(), "/value/{n}");
+  EXPECT_EQ(replay.at("values_corpus").get<std::string>(), corpus);
+  EXPECT_EQ(replay.at("answered").at("read").get<uint64_t>(), c.reads);
+  EXPECT_EQ(j.at("errors").at("status").get<uint64_t>() + j.at("errors").at("timeout").get<uint64_t>(), 0u);
+
+  server.signal(SIGTERM);
+  server.wait_exit(10'000);
+  std::map<std::pair<std::string, uint32_t>, uint64_t> seen;
+  std::ifstream log(dir / "access.log");
+  std::string line;
+  const std::regex request(R"re("(GET|PUT|DELETE) /value/(\d+) HTTP)re");
+  while (std::getline(log, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, request)) ++seen[{m[1].str(), uint32_t(std::stoul(m[2].str()))}];
+  }
+  for (const client::ReplayRequest& p : (*schedule)->prewarm) --seen[{methods[size_t(p.kind)], p.id}];
+  size_t checked = 0;
+  for (const auto& [k, n] : want) {
+    EXPECT_EQ(seen[k], n) << k.first << " " << k.second;
+    ++checked;
+  }
+  EXPECT_EQ(checked, want.size());
+
+  const double hit_reads = j.at("hit_latency_us").at("count").get<double>();
+  const double reads = hit_reads + j.at("miss_latency_us").at("count").get<double>();
+  EXPECT_EQ(reads, double(c.reads));
+  const double recorded = double(c.recorded_found) / double(c.recorded_found + c.recorded_not_found);
+  EXPECT_NEAR(hit_reads / reads, recorded, 0.01);
+
+  // No corpus on the server, then another corpus: refused (usage, exit 2), nothing sent.
+  hitcost::testing::ServerProcess bare({"--store", "memory"});
+  const CommandResult none =
+      run_command({hitcost::testing::load_binary(), "replay", trace.string(), "--values", corpus, "--url",
+                   "http://127.0.0.1:" + std::to_string(bare.port()), "--idle", "0", "--no-floor"});
+  EXPECT_EQ(none.exit_code, 2) << none.out << none.err;
+  EXPECT_NE(none.err.find("serves no corpus"), std::string::npos) << none.err;
+  auto fewer = vc::good_values();
+  fewer.pop_back();
+  const std::string other = vc::write_corpus((dir / "other.hcorpus").string(), fewer);
+  hitcost::testing::ServerProcess elsewhere({"--store", "memory", "--corpus", other});
+  const CommandResult mismatch =
+      run_command({hitcost::testing::load_binary(), "replay", trace.string(), "--values", corpus, "--url",
+                   "http://127.0.0.1:" + std::to_string(elsewhere.port()), "--idle", "0", "--no-floor"});
+  EXPECT_EQ(mismatch.exit_code, 2) << mismatch.out << mismatch.err;
+  EXPECT_NE(mismatch.err.find("not the same corpus"), std::string::npos) << mismatch.err;
 }
 
 // sweep --trace: every run of every strategy replays the same trace (a twemcache file made here:

@@ -2,8 +2,19 @@
 // Drives a memcached through PHP's stock Memcached class (php-memcached, its defaults) with a
 // known mix on a Zipf-distributed key set, and writes what it did per key, for
 // tests/trace/record_test.cpp: KEY \t get_found \t get_missed \t sets \t deletes_found \t deletes_missed
-// usage: php php_traffic.php PORT REQUESTS SEED OUT.tsv
+// usage: php php_traffic.php PORT REQUESTS SEED OUT.tsv [orders]
+// Values are strings of 100-1600 bytes; with `orders`, PHP arrays (an order of 0-49 items, as in
+// the README's journey 5: serialized, FastLZ-compressed from 2000 bytes by php-memcached).
 [$self, $port, $requests, $seed, $out] = $argv;
+$orders = ($argv[5] ?? '') === 'orders';
+function value_for($k, $fill, $orders) {
+  if (!$orders) return str_repeat($fill, 100 + mt_rand(0, 1500));
+  $items = [];
+  for ($j = 0, $n = mt_rand(0, 49); $j < $n; $j++)
+    $items[] = ["sku" => "SKU-$j", "title" => "Item $j of $k", "qty" => $j % 4 + 1, "price" => $j * 1.5 + 0.99];
+  return ["id" => crc32($k), "customer" => "customer of $k", "status" => "shipped", "items" => $items,
+          "total" => count($items) * 3.25];
+}
 mt_srand((int)$seed);
 $m = new Memcached();
 $m->addServer('127.0.0.1', (int)$port);
@@ -28,11 +39,11 @@ for ($i = 0; $i < (int)$requests; $i++) {
     if ($m->getResultCode() === Memcached::RES_SUCCESS) { $did[$k][0]++; }
     else {
       $did[$k][1]++;
-      $m->set($k, str_repeat('v', 100 + mt_rand(0, 1500)));   // under the 2000-byte compression threshold
+      $m->set($k, value_for($k, 'v', $orders));   // strings: under the 2000-byte compression threshold
       $did[$k][2]++;
     }
   } elseif ($roll < 85) {                 // a write
-    $m->set($k, str_repeat('w', 100 + mt_rand(0, 1500)));
+    $m->set($k, value_for($k, 'w', $orders));
     $did[$k][2]++;
   } else {                                // an invalidation
     $m->delete($k);
