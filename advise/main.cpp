@@ -195,8 +195,8 @@ std::optional<Measured> measure_setup(const MeasureArgs& a, const std::vector<cl
     return exit = fail(kExitUsage, "--weight: want auto, uniform or access"), std::nullopt;
   auto corpus = read_corpus(a.corpus);
   if (!corpus) return exit = fail(kExitFailed, corpus.error().message), std::nullopt;
-  auto scheme = parse_flag_scheme(corpus->manifest.scheme);
-  if (!scheme) return exit = fail(kExitFailed, a.corpus + ": manifest scheme: " + scheme.error().message), std::nullopt;
+  auto scheme = manifest_flag_scheme(corpus->manifest, a.corpus);
+  if (!scheme) return exit = fail(kExitFailed, scheme.error().message), std::nullopt;
   m.corpus = std::move(*corpus);
   m.scheme = *scheme;
   o.rounds = a.rounds;
@@ -342,8 +342,8 @@ int run_redact(const std::string& in, const std::string& out_path) {
   remove_on_signal(out_path + ".tmp");
   auto corpus = read_corpus(in);
   if (!corpus) return fail(kExitFailed, corpus.error().message);
-  auto scheme = parse_flag_scheme(corpus->manifest.scheme);
-  if (!scheme) return fail(kExitFailed, in + ": manifest scheme: " + scheme.error().message);
+  auto scheme = manifest_flag_scheme(corpus->manifest, in);
+  if (!scheme) return fail(kExitFailed, scheme.error().message);
   auto writer = CorpusWriter::create(out_path);
   if (!writer) return fail(kExitOutput, writer.error().message);
   const uint64_t secret = random_secret();
@@ -396,8 +396,8 @@ int run_show(const std::string& path) {
   if (!corpus) return fail(kExitFailed, corpus.error().message);
   print_manifest(path, corpus->manifest);
   std::printf("\n");
-  auto scheme = parse_flag_scheme(corpus->manifest.scheme);
-  if (!scheme) return fail(kExitFailed, path + ": manifest scheme: " + scheme.error().message);
+  auto scheme = manifest_flag_scheme(corpus->manifest, path);
+  if (!scheme) return fail(kExitFailed, scheme.error().message);
   struct Kind {
     uint64_t values = 0, bytes = 0;
   };

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codecs/strategy.h"
 #include "core/result.h"
 #include "core/unique_fd.h"
 
@@ -123,6 +124,10 @@ class CorpusWriter {
   bool failed_ = false;
   Error error_{Errc::io_error, ""};
 };
+
+// The flag scheme the manifest says the values were written under (for decode_stored):
+// invalid_argument naming `path` and the scheme when it is not one hitcost reads.
+Result<FlagScheme> manifest_flag_scheme(const Manifest& m, const std::string& path);
 
 // Reads a whole corpus. Errc::io_error when the file cannot be opened or read; Errc::corrupt,
 // with what and at which byte offset, for: a missing/wrong magic ("not a hitcost corpus"), a

@@ -6,7 +6,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "codecs/strategy.h"
 #include "corpus/corpus_file.h"
 #include "corpus/tree_codec.h"
 #include "trace/trace_file.h"
@@ -72,10 +71,8 @@ Result<std::vector<uint32_t>> value_ids(const std::vector<uint32_t>& key_sizes, 
 Result<std::vector<uint32_t>> served_value_sizes(const std::string& path, uint64_t& records) {
   auto file = corpus::read_corpus(path);
   if (!file) return file.error();
-  auto scheme = parse_flag_scheme(file->manifest.scheme);
-  if (!scheme)
-    return Error{Errc::invalid_argument,
-                 path + ": the manifest's flag scheme '" + file->manifest.scheme + "' is not one hitcost reads"};
+  auto scheme = corpus::manifest_flag_scheme(file->manifest, path);
+  if (!scheme) return scheme.error();
   records = file->records.size();
   std::vector<uint32_t> sizes;
   std::string scratch;

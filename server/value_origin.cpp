@@ -1,6 +1,5 @@
 #include "server/value_origin.h"
 
-#include "codecs/strategy.h"
 #include "corpus/corpus_file.h"
 #include "corpus/tree_codec.h"
 
@@ -9,10 +8,8 @@ namespace hitcost::server {
 Result<std::shared_ptr<const ValueOrigin>> ValueOrigin::load(const std::string& path) {
   auto file = corpus::read_corpus(path);
   if (!file) return file.error();
-  auto scheme = parse_flag_scheme(file->manifest.scheme);
-  if (!scheme)
-    return Error{Errc::invalid_argument,
-                 path + ": the manifest's flag scheme '" + file->manifest.scheme + "' is not one hitcost reads"};
+  auto scheme = corpus::manifest_flag_scheme(file->manifest, path);
+  if (!scheme) return scheme.error();
   auto origin = std::make_shared<ValueOrigin>();
   origin->path_ = path;
   origin->source_ = file->manifest.source;

@@ -43,17 +43,53 @@ fs::path record_php(const fs::path& dir, int requests) {
   return dir / "t.hctrace";
 }
 
+using Requests = std::map<std::pair<std::string, uint32_t>, uint64_t>;  // (method, id) -> requests
+const char* const kMethods[] = {"GET", "PUT", "DELETE"};
+
+// What a schedule sends in its window, per method and id (not its prewarm).
+Requests scheduled_requests(const client::ReplaySchedule& schedule) {
+  Requests want;
+  for (const auto& lane : schedule.per_thread)
+    for (const client::ReplayRequest& r : lane) ++want[{kMethods[size_t(r.kind)], r.id}];
+  return want;
+}
+
+// What the server's access log shows of the replay's route (/page/{id}?rows=R or /value/{n}), per
+// method and id, less the schedule's prewarm requests. The run's own probes are not of that form
+// (the first request's check asks /page/{id} without rows; the page sizing, ids no key gets).
+Requests logged_requests(const fs::path& access_log, const client::ReplaySchedule& schedule) {
+  Requests seen;
+  std::ifstream log(access_log);
+  std::string line;
+  const std::regex request(schedule.values ? R"re("(GET|PUT|DELETE) /value/(\d+) HTTP)re"
+                                           : R"re("(GET|PUT|DELETE) /page/(\d+)\?rows=\d+ HTTP)re");
+  while (std::getline(log, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, request)) ++seen[{m[1].str(), uint32_t(std::stoul(m[2].str()))}];
+  }
+  for (const client::ReplayRequest& p : schedule.prewarm) --seen[{kMethods[size_t(p.kind)], p.id}];
+  return seen;
+}
+
+// Every scheduled (method, id) was seen exactly as often; returns how many were compared.
+size_t expect_same_requests(const Requests& want, Requests seen) {
+  size_t checked = 0;
+  for (const auto& [k, n] : want) {
+    EXPECT_EQ(seen[k], n) << k.first << " " << k.second;
+    ++checked;
+  }
+  return checked;
+}
+
 TEST(Replay, EveryScheduledRequestReachesTheServerAndReadsHitAsTheTraceDid) {
   const fs::path dir = hitcost::testing::fresh_dir("trace-replay", "php");
   const fs::path trace = record_php(dir, 3000);
   // What the schedule holds per page id and kind (ids and kinds do not depend on page sizes).
   auto schedule = client::build_replay_schedule(trace.string(), 1.0, 1, client::ReplayTarget{});
   ASSERT_TRUE(schedule) << schedule.error().message;
-  std::map<std::pair<std::string, uint32_t>, uint64_t> want;  // (method, id) -> requests
-  const char* methods[] = {"GET", "PUT", "DELETE"};
+  const Requests want = scheduled_requests(**schedule);
   uint64_t scheduled = 0;
-  for (const auto& lane : (*schedule)->per_thread)
-    for (const client::ReplayRequest& r : lane) ++want[{methods[size_t(r.kind)], r.id}], ++scheduled;
+  for (const auto& [k, n] : want) scheduled += n;
   ASSERT_GT(scheduled, 3000u);
   ASSERT_GT((*schedule)->counts.inferred_removes, 0u);  // PHP's deletes, seen as recorded misses
 
@@ -84,21 +120,7 @@ TEST(Replay, EveryScheduledRequestReachesTheServerAndReadsHitAsTheTraceDid) {
   // run's own probes (the first request's check, the page sizing) and the prewarm PUTs.
   server.signal(SIGTERM);
   server.wait_exit(10'000);
-  std::map<std::pair<std::string, uint32_t>, uint64_t> seen;
-  std::ifstream log(dir / "access.log");
-  std::string line;
-  const std::regex request(R"re("(GET|PUT|DELETE) /page/(\d+)\?rows=\d+ HTTP)re");
-  while (std::getline(log, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, request)) ++seen[{m[1].str(), uint32_t(std::stoul(m[2].str()))}];
-  }
-  for (const client::ReplayRequest& p : (*schedule)->prewarm) --seen[{methods[size_t(p.kind)], p.id}];
-  size_t checked = 0;
-  for (const auto& [k, n] : want) {
-    EXPECT_EQ(seen[k], n) << k.first << " " << k.second;
-    ++checked;
-  }
-  EXPECT_EQ(checked, want.size());
+  EXPECT_EQ(expect_same_requests(want, logged_requests(dir / "access.log", **schedule)), want.size());
 
   // The reads hit as the trace's did (the memory store holds everything). By the answers'
   // X-Cache, every read: the server's counters cover its window, not the reads answered in the
@@ -129,10 +151,7 @@ TEST(Replay, OnTheUsersValuesEachKeyAsksItsValueAndHitsAsTheTraceDid) {
   ASSERT_TRUE(schedule) << schedule.error().message;
   const auto& c = (*schedule)->counts;
   EXPECT_EQ(c.keys_in_class + c.keys_nearest, c.keys);
-  std::map<std::pair<std::string, uint32_t>, uint64_t> want;
-  const char* methods[] = {"GET", "PUT", "DELETE"};
-  for (const auto& lane : (*schedule)->per_thread)
-    for (const client::ReplayRequest& r : lane) ++want[{methods[size_t(r.kind)], r.id}];
+  const Requests want = scheduled_requests(**schedule);
   ASSERT_GT(want.size(), 50u);
 
   hitcost::testing::ServerProcess server({"--store", "memory", "--corpus", corpus, "--access-log",
@@ -154,21 +173,7 @@ TEST(Replay, OnTheUsersValuesEachKeyAsksItsValueAndHitsAsTheTraceDid) {
 
   server.signal(SIGTERM);
   server.wait_exit(10'000);
-  std::map<std::pair<std::string, uint32_t>, uint64_t> seen;
-  std::ifstream log(dir / "access.log");
-  std::string line;
-  const std::regex request(R"re("(GET|PUT|DELETE) /value/(\d+) HTTP)re");
-  while (std::getline(log, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, request)) ++seen[{m[1].str(), uint32_t(std::stoul(m[2].str()))}];
-  }
-  for (const client::ReplayRequest& p : (*schedule)->prewarm) --seen[{methods[size_t(p.kind)], p.id}];
-  size_t checked = 0;
-  for (const auto& [k, n] : want) {
-    EXPECT_EQ(seen[k], n) << k.first << " " << k.second;
-    ++checked;
-  }
-  EXPECT_EQ(checked, want.size());
+  EXPECT_EQ(expect_same_requests(want, logged_requests(dir / "access.log", **schedule)), want.size());
 
   const double hit_reads = j.at("hit_latency_us").at("count").get<double>();
   const double reads = hit_reads + j.at("miss_latency_us").at("count").get<double>();
