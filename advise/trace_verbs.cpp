@@ -67,10 +67,10 @@ std::string values_path_for(const std::string& trace_path) {
   return (has_extension ? trace_path.substr(0, dot) : trace_path) + ".hcorpus";
 }
 
-// record --values: the most-read keys' values, fetched (read only: `get`) into a corpus by
-// sample's engine, so the traffic and the values it asks for travel together.
+// record --values: the most-read keys' values, fetched (read only: `get`) into the corpus at
+// `corpus_path` by sample's engine, so the traffic and the values it asks for travel together.
 Result<nlohmann::json> fetch_top_values(const TraceVerbArgs& a, const RecordOptions& ro, const RecordResult& r,
-                                        FlagScheme scheme) {
+                                        FlagScheme scheme, const std::string& corpus_path) {
   const TopKeys::Top& top = r.top_keys;
   if (top.keys.empty()) return Error{Errc::invalid_argument, "--values: the recording read no key"};
   corpus::SampleOptions o;
@@ -79,13 +79,16 @@ Result<nlohmann::json> fetch_top_values(const TraceVerbArgs& a, const RecordOpti
   o.keys_note = "the " + std::to_string(o.keys.size()) + " most-read keys of the recording " + a.out +
                 (top.certain ? "" : " (by a Space-Saving count: the last few may be near-ties)");
   o.count = o.keys.size();
-  o.output_path = a.values_out.empty() ? values_path_for(a.out) : a.values_out;
+  o.output_path = corpus_path;
   o.scheme = to_string(scheme);
   if (a.redact) {
     const uint64_t secret = random_secret();
     o.redact = [secret, scheme](const corpus::CorpusRecord& rec) { return corpus::redact_record(rec, scheme, secret); };
   }
+  // The trace is complete: from here Ctrl-C ends the program (130) and removes the corpus's .tmp.
   remove_on_signal(o.output_path + ".tmp");
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
   auto sampled = corpus::sample(o);
   if (!sampled) return sampled.error();
   const corpus::Manifest& m = sampled->manifest;
@@ -100,9 +103,10 @@ Result<nlohmann::json> fetch_top_values(const TraceVerbArgs& a, const RecordOpti
   }();
   std::printf("  those keys took at least %llu of the %llu reads recorded (%s)\n", (unsigned long long)top_reads,
               (unsigned long long)r.top_reads, ratio_text(top_reads, r.top_reads).c_str());
-  return nlohmann::json{{"corpus", sampled->path},   {"keys", o.keys.size()},   {"values", m.values},
-                        {"value_bytes", m.value_bytes}, {"gone", m.gone},         {"too_large", m.too_large},
-                        {"certain", top.certain},      {"reads_of_keys", top_reads}, {"reads", r.top_reads}};
+  return nlohmann::json{
+      {"corpus", sampled->path}, {"keys", o.keys.size()},    {"values", m.values},     {"value_bytes", m.value_bytes},
+      {"gone", m.gone},          {"too_large", m.too_large}, {"certain", top.certain}, {"reads_of_keys", top_reads},
+      {"reads", r.top_reads}};
 }
 
 int run_record(const TraceVerbArgs& a) {
@@ -197,7 +201,7 @@ int run_record(const TraceVerbArgs& a) {
   int code = kExitOk;
   if (o.top_keys > 0) {
     // The trace is whole already; a failure here costs only the values (said, exit 1).
-    auto got = fetch_top_values(a, o, *r, *scheme);
+    auto got = fetch_top_values(a, o, *r, *scheme, values_out);
     if (got) {
       j["values"] = *got;
     } else {

@@ -81,8 +81,9 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
       app.add_option("--speed", o.speed, "--trace: replay at this multiple of the trace's pace (2 = twice as fast)")
           ->capture_default_str()
           ->check(CLI::PositiveNumber);
-  CLI::Option* as_recorded = app.add_flag("--as-recorded")->description(
-      "--trace: at the trace's own pace (the default; says so, and not with --speed or --rate)");
+  CLI::Option* as_recorded =
+      app.add_flag("--as-recorded")
+          ->description("--trace: at the trace's own pace (the default; says so, and not with --speed or --rate)");
   as_recorded->excludes(speed);
   app.add_option("--values", o.values,
                  "--trace: the corpus the server serves at /value/{n} (hitcost-server --corpus): each key one value "
@@ -342,7 +343,8 @@ Status attach_trace(LoadPlan& plan, const LoadOptions& o, bool counted_requests,
     if (!corpus || !corpus->is_object())
       return refuse("--values: the server serves no corpus at /value/{n} (start hitcost-server with --corpus " +
                     o.values + ")");
-    const uint64_t their_records = corpus->value("records", uint64_t{0}), their_values = corpus->value("values", uint64_t{0});
+    const uint64_t their_records = corpus->value("records", uint64_t{0}),
+                   their_values = corpus->value("values", uint64_t{0});
     if (their_records != records || their_values != sizes->size())
       return refuse("--values " + o.values + " holds " + std::to_string(records) + " records (" +
                     std::to_string(sizes->size()) + " served), the server's corpus " +
@@ -424,7 +426,8 @@ Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uin
   p.requests = requests;
   if (o.threads < 1 || o.connections < o.threads) return fail("need --connections >= --threads >= 1");
   if (!o.values.empty() && o.trace.empty())
-    return fail("--values CORPUS is a replay's (with --trace); a sweep of /value/{n} takes --path-template /value/{id}");
+    return fail(
+        "--values CORPUS is a replay's (with --trace); a sweep of /value/{n} takes --path-template /value/{id}");
   p.connections = o.connections;
   p.threads = o.threads;
   if (!o.cpus.empty()) {

@@ -503,9 +503,8 @@ Result<Corpus> read_corpus(const std::string& path) {
 Result<FlagScheme> manifest_flag_scheme(const Manifest& m, const std::string& path) {
   auto scheme = parse_flag_scheme(m.scheme);
   if (!scheme)
-    return Error{Errc::invalid_argument,
-                 path + ": the manifest's flag scheme '" + m.scheme + "' is not one hitcost reads (" +
-                     scheme.error().message + ")"};
+    return Error{Errc::invalid_argument, path + ": the manifest's flag scheme '" + m.scheme +
+                                             "' is not one hitcost reads (" + scheme.error().message + ")"};
   return *scheme;
 }
 

@@ -335,7 +335,7 @@ Result<SampleResult> sample(const SampleOptions& o, const SampleProgressFn& prog
   ProgressReport report(progress);
   Manifest m = start_manifest(o, now);
 
-  auto listed = !o.keys.empty()       ? Result<std::vector<Candidate>>(list_given_keys(o, m))
+  auto listed = !o.keys.empty()      ? Result<std::vector<Candidate>>(list_given_keys(o, m))
                 : o.key_file.empty() ? list_dumps(*clients, o, m, report)
                                      : list_key_file(o, m);
   if (!listed) return listed.error();

@@ -38,7 +38,7 @@ struct SampleOptions {
   // are, for the manifest's notes. Taken when not empty; not with key_file.
   std::vector<std::string> keys;
   std::string keys_note;
-  std::string output_path;         // the corpus file (written through PATH.tmp)
+  std::string output_path;  // the corpus file (written through PATH.tmp)
   uint64_t count = 1000;
   uint64_t byte_budget = 256ull << 20;    // sum of sampled value bytes
   uint64_t max_value_bytes = 1ull << 20;  // larger values skipped, counted too_large

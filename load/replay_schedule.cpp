@@ -18,8 +18,8 @@ using trace::Outcome;
 using trace::TraceEvent;
 
 struct KeyState {
-  uint32_t id = 0;    // the key's order of first appearance; its page id
-  uint32_t size = 0;  // the largest value size the trace gives it
+  uint32_t id = 0;       // the key's order of first appearance; its page id
+  uint32_t size = 0;     // the largest value size the trace gives it
   bool seen = false;     // read or written before in the trace
   bool present = false;  // in the replay's cache now
 };
@@ -38,8 +38,8 @@ Result<std::vector<uint32_t>> value_ids(const std::vector<uint32_t>& key_sizes, 
             [&](uint32_t a, uint32_t b) { return values[a] != values[b] ? values[a] < values[b] : a < b; });
   std::map<unsigned, std::vector<uint32_t>> classes;
   for (uint32_t i : by_size) classes[size_class(values[i])].push_back(i);
-  std::map<unsigned, size_t> dealt;                  // per class: keys given a value so far
-  std::vector<uint64_t> uses(n, 0);                  // per value: keys given it so far
+  std::map<unsigned, size_t> dealt;  // per class: keys given a value so far
+  std::vector<uint64_t> uses(n, 0);  // per value: keys given it so far
   std::vector<uint32_t> ids(key_sizes.size());
   for (size_t k = 0; k < key_sizes.size(); ++k) {
     unsigned c = size_class(key_sizes[k]);

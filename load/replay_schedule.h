@@ -82,9 +82,9 @@ struct ReplaySchedule {
   std::string trace_path;
   uint32_t trace_crc = 0;  // the trace file's events checksum: which trace this was
   double speed = 1;
-  bool values = false;   // requests ask /value/{n} (ReplayRequest::rows is 0), not /page/{id}
+  bool values = false;      // requests ask /value/{n} (ReplayRequest::rows is 0), not /page/{id}
   std::string corpus_path;  // values: the corpus
-  uint64_t span_ns = 0;  // the last request's due time
+  uint64_t span_ns = 0;     // the last request's due time
   std::vector<std::vector<ReplayRequest>> per_thread;
   std::vector<ReplayRequest> prewarm;  // PUTs and DELETEs for the warm-up (due_ns 0)
   ReplayCounts counts;

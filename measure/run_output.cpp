@@ -423,8 +423,9 @@ std::string format_plan(const RunReport& r) {
     appendf(o, "  closed loop: latency from the actual send (stalls are under-represented)\n");
   if (r.replay.is_object()) {  // the trace chose the keys and their route, and its hit ratio is the target
     appendf(o, "  %s%s  replay of %s at %gx, %llu keys", r.url.c_str(),
-            r.replay.value("route", std::string("/page/{id}")).c_str(), r.replay.value("trace", std::string("?")).c_str(),
-            r.replay.value("speed", 1.0), static_cast<unsigned long long>(r.replay.value("keys", uint64_t{0})));
+            r.replay.value("route", std::string("/page/{id}")).c_str(),
+            r.replay.value("trace", std::string("?")).c_str(), r.replay.value("speed", 1.0),
+            static_cast<unsigned long long>(r.replay.value("keys", uint64_t{0})));
     if (r.replay.contains("values_corpus"))
       appendf(o, " as values of %s", r.replay["values_corpus"].get<std::string>().c_str());
     if (r.target_hit_ratio) appendf(o, "  the trace's hit ratio %.3f", *r.target_hit_ratio);

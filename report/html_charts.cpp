@@ -608,8 +608,8 @@ std::string series_chart(const RunRecord& run, const std::string& label) {
   if (!hit_line.empty())
     s << "<polyline class=\"series-hit-ratio\" fill=\"none\" stroke=\"#59a14f\" stroke-width=\"1.5\" points=\""
       << hit_line << "\"/>";
-  s << "<text class=\"tick\" x=\"" << L << "\" y=\"" << T + H + 14 << "\">0 s</text><text class=\"tick\" x=\""
-    << W - 20 << "\" y=\"" << T + H + 14 << "\" text-anchor=\"end\">" << pts.size() - 1 << " s</text>";
+  s << "<text class=\"tick\" x=\"" << L << "\" y=\"" << T + H + 14 << "\">0 s</text><text class=\"tick\" x=\"" << W - 20
+    << "\" y=\"" << T + H + 14 << "\" text-anchor=\"end\">" << pts.size() - 1 << " s</text>";
   if (tagged)
     s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 32 << "\">hit ratio (green, 0..1)"
       << (recorded_line.empty() ? "" : "; the trace's own (grey dashed)") << "</text>";

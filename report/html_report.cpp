@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "report/floor_html.h"
-#include "report/slowest.h"
 #include "report/html_charts.h"
 #include "report/run_record.h"
+#include "report/slowest.h"
 #include "report/summary.h"
 #include "report/verdict.h"
 
@@ -172,8 +172,8 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
   if (std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.replay.is_object(); })) {
     const std::string corpus = replay_field("values_corpus");
     row("replay", "trace " + replay_field("trace") + " at " + replay_field("speed") + "x its pace, " +
-                      replay_field("keys") + " keys as " + replay_field("route") + (corpus == "-" ? "" : " of " + corpus) +
-                      "; the target hit ratio below is the trace's");
+                      replay_field("keys") + " keys as " + replay_field("route") +
+                      (corpus == "-" ? "" : " of " + corpus) + "; the target hit ratio below is the trace's");
   }
   row("keys", u([](const RunRecord& r) { return json(r.keys); }) + " " +
                   u([](const RunRecord& r) { return json(r.key_dist); }) + ", target hit ratio " +

@@ -289,10 +289,8 @@ void Router::value_write(bool remove, std::string_view n_text, Response& res, st
   const RuntimeConfig& cfg = view_.get();
   if (remove) return remove_key(cfg, ValueService::key_for(cfg, static_cast<size_t>(n)), res, body);
   switch (values_.warm(cfg, *origin, static_cast<size_t>(n))) {
-    case WarmResult::stored:
-      break;
-    case WarmResult::store_error:
-      return error(res, body, 503, "store write failed (counted in store_errors)");
+    case WarmResult::stored: break;
+    case WarmResult::store_error: return error(res, body, 503, "store write failed (counted in store_errors)");
     case WarmResult::unstorable:
       return error(res, body, 409, "the strategy in force cannot write this value (counted in value_encode_errors)");
   }

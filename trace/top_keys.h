@@ -65,7 +65,7 @@ class TopKeys {
   std::vector<Counter> counters_;  // reserved to capacity: pointers into it stay valid
   std::vector<std::unique_ptr<Bucket>> bucket_pool_;
   std::vector<Bucket*> free_buckets_;
-  Bucket* least_ = nullptr;  // the bucket list's head
+  Bucket* least_ = nullptr;                                // the bucket list's head
   std::unordered_map<std::string_view, Counter*> by_key_;  // views into counters_' keys
 };
 

@@ -177,8 +177,12 @@ TEST(HtmlReport, AReplaysSeriesDrawsItsHitRatioBesideTheTracesOwn) {
   size_t seconds = 0;
   for (json& point : run["series"]) point["hits"] = 90, point["misses"] = 10, ++seconds;
   ASSERT_GT(seconds, 0u);
-  run["replay"] = {{"trace", "t.hctrace"}, {"speed", 0.5}, {"keys", 7}, {"route", "/value/{n}"},
-                   {"values_corpus", "v.hcorpus"}, {"recorded_found_per_s", json::array({80})},
+  run["replay"] = {{"trace", "t.hctrace"},
+                   {"speed", 0.5},
+                   {"keys", 7},
+                   {"route", "/value/{n}"},
+                   {"values_corpus", "v.hcorpus"},
+                   {"recorded_found_per_s", json::array({80})},
                    {"recorded_not_found_per_s", json::array({20})}};
   const std::string html = html_report({json{{"runs", json::array({run})}}}, "t");
   // 0.9 and 0.8 on the chart's 120-pixel scale from y 150: 42.0 and 54.0.

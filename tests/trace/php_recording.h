@@ -27,8 +27,8 @@ inline std::vector<std::string> roomy_watch_buffers() {
 }
 
 inline Result<RecordResult> record_php_traffic(const hitcost::testing::MemcachedProcess& mc,
-                                               const std::filesystem::path& dir, bool keep_keys, int requests,
-                                               int seed, size_t top_keys = 0) {
+                                               const std::filesystem::path& dir, bool keep_keys, int requests, int seed,
+                                               size_t top_keys = 0) {
   std::atomic<bool> stop{false}, watching{false};
   RecordOptions o;
   o.address = mc.address();

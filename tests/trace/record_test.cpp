@@ -181,10 +181,9 @@ TEST(RecordCli, RecordsForItsDurationThenShowSummarizesTheFile) {
   });
   // --values 2: the two keys read ("a" ten times, "nope" once) fetched into a corpus beside the
   // trace; "nope" is not in the cache: counted gone.
-  const CommandResult r = run_command({hitcost::testing::corpus_binary(), "record", "--from",
-                                       "memcached:" + mc.address(), "--duration", "2500ms", "--baseline", "0", "-o",
-                                       (dir / "t.hctrace").string(), "--json", (dir / "r.json").string(), "--values",
-                                       "2"});
+  const CommandResult r = run_command(
+      {hitcost::testing::corpus_binary(), "record", "--from", "memcached:" + mc.address(), "--duration", "2500ms",
+       "--baseline", "0", "-o", (dir / "t.hctrace").string(), "--json", (dir / "r.json").string(), "--values", "2"});
   traffic.join();
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   ASSERT_TRUE(done);
