@@ -338,6 +338,17 @@ TEST(Replay, TheReplaySubcommandTakesARateInsteadOfASpeed) {
                                           "--url", url, "--rate", "400", "--speed", "3"});
   EXPECT_EQ(both.exit_code, 2) << both.out << both.err;
   EXPECT_NE(both.err.find("--rate and --speed"), std::string::npos) << both.err;
+  // --as-recorded says the default pace out loud: not with a pace of its own; --values is a replay's.
+  for (const char* pace : {"--speed", "--rate"}) {
+    const CommandResult said = run_command({hitcost::testing::load_binary(), "replay", (dir / "t.hctrace").string(),
+                                            "--url", url, "--as-recorded", pace, "2"});
+    EXPECT_EQ(said.exit_code, 2) << pace << ": " << said.out << said.err;
+    EXPECT_NE(said.err.find("--as-recorded"), std::string::npos) << said.err;
+  }
+  const CommandResult values_alone =
+      run_command({hitcost::testing::load_binary(), "--url", url, "--values", (dir / "t.hctrace").string()});
+  EXPECT_EQ(values_alone.exit_code, 2) << values_alone.out << values_alone.err;
+  EXPECT_NE(values_alone.err.find("--values CORPUS is a replay's"), std::string::npos) << values_alone.err;
   const CommandResult run =
       run_command({hitcost::testing::load_binary(), "replay", (dir / "t.hctrace").string(), "--url", url, "--rate",
                    "400", "--warmup", "200ms", "--idle", "0", "--no-floor", "--json", (dir / "run.json").string()});
