@@ -57,7 +57,7 @@ bool safe_for_admin(const HttpRequest& req) {
 }
 
 bool known_status(int s) {
-  return s == 200 || s == 400 || s == 403 || s == 404 || s == 405 || s == 408 || s == 409 || s == 413 || s == 431 ||
+  return s == 200 || s == 400 || s == 401 || s == 403 || s == 404 || s == 405 || s == 408 || s == 409 || s == 413 || s == 431 ||
          s == 500 || s == 503;
 }
 

@@ -16,6 +16,7 @@
 #include "proc/proc.h"
 #include "server/http_server.h"
 #include "server/runtime_config.h"
+#include "server/start_checks.h"
 #include "server/store_health.h"
 #include "server/value_origin.h"
 #include "stores/store.h"
@@ -93,8 +94,16 @@ void add_options(CLI::App& app, hitcost::server::ServerOptions& o, std::string& 
   app.add_option("--log-flush-ms", o.log_flush_ms, "Buffered log lines wait at most this long")->capture_default_str();
   app.add_option("--log-sync", o.log_sync, "fdatasync the access log: none | each (every write) | interval:MS")
       ->capture_default_str();
-  app.add_flag("--admin-remote", o.admin_remote, "Allow admin routes from non-loopback peers (with --admin-token)");
-  app.add_option("--admin-token", o.admin_token, "Bearer token required for remote admin routes");
+  app.add_flag("--admin-remote", o.admin_remote,
+               "Allow admin routes from non-loopback peers (with --admin-token-file or --admin-token)");
+  CLI::Option* token_file =
+      app.add_option("--admin-token-file", o.admin_token_file,
+                     "Read the bearer token remote admin routes require from this file's first line (not visible "
+                     "in ps, as --admin-token is)");
+  app.add_option("--admin-token", o.admin_token, "Bearer token required for remote admin routes")->excludes(token_file);
+  app.add_flag("--serve-unredacted", o.serve_unredacted,
+               "Serve a --corpus that is not redacted on a --host beyond loopback (sampled production values may "
+               "hold personal data: hitcost-corpus redact makes a shareable one)");
   app.add_option("--slow-log", o.slow_log,
                  "Record every request whose service time is above this (e.g. 2ms) with its parts' CPU and wall "
                  "time and what it waited on (GET /admin/slow; reads the thread CPU clock at every part: a "
@@ -120,8 +129,8 @@ bool check_options(hitcost::server::ServerOptions& o, const std::string& log_buf
     std::cerr << "hitcost-server: --log-buffer: " << size.error().message << "\n";
     return false;
   }
-  if (o.admin_remote && o.admin_token.empty()) {
-    std::cerr << "hitcost-server: --admin-remote needs --admin-token\n";
+  if (o.admin_remote && o.admin_token.empty() && o.admin_token_file.empty()) {
+    std::cerr << "hitcost-server: --admin-remote needs --admin-token-file or --admin-token\n";
     return false;
   }
   // A CPU that cannot be pinned to would leave a thread running anywhere while /stats and the
@@ -174,6 +183,14 @@ int main(int argc, char** argv) {
   // the reader's reason (it names the file), as hitcost-corpus does for a corrupt file. Decoded
   // here, before the store opens or the port binds, so a large corpus delays "listening on"
   // rather than the first requests.
+  if (!o.admin_token_file.empty()) {  // an input: unreadable is exit 1, empty a usage error
+    auto token = hitcost::server::read_admin_token_file(o.admin_token_file);
+    if (!token) {
+      std::cerr << "hitcost-server: " << token.error().message << "\n";
+      return token.error().code == hitcost::Errc::invalid_argument ? 2 : 1;
+    }
+    o.admin_token = std::move(*token);
+  }
   std::shared_ptr<const hitcost::server::ValueOrigin> values;
   if (!o.corpus.empty()) {
     auto loaded = hitcost::server::ValueOrigin::load(o.corpus);
@@ -182,8 +199,15 @@ int main(int argc, char** argv) {
       return 1;
     }
     values = std::move(loaded).value();
+    if (!values->redacted() && !o.serve_unredacted && hitcost::server::listens_beyond_loopback(o.host)) {
+      std::cerr << "hitcost-server: --corpus " << o.corpus << " is not redacted and --host " << o.host
+                << " is reachable beyond this machine: serve a redacted copy (hitcost-corpus redact), or say "
+                   "--serve-unredacted\n";
+      return 2;
+    }
     std::printf("%s\n", values->summary_line().c_str());
   }
+  std::printf("%s\n", hitcost::server::open_file_line(hitcost::server::raise_open_file_limit()).c_str());
 
   const sigset_t stop_signals = block_stop_signals();
 

@@ -80,8 +80,9 @@ struct SamplerGauges {
 };
 
 // HTTP statuses other than 200 that the server answers, counted by code.
-// 409: GET /value on a store that cannot hold value trees (memory:objects).
-constexpr std::array<int, 10> kCountedStatuses = {400, 403, 404, 405, 408, 409, 413, 431, 500, 503};
+// 401: an admin route asked by a remote peer without a token. 409: GET /value on a store that
+// cannot hold value trees (memory:objects), PUT /value of a value the strategy cannot write.
+constexpr std::array<int, 11> kCountedStatuses = {400, 401, 403, 404, 405, 408, 409, 413, 431, 500, 503};
 
 struct ThreadMetrics {
   // requests, pages, hits, ... partial_writes: one OwnedCounter per row of wire/server_counters.h.

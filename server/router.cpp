@@ -183,9 +183,19 @@ void Router::handle(const HttpRequest& req, const boost::asio::ip::address& peer
   }
   if (path.starts_with("/admin/")) {
     if (!is_post) return method_not_allowed("POST");
-    if (!admin_allowed(req, peer))
-      return error(res, body, 403, "admin routes answer only on loopback (or with --admin-token)");
-    return admin(req, path, query, res, body);
+    switch (admin_access(req, peer)) {
+      case AdminAccess::allowed: return admin(req, path, query, res, body);
+      case AdminAccess::remote_refused:
+        m_.admin_refused_remote.add();
+        return error(res, body, 403, "admin routes answer only on loopback (or with --admin-remote and a token)");
+      case AdminAccess::no_token:
+        m_.admin_refused_no_token.add();
+        res.header("WWW-Authenticate", "Bearer realm=\"hitcost admin\"");
+        return error(res, body, 401, "admin routes want Authorization: Bearer TOKEN from a remote peer");
+      case AdminAccess::wrong_token:
+        m_.admin_refused_wrong_token.add();
+        return error(res, body, 403, "wrong admin token");
+    }
   }
   if (req.method() == http::verb::unknown) return method_not_allowed("GET, POST");
   error(res, body, 404, "no such route");
@@ -372,13 +382,18 @@ void Router::warm_values(std::string_view query, Response& res, std::string& bod
   return json_body(res, body, warm_range(from, to, fill, stopping));
 }
 
-bool Router::admin_allowed(const HttpRequest& req, const boost::asio::ip::address& peer) const {
-  if (peer.is_loopback()) return true;
-  if (!ctx_.opts.admin_remote || ctx_.opts.admin_token.empty()) return false;
+Router::AdminAccess Router::admin_access(const HttpRequest& req, const boost::asio::ip::address& peer) const {
+  if (peer.is_loopback()) return AdminAccess::allowed;
+  if (!ctx_.opts.admin_remote || ctx_.opts.admin_token.empty()) return AdminAccess::remote_refused;
   auto it = req.find(http::field::authorization);
-  if (it == req.end()) return false;
-  std::string_view v(it->value().data(), it->value().size());
-  return v == "Bearer " + ctx_.opts.admin_token;
+  if (it == req.end()) return AdminAccess::no_token;
+  const std::string_view given(it->value().data(), it->value().size());
+  const std::string want = "Bearer " + ctx_.opts.admin_token;
+  // Every byte compared whatever the first difference: the time says nothing of the token.
+  unsigned char differ = given.size() == want.size() ? 0 : 1;
+  for (size_t i = 0; i < want.size(); ++i)
+    differ |= static_cast<unsigned char>((i < given.size() ? given[i] : '\0') ^ want[i]);
+  return differ == 0 ? AdminAccess::allowed : AdminAccess::wrong_token;
 }
 
 void Router::admin(const HttpRequest& req, std::string_view path, std::string_view query, Response& res,

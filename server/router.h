@@ -77,7 +77,10 @@ class Router {
   void warm_values(std::string_view query, Response& res, std::string& body);
   void calibrate(std::string_view query, Response& res, std::string& body);
   void admin(const HttpRequest& req, std::string_view path, std::string_view query, Response& res, std::string& body);
-  bool admin_allowed(const HttpRequest& req, const boost::asio::ip::address& peer) const;
+  // Who may use the admin routes: every loopback peer (a process on this host, or in this pod);
+  // a remote one only on a server started with --admin-remote, and with its token.
+  enum class AdminAccess { allowed, remote_refused, no_token, wrong_token };
+  AdminAccess admin_access(const HttpRequest& req, const boost::asio::ip::address& peer) const;
   bool parse_rows(std::string_view query, uint32_t& rows, Response& res, std::string& body);
   // A /page/{id}'s id: false, with the 400 or 404 in `res`, when it is not one.
   bool parse_page_id(std::string_view id_text, int64_t& id, Response& res, std::string& body);

@@ -42,7 +42,9 @@ struct ServerOptions {
   uint32_t log_flush_ms = 1000;      // buffered lines wait at most this long
   std::string log_sync = "none";     // none | each | interval:MS
   bool admin_remote = false;         // allow admin routes from non-loopback peers (needs token)
-  std::string admin_token;
+  std::string admin_token;           // --admin-token, or read from --admin-token-file at start
+  std::string admin_token_file;
+  bool serve_unredacted = false;     // a corpus that is not redacted, served beyond loopback
   std::string slow_log;                 // threshold duration ("2ms"); "" = no slow log
   std::string slow_log_file;            // one JSON line per slow request; "" = kept in memory only (GET /admin/slow)
   uint32_t slow_log_rate = 100;         // lines per second into the file at most (the rest counted)

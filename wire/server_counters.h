@@ -101,6 +101,14 @@
     "PUT /page/{id} and /value/{n}: rendered from the origin and stored under the strategy in force.") \
   X(client_deletes,      "",      "client_deletes",     "hitcost_client_deletes_total",   "",                      "counter", "", \
     "DELETE /page/{id} and /value/{n}: keys removed from the store.") \
+  /* admin routes refused (server/router.h, admin_access): a peer with no token, with a wrong */ \
+  /* token, and a remote peer on a server that takes none (--admin-remote not given) */ \
+  X(admin_refused_no_token,    "admin_refused", "no_token",    "hitcost_admin_refused_total", "reason=\"no_token\"",    "counter", "", \
+    "Admin requests refused, by reason.") \
+  X(admin_refused_wrong_token, "admin_refused", "wrong_token", "hitcost_admin_refused_total", "reason=\"wrong_token\"", "counter", "", \
+    "Admin requests refused, by reason.") \
+  X(admin_refused_remote,      "admin_refused", "remote",      "hitcost_admin_refused_total", "reason=\"remote\"",      "counter", "", \
+    "Admin requests refused, by reason.") \
   /* a new counter: one row above this line, then m.<field>.add() where it happens */
 // clang-format on
 

@@ -169,7 +169,8 @@ TEST(CounterTable, StatsAndMetricsReportEveryCounterWithItsValue) {
   size_t grouped = 0;
   for (const CounterRow& c : kCounterRows) grouped += c.json_group.empty() ? 0 : 1;
   EXPECT_EQ(
-      stats.at("cache").size() + stats.at("http").size() + stats.at("log").size() - 1 + stats.at("slow").size() - 1,
+      stats.at("cache").size() + stats.at("http").size() + stats.at("log").size() - 1 + stats.at("slow").size() - 1 +
+          stats.at("admin_refused").size(),
       grouped);
   EXPECT_TRUE(stats.at("slow").at("threshold_us").is_null());
   EXPECT_EQ(stats.at("log").at("mode"), "off");

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,9 +17,11 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "corpus/corpus_file.h"
 #include "tests/support/command.h"
 #include "tests/support/http_client.h"
 #include "tests/support/server_process.h"
@@ -56,6 +59,20 @@ CommandResult start(std::vector<std::string> args) {
 
 int pid_of_server_answering(int port) { return json::parse(http_get(port, "/stats").body)["pid"]; }
 
+// A corpus of two plain strings (flags 0: they decode as strings), redacted or not.
+std::string write_corpus(const std::string& path, bool redacted) {
+  auto w = hitcost::corpus::CorpusWriter::create(path);
+  EXPECT_TRUE(w);
+  EXPECT_TRUE(w->add({"page:1", 0, 0, 0, "one"}));
+  EXPECT_TRUE(w->add({"page:2", 0, 0, 0, "two"}));
+  hitcost::corpus::Manifest m;
+  m.source = "memcached:127.0.0.1:11211";
+  m.nodes = {"127.0.0.1:11211"};
+  m.redacted = redacted;
+  EXPECT_TRUE(w->finish(m));
+  return path;
+}
+
 }  // namespace
 
 TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
@@ -67,6 +84,9 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
   ASSERT_EQ(::utimensat(AT_FDCWD, precious.c_str(), past, 0), 0);
   const std::string corrupt = dir.file("cut.hcorpus");
   std::ofstream(corrupt, std::ios::binary) << "HCORPUS1 and then nothing a corpus holds";
+  const std::string unredacted = write_corpus(dir.file("values.hcorpus"), false);
+  const std::string no_token = dir.file("empty.token");
+  std::ofstream(no_token) << "\n";
 
   struct Row {
     int code;
@@ -93,7 +113,10 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
       {2, {"--port", "70000"}, "--port"},
       {2, {"--cpus", "4095"}, "CPU 4095 is not online"},
       {2, {"--log-sync", "sometimes"}, "sometimes"},
-      {2, {"--admin-remote"}, "--admin-remote needs --admin-token"},
+      {2, {"--admin-remote"}, "--admin-remote needs --admin-token-file or --admin-token"},
+      {2, {"--admin-remote", "--admin-token-file", no_token}, "holds no token"},
+      {2, {"--admin-token", "x", "--admin-token-file", no_token}, "excludes"},
+      {2, {"--host", "0.0.0.0", "--corpus", unredacted}, "is not redacted"},
       {2, {"--strategy", "struct:json+zstd-dict"}, "needs --zstd-dict struct:json=FILE"},
       {2, {"--strategy", "struct:json+zstd-dict", "--zstd-dict", "html=" + precious}, "needs --zstd-dict struct:json"},
       {2, {"--zstd-dict", "struct:yaml=" + precious}, "unknown scope 'struct:yaml'"},
@@ -105,6 +128,7 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
       {1, {"--store", "mmap:" + dir.file("new.dat")}, "does not exist; ?create=1"},
       {1, {"--store", "mmap:" + dir.file("no-such-dir/x.dat") + "?create=1"}, "cannot create"},
       {1, {"--corpus", corrupt}, corrupt},
+      {1, {"--admin-remote", "--admin-token-file", dir.file("missing.token")}, "missing.token"},
       {1, {"--zstd-dict", precious}, "not a zstd dictionary"},
       {1, {"--zstd-dict", "struct:json=" + dir.file("missing.zdict")}, "missing.zdict"},
       {1, {"--access-log", dir.file("no-such-dir/access.log")}, "--access-log"},
@@ -138,7 +162,7 @@ TEST(ServerExitCodes, EveryRowOfTheReadmeTable) {
     ++walked;
   }
   EXPECT_EQ(walked, rows.size() + 2);
-  EXPECT_EQ(walked, 34u);
+  EXPECT_EQ(walked, 38u);
 }
 
 // Regression (issue 30): SO_REUSEPORT on every acceptor let a second server start on the port of
@@ -181,4 +205,49 @@ TEST(ServerPort, ReusePortOnBothStartsBoth) {
   // Without --reuse-port on the newcomer the port is still refused.
   CommandResult third = start({"--port", std::to_string(first.port())});
   EXPECT_EQ(third.exit_code, 1) << third.err;
+}
+
+// Beyond loopback a corpus is served only redacted, or when --serve-unredacted says so; on
+// loopback always. (0.0.0.0 is bound for a moment; every request still goes to 127.0.0.1.)
+TEST(ServerStart, ServesAnUnredactedCorpusBeyondLoopbackOnlyWhenSaid) {
+  TempDir dir;
+  const std::string unredacted = write_corpus(dir.file("values.hcorpus"), false);
+  const std::string redacted = write_corpus(dir.file("redacted.hcorpus"), true);
+  size_t served = 0;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--corpus", unredacted},
+        std::vector<std::string>{"--host", "0.0.0.0", "--corpus", unredacted, "--serve-unredacted"},
+        std::vector<std::string>{"--host", "0.0.0.0", "--corpus", redacted}}) {
+    ServerProcess server(args);
+    const auto got = http_get(server.port(), "/value/1");
+    EXPECT_EQ(got.status, 200);
+    EXPECT_NE(got.body.find("two"), std::string::npos) << got.body;
+    ++served;
+  }
+  EXPECT_EQ(served, 3u);
+}
+
+// The open-file limit: raised to the hard limit at start and said so (started here with a soft
+// limit of 256 under prlimit), so thousands of keep-alive connections need no tuning.
+TEST(ServerStart, RaisesItsOpenFileLimitToTheHardLimitAndSaysSo) {
+  rlimit ours{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &ours), 0);
+  ASSERT_GT(ours.rlim_max, 256u) << "this test needs a hard limit above 256";
+  const std::string hard = ours.rlim_max == RLIM_INFINITY ? "unlimited" : std::to_string(ours.rlim_max);
+  ServerProcess server({}, {"prlimit", "--nofile=256:"});
+  EXPECT_NE(server.startup_output().find("open files: " + hard + " (raised from 256, the hard limit)"),
+            std::string::npos)
+      << server.startup_output();
+  std::ifstream limits("/proc/" + std::to_string(server.pid()) + "/limits");
+  std::string line;
+  size_t found = 0;
+  while (std::getline(limits, line)) {
+    if (line.rfind("Max open files", 0) != 0) continue;
+    std::istringstream cols(line.substr(std::string("Max open files").size()));
+    std::string soft, hard_now;
+    cols >> soft >> hard_now;
+    EXPECT_EQ(soft, hard_now) << line;
+    ++found;
+  }
+  EXPECT_EQ(found, 1u);
 }
