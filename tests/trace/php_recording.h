@@ -8,6 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,6 +53,21 @@ inline Result<RecordResult> record_php_traffic(const hitcost::testing::Memcached
   auto r = record(o);
   php.join();
   return r;
+}
+
+// PHP's traffic (`requests` steps, seed 5) recorded on a memcached of its own into DIR/t.hctrace,
+// keys hashed: the trace the replay tests replay.
+inline std::filesystem::path record_php_trace(const std::filesystem::path& dir, int requests) {
+  hitcost::testing::MemcachedProcess mc(64, roomy_watch_buffers());
+  auto r = record_php_traffic(mc, dir, /*keep_keys=*/false, requests, 5);
+  EXPECT_TRUE(r) << r.error().message;
+  return dir / "t.hctrace";
+}
+
+// A file's bytes (a run's JSON, a log).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
 }  // namespace hitcost::trace

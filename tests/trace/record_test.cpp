@@ -46,11 +46,6 @@ std::map<std::string, Did> read_did(const fs::path& tsv) {
   return did;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
 // PHP runs while the recorder watches; the recorder is stopped once PHP is done and its last
 // lines had time to arrive.
 struct Recorded {

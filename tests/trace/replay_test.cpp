@@ -31,19 +31,6 @@ namespace fs = std::filesystem;
 using hitcost::testing::CommandResult;
 using hitcost::testing::run_command;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-// PHP's traffic on a real memcached, recorded (tests/trace/php_recording.h).
-fs::path record_php(const fs::path& dir, int requests) {
-  hitcost::testing::MemcachedProcess mc(64, roomy_watch_buffers());
-  auto r = record_php_traffic(mc, dir, /*keep_keys=*/false, requests, 5);
-  EXPECT_TRUE(r) << r.error().message;
-  return dir / "t.hctrace";
-}
-
 using Requests = std::map<std::pair<std::string, uint32_t>, uint64_t>;  // (method, id) -> requests
 const char* const kMethods[] = {"GET", "PUT", "DELETE"};
 
@@ -84,7 +71,7 @@ size_t expect_same_requests(const Requests& want, Requests seen) {
 
 TEST(Replay, EveryScheduledRequestReachesTheServerAndReadsHitAsTheTraceDid) {
   const fs::path dir = hitcost::testing::fresh_dir("trace-replay", "php");
-  const fs::path trace = record_php(dir, 3000);
+  const fs::path trace = record_php_trace(dir, 3000);
   // What the schedule holds per page id and kind (ids and kinds do not depend on page sizes).
   auto schedule = client::build_replay_schedule(trace.string(), 1.0, 1, client::ReplayTarget{});
   ASSERT_TRUE(schedule) << schedule.error().message;
@@ -141,7 +128,7 @@ TEST(Replay, EveryScheduledRequestReachesTheServerAndReadsHitAsTheTraceDid) {
 TEST(Replay, OnTheUsersValuesEachKeyAsksItsValueAndHitsAsTheTraceDid) {
   namespace vc = hitcost::testing::value_corpus;
   const fs::path dir = hitcost::testing::fresh_dir("trace-replay", "values");
-  const fs::path trace = record_php(dir, 2000);
+  const fs::path trace = record_php_trace(dir, 2000);
   const std::string corpus = vc::write_corpus((dir / "values.hcorpus").string(), vc::good_values());
   uint64_t records = 0;
   auto sizes = client::served_value_sizes(corpus, records);

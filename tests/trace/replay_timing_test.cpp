@@ -27,24 +27,12 @@ namespace fs = std::filesystem;
 using hitcost::testing::CommandResult;
 using hitcost::testing::run_command;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-fs::path record_php(const fs::path& dir, int requests) {
-  hitcost::testing::MemcachedProcess mc(64, roomy_watch_buffers());
-  auto r = record_php_traffic(mc, dir, /*keep_keys=*/false, requests, 5);
-  EXPECT_TRUE(r) << r.error().message;
-  return dir / "t.hctrace";
-}
-
 // The replay keeps the trace's times: every request reaches the server at its due time plus one
 // offset, within the send lateness the run reports (and a little for loopback and the server's
 // read). hitcost-server's slow log with a threshold of 0 times every request it serves.
 TEST(Replay, RequestsReachTheServerAtTheTracesTimesWithinTheLatenessTheRunReports) {
   const fs::path dir = hitcost::testing::fresh_dir("trace-replay", "times");
-  const fs::path trace = record_php(dir, 3000);
+  const fs::path trace = record_php_trace(dir, 3000);
   constexpr double kSpeed = 0.1;
   auto schedule = client::build_replay_schedule(trace.string(), kSpeed, 1, client::ReplayTarget{});
   ASSERT_TRUE(schedule) << schedule.error().message;
