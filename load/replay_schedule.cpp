@@ -20,6 +20,7 @@ using trace::TraceEvent;
 struct KeyState {
   uint32_t id = 0;       // the key's order of first appearance; its page id
   uint32_t size = 0;     // the largest value size the trace gives it
+  uint64_t events = 0;   // the trace's events of the key (its lane's share)
   bool seen = false;     // read or written before in the trace
   bool present = false;  // in the replay's cache now
 };
@@ -113,13 +114,14 @@ Result<std::shared_ptr<const ReplaySchedule>> build_replay_schedule(const std::s
   s->per_thread.resize(static_cast<size_t>(threads));
   s->counts.events = events.size();
 
-  // Pass 1: ids in order of first appearance, and each key's size (the largest it is given).
+  // Pass 1: ids in order of first appearance, each key's size (the largest it is given) and events.
   std::unordered_map<uint64_t, KeyState> keys;
   keys.reserve(events.size() / 4 + 16);
   for (const TraceEvent& e : events) {
     auto [it, added] = keys.try_emplace(e.key);
     if (added) it->second.id = static_cast<uint32_t>(keys.size() - 1);
     it->second.size = std::max(it->second.size, e.value_size);
+    ++it->second.events;
   }
   s->counts.keys = keys.size();
   s->values = target.values();
@@ -137,15 +139,9 @@ Result<std::shared_ptr<const ReplaySchedule>> build_replay_schedule(const std::s
   // writes and deletes. Grown by push_back, a 10M-event schedule spent a third of its time
   // copying lanes and faulting their pages in again.
   {
-    std::vector<size_t> per_lane(s->per_thread.size(), 0);
-    if (threads == 1) {
-      per_lane[0] = events.size();
-    } else {
-      for (const TraceEvent& e : events) {
-        const uint32_t order = keys.find(e.key)->second.id;
-        ++per_lane[(s->values ? ids[order] : order) % static_cast<uint32_t>(threads)];
-      }
-    }
+    std::vector<uint64_t> per_lane(s->per_thread.size(), 0);
+    for (const auto& [hash, k] : keys)
+      per_lane[(s->values ? ids[k.id] : k.id) % static_cast<uint32_t>(threads)] += k.events;
     for (size_t t = 0; t < per_lane.size(); ++t) s->per_thread[t].reserve(per_lane[t] + per_lane[t] / 4);
   }
 
