@@ -352,8 +352,7 @@ void Router::value(std::string_view n_text, std::string_view query, Response& re
 
 void Router::data(std::string_view id_text, std::string_view query, Response& res, std::string& body) {
   int64_t id = 0;
-  if (!parse_number(id_text, id) || id < 0) return error(res, body, 400, "bad page id: want a non-negative integer");
-  if (id > ctx_.opts.max_id) return error(res, body, 404, "page id out of range");
+  if (!parse_page_id(id_text, id, res, body)) return;
   uint32_t rows = 0;
   if (!parse_rows(query, rows, res, body)) return;
   Page page = PageService::origin_page(view_.get(), id, rows);
