@@ -565,11 +565,9 @@ std::string series_chart(const RunRecord& run, const std::string& label) {
   if (!run.series.is_array() || run.series.empty()) return "";
   const json& pts = run.series;
   double rmax = 1e-9, pmax = 1e-9;
-  bool tagged = false;
   for (const auto& p : pts) {
     rmax = std::max(rmax, p.value("throughput_rps", 0.0));
     pmax = std::max(pmax, p.value("p99_us", 0.0));
-    tagged = tagged || p.value("hits", 0.0) + p.value("misses", 0.0) > 0;
   }
   const json* recorded_found = nullptr;
   const json* recorded_missed = nullptr;
@@ -610,7 +608,7 @@ std::string series_chart(const RunRecord& run, const std::string& label) {
       << hit_line << "\"/>";
   s << "<text class=\"tick\" x=\"" << L << "\" y=\"" << T + H + 14 << "\">0 s</text><text class=\"tick\" x=\"" << W - 20
     << "\" y=\"" << T + H + 14 << "\" text-anchor=\"end\">" << pts.size() - 1 << " s</text>";
-  if (tagged)
+  if (!hit_line.empty())
     s << "<text class=\"small\" x=\"" << L << "\" y=\"" << T + H + 32 << "\">hit ratio (green, 0..1)"
       << (recorded_line.empty() ? "" : "; the trace's own (grey dashed)") << "</text>";
   for (size_t i = 0; i < pts.size(); ++i)  // markers: a 1 s run is a single point, not a line
