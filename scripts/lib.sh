@@ -43,7 +43,9 @@
 #                             sets HTTP_STATUS, HTTP_BODY (text) and HTTP_BODY_FILE (the exact
 #                             bytes, until the next call); on no answer or a non-2xx status it
 #                             prints "NAME: POST /path → 400: the server's reason" and returns 2
-#                             for 400 (the server rejected a value) or 1
+#                             for 400 (the server rejected a value) or 1; with
+#                             HITCOST_ADMIN_TOKEN_FILE set, each request carries that file's token
+#                             (Authorization: Bearer, for a server's --admin-token-file)
 #   http_use_dir DIR          keep those files in DIR, not in a temporary directory of their own
 #                             (the cleanup removes DIR; a script without lib_init removes it)
 #   pid_alive PID             the process runs and is not a zombie (builtins only: cheap in loops)
@@ -425,6 +427,13 @@ _lib_http() {
   mkdir -p "$_LIB_HTTP_DIR"
   HTTP_BODY_FILE=$_LIB_HTTP_DIR/body
   args=(-sS --max-time "$max_s" -o "$HTTP_BODY_FILE" -w '%{http_code}')
+  # A server beyond loopback wants its admin token (--admin-token-file): sent from a header
+  # file, so the token is in no command line (ps) and in no log.
+  if [ -n "${HITCOST_ADMIN_TOKEN_FILE:-}" ]; then
+    (umask 077 && printf 'Authorization: Bearer %s\n' "$(head -n1 "$HITCOST_ADMIN_TOKEN_FILE")" >"$_LIB_HTTP_DIR/auth") ||
+      { echo "$LIB_NAME: HITCOST_ADMIN_TOKEN_FILE $HITCOST_ADMIN_TOKEN_FILE cannot be read" >&2; return "$EXIT_FAILED"; }
+    args+=(-H "@$_LIB_HTTP_DIR/auth")
+  fi
   [ "$method" = POST ] && args+=(-X POST --data "$data")
   path=/${url#*://*/}
   [ "$path" = "/$url" ] && path=/

@@ -16,6 +16,21 @@
 #                       against a server and nodes started elsewhere (the compose stack's
 #                       load service, HITCOST_LOAD_CLIENTS): nothing is built, started or
 #                       stopped but the clients; hitcost-load is $HITCOST_LOAD_BIN if set
+#   scripts/topology.sh --server URL --memcached HOST:PORT,... --clients K --index I --out SHARED
+#                       [--wait-ready 120]
+#                       one of K clients, each its own process (a Kubernetes Indexed Job's pod,
+#                       another machine): this one runs client I+1 only (I is 0..K-1, as a Job's
+#                       completion index, so a manifest passes that index as it is). The K meet in the folder
+#                       --out, which they all see (a shared volume) and which holds this run
+#                       only: each says it is ready for a step there; client 1 configures and
+#                       warms the server once per step when all K are ready, then names a start
+#                       time half a second ahead; all K start then, and client 1 (index 0) merges the K
+#                       clients' runs at the end. A client that fails marks it there and the
+#                       others stop (exit 1); one not ready within --wait-ready seconds ends the
+#                       run too (exit 1).
+#   scripts/topology.sh ... --check-args
+#                       checks the line (and hitcost-load's, with its own parser) and exits 0
+#                       printing "topology: arguments ok": nothing is started, written or asked
 #
 # Why the script, not each client, switches strategies: `hitcost-load sweep` configures the
 # server itself (POST /admin/config, /admin/warm); K sweeps at once would switch it under
@@ -41,7 +56,7 @@ lib_init topology
 nodes=3; clients=2; strategies="html,html+zlib,struct:json,struct:json+zlib"
 duration=5s; warmup=1s; repeat=1; rows=50; hit_ratio=0.99; keys=1000; connections=8
 server_threads=2; out=out/topology; time_limit=900
-server_url=""; node_list=""
+server_url=""; node_list=""; index=""; me=""; wait_ready=120; check_args=""
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) nodes=$2; shift 2 ;;
@@ -59,11 +74,14 @@ while [ $# -gt 0 ]; do
     --time-limit) time_limit=$2; shift 2 ;;
     --server) server_url=$2; shift 2 ;;
     --memcached) node_list=$2; shift 2 ;;
+    --index) index=$2; shift 2 ;;
+    --wait-ready) wait_ready=$2; shift 2 ;;
+    --check-args) check_args=1; shift ;;
     -h|--help) print_usage; exit "$EXIT_OK" ;;
     *) echo "topology: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
   esac
 done
-for v in nodes clients repeat rows keys connections server_threads time_limit; do
+for v in nodes clients repeat rows keys connections server_threads time_limit wait_ready; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "topology: --${v//_/-} must be a positive integer" >&2; exit "$EXIT_USAGE"; }
 done
 IFS=, read -r -a strategy_list <<<"$strategies"
@@ -77,11 +95,17 @@ if [ -n "$server_url" ]; then
   [ -n "$node_list" ] || { echo "topology: --server needs --memcached HOST:PORT,... (its nodes)" >&2; exit "$EXIT_USAGE"; }
   check_base_url --server "$server_url" || exit
   check_address --memcached "$node_list" || exit
+  if [ -n "$index" ]; then
+    [[ $index =~ ^(0|[1-9][0-9]*)$ ]] && [ "$index" -lt "$clients" ] ||
+      { echo "topology: --index must be 0..$((clients - 1)) (--clients $clients), got '$index'" >&2; exit "$EXIT_USAGE"; }
+    me=$((index + 1))  # the client this process runs: c1..cK in the files, as without --index
+  fi
   load_bin=${HITCOST_LOAD_BIN:-}
   if [ -z "$load_bin" ]; then ensure_built build/release Release "build test" || exit; load_bin=$BUILD_DIR/client/hitcost-load; fi
   tools=(curl jq)
 else
   [ -z "$node_list" ] || { echo "topology: --memcached goes with --server (otherwise it starts its own nodes)" >&2; exit "$EXIT_USAGE"; }
+  [ -z "$index" ] || { echo "topology: --index goes with --server and --memcached (the K clients share a server started elsewhere)" >&2; exit "$EXIT_USAGE"; }
   ensure_built build/release Release "build test" || exit
   load_bin=$BUILD_DIR/client/hitcost-load
   tools=(memcached curl jq)
@@ -93,7 +117,35 @@ if ! "$load_bin" merge --help >/dev/null 2>&1; then
   echo "topology: $load_bin has no 'merge' subcommand; rebuild it" >&2; exit "$EXIT_FAILED"
 fi
 
-if ! rm -rf "$out" || ! mkdir -p "$out/runs"; then
+# client_args C STEP: client C's hitcost-load line for step STEP (0-based) in CLIENT_ARGS. Each
+# client gets its own range of never-seen ids per step (forced misses stay misses for every
+# client) and its own seed.
+client_args() {
+  local c=$1 step=$2 name=c$1-step$2
+  CLIENT_ARGS=(--url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio"
+    --miss-start "$(( (1 + (c - 1) + clients * step) * 1000000000 ))" --seed "$((c * 1000 + step))"
+    -c "$connections" -t 1 -d "$duration" --warmup "$warmup" --no-progress --json "$out/runs/$name.json")
+}
+
+if [ -n "$check_args" ]; then
+  # The line as the clients would run it, by hitcost-load's own parser (no connection made,
+  # no file written): a renamed flag fails here, not in a cluster.
+  url=${server_url:-http://127.0.0.1:8080}
+  client_args "${me:-1}" 0
+  "$load_bin" "${CLIENT_ARGS[@]}" --check-args >/dev/null || exit
+  echo "topology: arguments ok"
+  exit "$EXIT_OK"
+fi
+
+if [ -n "$index" ]; then
+  # One of K: --out is shared and holds this run only; nothing in it is removed.
+  if [ -e "$out/merged.json" ]; then
+    echo "topology: --out $out holds a finished run (merged.json): give each run its own folder" >&2; exit "$EXIT_USAGE"
+  fi
+  if ! mkdir -p "$out/runs" "$out/steps"; then
+    echo "topology: cannot create --out $out" >&2; exit "$EXIT_OUTPUT"
+  fi
+elif ! rm -rf "$out" || ! mkdir -p "$out/runs"; then
   echo "topology: cannot create --out $out" >&2; exit "$EXIT_OUTPUT"
 fi
 
@@ -213,59 +265,121 @@ make_report() {
 # Interrupted (Ctrl-C, SIGTERM, --time-limit) once some steps finished: their report, made
 # while the nodes and the server are still up (cleanup hooks run before they are stopped); the
 # clients of the step in progress are stopped first, and that step is left out. Exit 130 stays.
+# With --index only client 1 reports: it holds the steps' outcome.
 report_finished_steps() {
   lib_caught >/dev/null || return 0
   stop_clients
-  [ "$steps_done" -gt 0 ] || return 0
+  [ "$steps_done" -gt 0 ] && [ "${me:-1}" = 1 ] || return 0
   make_report "$steps_done" || true
 }
 steps_done=0
 at_cleanup report_finished_steps
 
+# --index: how the K client processes meet in $out/steps. Client C (index + 1) writes
+# ready-S-cC when it can start step S (S = steps: all its runs are in runs/); client 1 waits
+# for all K, configures and warms, then writes go-S holding a start time (epoch ms) half a
+# second ahead; every client starts its load then. A client that ends early writes
+# failed-cC, and whoever waits on it stops. Files appear whole (written aside, then
+# renamed): a reader never sees half of one.
+mark() { local f=$out/steps/$1; printf '%s\n' "${2:-}" >"$f.tmp.$me" && mv "$f.tmp.$me" "$f"; }
+finished_ok=""
+tell_others() { [ -z "$index" ] || [ -n "$finished_ok" ] || mark "failed-c$me" "$(date -u +%FT%TZ)"; }
+at_cleanup tell_others
+# wait_for WHAT FILE...: until every FILE exists, at most --wait-ready seconds; a failed-c*
+# file from another client ends this one (exit 1), naming it.
+wait_for() {
+  local what=$1 f failed deadline=$((SECONDS + wait_ready)) missing
+  shift
+  while :; do
+    failed=$(cd "$out/steps" && ls failed-c* 2>/dev/null | sed 's/^failed-c//' | tr '\n' ' ')
+    if [ -n "$failed" ]; then
+      echo "topology: client(s) $failed ended early (see their logs); client $me stops" >&2; exit "$EXIT_FAILED"
+    fi
+    missing=0
+    for f in "$@"; do [ -e "$f" ] || missing=$((missing + 1)); done
+    [ "$missing" = 0 ] && return 0
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "topology: client $me waited ${wait_ready}s for $what: $missing of $# not there ($out/steps)" >&2; exit "$EXIT_FAILED"
+    fi
+    sleep 0.1
+  done
+}
+# every_client_ready S: client 1 waits for the K clients' ready-S marks
+every_client_ready() {
+  local c files=()
+  for c in $(seq 1 "$clients"); do files+=("$out/steps/ready-$1-c$c"); done
+  wait_for "$clients clients ready for step $(($1 + 1))" "${files[@]}"
+}
+sleep_until_ms() {
+  local wait_ms=$(($1 - $(date +%s%3N)))
+  [ "$wait_ms" -le 0 ] || sleep "$(awk -v ms="$wait_ms" 'BEGIN {printf "%.3f", ms / 1000}')"
+}
+
 # 3. Each step: configure + warm once, then K clients at once, then wait for all of them.
+# With --index this process is client index+1 of K: the same steps, its own client only.
+my_clients=$(seq 1 "$clients")
+[ -z "$index" ] || my_clients=$me
 token() { tr -c 'a-z0-9\n' '-' <<<"$1" | tr -s '-'; }
 step=0
 for rep in $(seq 0 $((repeat - 1))); do
   for s in "${strategy_list[@]}"; do
-    ns="topo-$(token "$s")-r$rows"
-    body=$(jq -cn --arg s "$s" --arg ns "$ns" --argjson rows "$rows" '{strategy:$s, namespace:$ns, rows:$rows}')
-    # A 400 names the value the server rejects (a strategy typo): a usage error, exit 2.
-    http_post "$url/admin/config" "$body" 10 || { code=$?; echo "topology: the configuration was $body" >&2; exit "$code"; }
-    cp "$HTTP_BODY_FILE" "$out/runs/config-$step.json"
-    # A warm can lose sets (store timeouts on a busy machine): warm again, up to 3 times, so
-    # the hit ratio is the one asked for; warn if some ids are still missing.
-    for attempt in 1 2 3; do
-      http_post "$url/admin/warm?from=0&to=$keys&rows=$rows" "" 600 || exit
-      warm=$HTTP_BODY
-      [ "$(jq '.errors' <<<"$warm")" = 0 ] && break
-      [ "$attempt" = 3 ] && echo "topology: warning: warming $s still had errors: $warm (hit ratio will be lower)" >&2
-    done
+    [ -z "$index" ] || mark "ready-$step-c$me"
+    if [ "${me:-1}" = 1 ]; then
+      [ -z "$index" ] || every_client_ready "$step"
+      ns="topo-$(token "$s")-r$rows"
+      body=$(jq -cn --arg s "$s" --arg ns "$ns" --argjson rows "$rows" '{strategy:$s, namespace:$ns, rows:$rows}')
+      # A 400 names the value the server rejects (a strategy typo): a usage error, exit 2.
+      http_post "$url/admin/config" "$body" 10 || { code=$?; echo "topology: the configuration was $body" >&2; exit "$code"; }
+      cp "$HTTP_BODY_FILE" "$out/runs/config-$step.json"
+      # A warm can lose sets (store timeouts on a busy machine): warm again, up to 3 times, so
+      # the hit ratio is the one asked for; warn if some ids are still missing.
+      for attempt in 1 2 3; do
+        http_post "$url/admin/warm?from=0&to=$keys&rows=$rows" "" 600 || exit
+        warm=$HTTP_BODY
+        [ "$(jq '.errors' <<<"$warm")" = 0 ] && break
+        [ "$attempt" = 3 ] && echo "topology: warning: warming $s still had errors: $warm (hit ratio will be lower)" >&2
+      done
+      [ -z "$index" ] || mark "go-$step" "$(($(date +%s%3N) + 500)) $(jq -c . <<<"$warm")"
+    else
+      wait_for "client 1's go for step $((step + 1))" "$out/steps/go-$step"
+      warm=$(cut -d' ' -f2- "$out/steps/go-$step")
+    fi
+    [ -z "$index" ] || sleep_until_ms "$(cut -d' ' -f1 "$out/steps/go-$step")"
     echo "== step $((step + 1))/$steps: $s (repeat $((rep + 1))/$repeat), warmed: $warm" >&2
     client_pids=()
-    for c in $(seq 1 "$clients"); do
-      miss_start=$(( (1 + (c - 1) + clients * step) * 1000000000 ))
-      name="c$c-step$step"
-      start_bg "$load_bin" --url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio" \
-        --miss-start "$miss_start" --seed "$((c * 1000 + step))" -c "$connections" -t 1 \
-        -d "$duration" --warmup "$warmup" --no-progress --json "$out/runs/$name.json" \
-        >"$out/runs/$name.log" 2>&1
+    for c in $my_clients; do
+      client_args "$c" "$step"
+      start_bg "$load_bin" "${CLIENT_ARGS[@]}" >"$out/runs/c$c-step$step.log" 2>&1
       client_pids+=("$BG_PID")
     done
     # A client with errors above --max-error-rate (3) still wrote its JSON: the report is made
     # and the script ends with 3. Any other failure ends it with that client's code.
-    for c in $(seq 1 "$clients"); do
+    i=0
+    for c in $my_clients; do
       code=0
-      wait_bg "${client_pids[$((c - 1))]}" || code=$?
+      wait_bg "${client_pids[$i]}" || code=$?
       check_child "$code" "client $c in step $((step + 1))" "$out/runs/c$c-step$step.log"
+      i=$((i + 1))
     done
     # Label each run as a sweep run: (strategy, store, repeat) is what merge groups on.
-    for c in $(seq 1 "$clients"); do
+    for c in $my_clients; do
       jq --arg s "$s" --argjson rep "$rep" '.strategy = $s | .sweep_store = "" | .repeat = $rep' \
-        "$out/runs/c$c-step$step.json" >"$out/runs/c$c-step$step.labelled.json"
+        "$out/runs/c$c-step$step.json" >"$out/runs/c$c-step$step.labelled.json.tmp" &&
+        mv "$out/runs/c$c-step$step.labelled.json.tmp" "$out/runs/c$c-step$step.labelled.json"
     done
     step=$((step + 1)) steps_done=$((steps_done + 1))
   done
 done
 
+if [ -n "$index" ]; then
+  mark "ready-$steps-c$me"  # all of this client's runs are in runs/
+  if [ "$me" != 1 ]; then
+    finished_ok=1
+    echo "topology: client $me of $clients finished $steps steps; client 1 merges them in $out" >&2
+    exit "$LIB_EXIT"
+  fi
+  every_client_ready "$steps"
+fi
 make_report "$steps" || exit
+finished_ok=1
 exit "$LIB_EXIT"
