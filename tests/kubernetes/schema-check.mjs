@@ -69,12 +69,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseAllDocuments, isScalar } from "yaml";
 
 const SELF = fileURLToPath(import.meta.url);
-const MODELS_DIR = path.dirname(fileURLToPath(import.meta.resolve("kubernetes-models")));
-const MACHINERY_DIR = path.dirname(fileURLToPath(import.meta.resolve("@kubernetes-models/apimachinery")));
+// createRequire rather than import.meta.resolve, which Node 18 (Debian 12's nodejs) lacks.
+const require = createRequire(import.meta.url);
+const MODELS_DIR = path.dirname(require.resolve("kubernetes-models"));
+const MACHINERY_DIR = path.dirname(require.resolve("@kubernetes-models/apimachinery"));
 const readJSON = (file) => JSON.parse(fs.readFileSync(file, "utf8"));
 const MODELS_PKG = readJSON(path.join(MODELS_DIR, "package.json"));
 const MODELS = `kubernetes-models ${MODELS_PKG.version}`;
