@@ -35,6 +35,16 @@
 #   netns_rtt FROM TO [COUNT] ICMP echo FROM → TO (Perl's Net::Ping): sets NETNS_RTT_MIN_US and
 #                             NETNS_RTT_MEDIAN_US
 #   netns_counters FILE       the switch's counters per port (rx, tx, drops by reason) into FILE
+#   netns_topology_start NODES CLIENTS BUILD_DIR SERVER_THREADS LOG_DIR
+#                             scripts/topology.sh --netns's hosts: mc1..mcN each with a memcached
+#                             (ADDR:11211), server with hitcost-server (--host 0.0.0.0 --port
+#                             8080), c1..cK for the clients; pinned by netns_cpus (server "server
+#                             0", node I "other I-1", client C "other NODES+C-1"). Sets NETNS_URL
+#                             (the clients' base URL), NETNS_ADMIN_URL (the server's own loopback:
+#                             use with netns_http server), NETNS_NODES (ADDR:PORT each)
+#   netns_nodes_table ADDR:PORT...   lib.sh's memcached_nodes_table, asked from the server's host
+#   netns_compare NETNS_JSON LOOPBACK_JSON   per strategy, median over repeats: server CPU per
+#                             hit and closed-loop p50/p99, netns beside loopback, with the ratios
 #   netns_cleanup             stops what was started, deletes every namespace of the run (their
 #                             links go with them) and reports anything left
 #   netns_leftovers           prints how many namespaces named PREFIX-* remain
@@ -181,6 +191,7 @@ netns_host() {
   done
   ip -n "$NETNS_PREFIX-sw" link set "$port" netns "$ns" || { echo "$LIB_NAME: the switch made no port $port (see $NETNS_DIR/switch.log)" >&2; return "$EXIT_FAILED"; }
   ip -n "$ns" link set "$port" name eth0 &&
+    ip -n "$ns" link set eth0 mtu "${NETNS_MTU:-9000}" &&
     ip -n "$ns" addr add "198.18.0.$n/24" dev eth0 &&
     ip -n "$ns" link set eth0 up || return "$EXIT_FAILED"
   NETNS_HOSTS+=("$name")
@@ -296,6 +307,51 @@ netns_counters() {
   _netns_control "dump $1" || return
   for _ in $(seq 1 100); do [ -s "$1" ] && return 0; sleep 0.02; done
   return "$EXIT_FAILED"
+}
+
+netns_topology_start() {
+  local nodes=$1 clients=$2 build=$3 threads=$4 logs=$5 i c cpus mc_user=()
+  [ "$(id -u)" -eq 0 ] && mc_user=(-u root)
+  NETNS_NODES=()
+  for i in $(seq 1 "$nodes"); do
+    netns_host "mc$i" || return
+    NETNS_NODES+=("$NETNS_ADDR:11211")
+  done
+  netns_host server || return
+  NETNS_URL=http://$NETNS_ADDR:8080 NETNS_ADMIN_URL=http://127.0.0.1:8080
+  for c in $(seq 1 "$clients"); do netns_host "c$c" || return; done
+  for i in $(seq 1 "$nodes"); do
+    netns_start service "mc$i" "$(netns_cpus other $((i - 1)))" memcached -l "$(netns_addr "mc$i")" -p 11211 -U 0 \
+      -m 256 -t 1 ${mc_user[@]+"${mc_user[@]}"} >>"$logs/memcached-netns-$i.log" 2>&1 || return
+  done
+  for i in "${NETNS_NODES[@]}"; do netns_wait_tcp server "$i" || return; done
+  cpus=$(netns_cpus server 0)
+  netns_start service server "$cpus" "$build/server/hitcost-server" --host 0.0.0.0 --port 8080 --threads "$threads" \
+    ${cpus:+--cpus "$cpus"} --store "memcached:$(IFS=,; echo "${NETNS_NODES[*]}")" --strategy html \
+    >"$logs/server-netns.log" 2>&1 || return
+  wait_listening "$logs/server-netns.log" "$BG_PID" || return
+  for c in $(seq 1 "$clients"); do netns_wait_tcp "c$c" "${NETNS_URL#http://}" || return; done
+}
+
+netns_nodes_table() {
+  ip netns exec "$NETNS_PREFIX-server" bash -c 'source "$0/scripts/lib.sh" && memcached_nodes_table "$@"' "$LIB_ROOT" "$@"
+}
+
+netns_compare() {
+  jq -r -n --slurpfile n "$1" --slurpfile l "$2" '
+    def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
+                       else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+    def by_strategy($runs): $runs | group_by(.strategy) | map({key: .[0].strategy, value: {
+        hit: (map(.server_cpu_us_per_hit // empty) | median), p50: (map(.latency_us.p50 // empty) | median),
+        p99: (map(.latency_us.p99 // empty) | median), errors: (map(.errors.total) | add), runs: length}}) | from_entries;
+    def f(x; d): if x == null then "-" else (x * pow(10; d) | round / pow(10; d) | tostring) end;
+    def ratio(a; b): if a == null or b == null or b == 0 then "-" else "\(f(a / b; 2))x" end;
+    by_strategy($n[0].runs) as $N | by_strategy($l[0].runs) as $L |
+    (["strategy", "runs", "errors", "srv_us/hit netns", "loopback", "ratio", "p50us netns", "loopback", "ratio",
+      "p99us netns", "loopback", "ratio"] | @tsv),
+    ($N | keys_unsorted[] as $s | $N[$s] as $a | ($L[$s] // {}) as $b |
+      [$s, "\($a.runs)+\($b.runs // 0)", "\($a.errors)+\($b.errors // "-")", f($a.hit; 2), f($b.hit; 2), ratio($a.hit; $b.hit),
+       f($a.p50; 1), f($b.p50; 1), ratio($a.p50; $b.p50), f($a.p99; 1), f($b.p99; 1), ratio($a.p99; $b.p99)] | @tsv)'
 }
 
 netns_leftovers() {

@@ -28,6 +28,14 @@
 #                       clients' runs at the end. A client that fails marks it there and the
 #                       others stop (exit 1); one not ready within --wait-ready seconds ends the
 #                       run too (exit 1).
+#   scripts/topology.sh --netns [--rtt 200us] [--loss 0] [--rate 0] [--nodes 3] [--clients 2] ...
+#                       hosts that are not loopback, on this machine (scripts/netns.sh): each
+#                       memcached node, the server and each client in a network namespace of its
+#                       own, all linked through a private switch with that round trip between any
+#                       two, loss per link (0.1%) and rate per link (1gbit); root only. Each step
+#                       runs twice, in the namespaces and then on loopback (nodes and a server of
+#                       their own: the same strategy, seeds, durations and CPUs), and the report
+#                       sets the two side by side per strategy (server CPU per hit, p50, p99)
 #   scripts/topology.sh ... --check-args
 #                       checks the line (and hitcost-load's, with its own parser) and exits 0
 #                       printing "topology: arguments ok": nothing is started, written or asked
@@ -39,7 +47,10 @@
 # step. Each client's runs become one sweep JSON, and the K sweep JSONs are merged.
 #
 # Outputs in --out: merged.json, merged.html, merged.csv, client-I.json (client I's runs as a
-# sweep JSON), runs/ (every single run JSON and log), nodes.txt, server.log.
+# sweep JSON), runs/ (every single run JSON and log), nodes.txt, server.log; with --netns also
+# loopback/merged.json (the loopback side; its runs are runs/lo-*), compare.txt (the two side by
+# side), server-netns.log and netns/ (rtt.txt: the round trip measured server → mc1; placement.txt:
+# the CPUs each process was allowed; the switch's log and counters).
 # Environment: HITCOST_BUILD_DIR (default build/release), HITCOST_NO_BUILD=1 skips the
 # dependency check and the build (the binaries must exist).
 # Exit codes: 0 done, 1 failed (could not start or run), 2 usage error (also a strategy or value
@@ -51,12 +62,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+source scripts/netns.sh
 lib_init topology
 
 nodes=3; clients=2; strategies="html,html+zlib,struct:json,struct:json+zlib"
 duration=5s; warmup=1s; repeat=1; rows=50; hit_ratio=0.99; keys=1000; connections=8
 server_threads=2; out=out/topology; time_limit=900
 server_url=""; node_list=""; index=""; me=""; wait_ready=120; check_args=""
+netns=""; rtt=0; loss=0; rate=0
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) nodes=$2; shift 2 ;;
@@ -77,6 +90,10 @@ while [ $# -gt 0 ]; do
     --index) index=$2; shift 2 ;;
     --wait-ready) wait_ready=$2; shift 2 ;;
     --check-args) check_args=1; shift ;;
+    --netns) netns=1; shift ;;
+    --rtt) rtt=$2; shift 2 ;;
+    --loss) loss=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
     -h|--help) print_usage; exit "$EXIT_OK" ;;
     *) echo "topology: unknown option $1 (see --help)" >&2; exit "$EXIT_USAGE" ;;
   esac
@@ -90,6 +107,12 @@ steps=$(( ${#strategy_list[@]} * repeat ))
 # Each client gets its own range of never-seen ids per step (forced misses must stay misses
 # for every client); all ranges stay below hitcost-server's default --max-id (1e12).
 [ $(( clients * steps )) -lt 900 ] || { echo "topology: too many clients x steps (max 899)" >&2; exit "$EXIT_USAGE"; }
+if [ -n "$netns" ]; then
+  [ -z "$server_url" ] || { echo "topology: --netns starts its own nodes and server (not with --server)" >&2; exit "$EXIT_USAGE"; }
+  netns_parse_shape "$rtt" "$loss" "$rate" || exit
+elif [ "$rtt$loss$rate" != 000 ]; then
+  echo "topology: --rtt, --loss and --rate shape the links of --netns" >&2; exit "$EXIT_USAGE"
+fi
 
 if [ -n "$server_url" ]; then
   [ -n "$node_list" ] || { echo "topology: --server needs --memcached HOST:PORT,... (its nodes)" >&2; exit "$EXIT_USAGE"; }
@@ -109,6 +132,7 @@ else
   ensure_built build/release Release "build test" || exit
   load_bin=$BUILD_DIR/client/hitcost-load
   tools=(memcached curl jq)
+  if [ -n "$netns" ] && [ -z "$check_args" ]; then netns_check || exit; fi
 fi
 for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "topology: needs $tool (apt-get install $tool)" >&2; exit "$EXIT_FAILED"; }
@@ -124,8 +148,11 @@ client_args() {
   local c=$1 step=$2 name=c$1-step$2
   CLIENT_ARGS=(--url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio"
     --miss-start "$(( (1 + (c - 1) + clients * step) * 1000000000 ))" --seed "$((c * 1000 + step))"
-    -c "$connections" -t 1 -d "$duration" --warmup "$warmup" --no-progress --json "$out/runs/$name.json")
+    -c "$connections" -t 1 -d "$duration" --warmup "$warmup" --no-progress --json "$out/runs/$rp$name.json")
+  # --netns: the same CPU for client C on both sides.
+  [ -z "$netns" ] || CLIENT_ARGS+=(--cpus "$(netns_cpus other $((nodes + c - 1)))")
 }
+rp=""  # the runs' file prefix: lo- for the loopback side of --netns
 
 if [ -n "$check_args" ]; then
   # The line as the clients would run it, by hitcost-load's own parser (no connection made,
@@ -173,18 +200,29 @@ else
   # another process wins the port).
   mc_nodes=()
   for i in $(seq 1 "$nodes"); do
-    start_memcached "" 256 "$out/memcached-$i.log" || { echo "topology: could not start memcached $i" >&2; exit "$EXIT_FAILED"; }
+    start_memcached "${netns:+$(netns_cpus other $((i - 1)))}" 256 "$out/memcached-$i.log" || { echo "topology: could not start memcached $i" >&2; exit "$EXIT_FAILED"; }
     mc_nodes+=("127.0.0.1:$MC_PORT")
     echo "== memcached $i on 127.0.0.1:$MC_PORT (pid $MC_PID)" >&2
   done
   store="memcached:$(IFS=,; echo "${mc_nodes[*]}")"
 
   # 2. hitcost-server on a free port, pointed at every node, not pinned.
-  start_server "$BUILD_DIR" "" "$out/server.log" --threads "$server_threads" --store "$store" --strategy html ||
+  start_server "$BUILD_DIR" "${netns:+$(netns_cpus server 0)}" "$out/server.log" --threads "$server_threads" --store "$store" --strategy html ||
     exit "$EXIT_FAILED"
   url=$SERVER_URL server_pid=$SERVER_PID
   http_get "$url/healthz" 5 || exit "$EXIT_FAILED"
   echo "== hitcost-server at $url (pid $server_pid, $server_threads threads), store $store" >&2
+fi
+if [ -n "$netns" ]; then
+  # The same nodes, server and clients in network namespaces (scripts/netns.sh); the ones above
+  # are the loopback side. The report's node table and merged.json are the namespaces'.
+  { netns_init "$out/netns" && netns_shape "$rtt" "$loss" "$rate" &&
+    netns_topology_start "$nodes" "$clients" "$BUILD_DIR" "$server_threads" "$out"; } || exit "$EXIT_FAILED"
+  lo_url=$url url=$NETNS_URL mc_nodes=("${NETNS_NODES[@]}")
+  netns_rtt server mc1 20 || exit "$EXIT_FAILED"
+  echo "asked $rtt measured_min_us $NETNS_RTT_MIN_US measured_median_us $NETNS_RTT_MEDIAN_US answered $NETNS_RTT_ANSWERED" >"$out/netns/rtt.txt"
+  echo "== netns $NETNS_PREFIX: ${mc_nodes[*]}, hitcost-server at $url, $clients clients; links: rtt $rtt, loss $loss, rate $rate;" \
+    "round trip server → mc1 measured ${NETNS_RTT_MIN_US} us min, ${NETNS_RTT_MEDIAN_US} us median (ICMP)" >&2
 fi
 echo "== $clients clients x $connections connections, ${duration} per run after ${warmup} warm-up, $steps steps" >&2
 
@@ -210,8 +248,24 @@ make_report() {
     return "$(child_exit "$code")"
   fi
 
-  # How the keys spread over the nodes (libmemcached ketama), then the report.
-  memcached_nodes_table "${mc_nodes[@]}" >"$out/nodes.txt"
+  if [ -n "$netns" ]; then
+    # The loopback side's runs, merged apart (the same steps), and the two side by side.
+    mkdir -p "$out/loopback"
+    inputs=()
+    for c in $(seq 1 "$clients"); do
+      runs=()
+      for i in $(seq 0 $((done - 1))); do runs+=("$out/runs/lo-c$c-step$i.labelled.json"); done
+      jq -s '{runs: .}' "${runs[@]}" >"$out/loopback/client-$c.json"
+      inputs+=("$out/loopback/client-$c.json")
+    done
+    run_bg "$load_bin" merge "${inputs[@]}" --json "$out/loopback/merged.json" 2>"$out/loopback/merge.log" ||
+      { echo "topology: merging the loopback side failed:" >&2; tail -5 "$out/loopback/merge.log" >&2; return "$EXIT_FAILED"; }
+    netns_compare "$out/merged.json" "$out/loopback/merged.json" | align >"$out/compare.txt"
+    netns_nodes_table "${mc_nodes[@]}" >"$out/nodes.txt"
+  else
+    # How the keys spread over the nodes (libmemcached ketama), then the report.
+    memcached_nodes_table "${mc_nodes[@]}" >"$out/nodes.txt"
+  fi
 
   echo
   if [ -n "$interrupted" ]; then
@@ -221,6 +275,7 @@ make_report() {
     echo "finished; the step in progress is left out"
   fi
   echo "hitcost topology: $nodes memcached nodes, 1 hitcost-server ($([ -n "$server_url" ] && echo "at $url" || echo "$server_threads threads")), $clients clients x $connections connections"
+  [ -z "$netns" ] || echo "each in a network namespace of its own: links rtt $rtt (measured $(cut -d' ' -f4 "$out/netns/rtt.txt") us median), loss $loss, rate $rate"
   echo
   echo "memcached nodes (keys spread by libmemcached's consistent hashing):"
   cat "$out/nodes.txt"
@@ -258,6 +313,12 @@ make_report() {
     align
   jq -r '.verdicts[]? | "  " + .text' "$out/merged.json"
   [ -s "$out/merge.log" ] && sed 's/^/  /' "$out/merge.log"
+  if [ -n "$netns" ]; then
+    echo
+    echo "network namespaces (rtt $rtt) against loopback, the same strategies, seeds and CPUs, interleaved step by step"
+    echo "(medians over repeats; server CPU per hit net of idle; latency closed loop, all clients merged):"
+    cat "$out/compare.txt"
+  fi
   echo
   echo "files: $out/merged.json $out/merged.html $out/merged.csv (clients: $out/client-*.json, runs: $out/runs/)"
 }
@@ -291,7 +352,8 @@ wait_for() {
   local what=$1 f failed deadline=$((SECONDS + wait_ready)) missing
   shift
   while :; do
-    failed=$(cd "$out/steps" && ls failed-c* 2>/dev/null | sed 's/^failed-c//' | tr '\n' ' ')
+    failed=""
+    for f in "$out"/steps/failed-c*; do [ -e "$f" ] && failed+="${f##*/failed-c} "; done
     if [ -n "$failed" ]; then
       echo "topology: client(s) $failed ended early (see their logs); client $me stops" >&2; exit "$EXIT_FAILED"
     fi
@@ -320,21 +382,42 @@ sleep_until_ms() {
 my_clients=$(seq 1 "$clients")
 [ -z "$index" ] || my_clients=$me
 token() { tr -c 'a-z0-9\n' '-' <<<"$1" | tr -s '-'; }
+# --netns: each step on the namespaces' side, then on loopback's. admin METHOD PATH [DATA]
+# [MAX_S] and start_client C PROGRAM ARGS... reach the side's server and start its client.
+sides=main
+[ -z "$netns" ] || sides="netns loopback"
+use_side() {
+  side=$1
+  case $side in
+    netns) url=$NETNS_URL rp="" ;;
+    loopback) url=$lo_url rp=lo- ;;
+  esac
+}
+admin() {
+  if [ "$side" = netns ]; then netns_http server "$1" "$NETNS_ADMIN_URL$2" "${@:3}"
+  elif [ "$1" = POST ]; then http_post "$url$2" "${@:3}"
+  else http_get "$url$2" "${@:3}"; fi
+}
+start_client() {
+  if [ "$side" = netns ]; then netns_start client "c$1" "" "${@:2}"; else start_bg "${@:2}"; fi
+}
 step=0
 for rep in $(seq 0 $((repeat - 1))); do
   for s in "${strategy_list[@]}"; do
+   for side in $sides; do
+    use_side "$side"
     [ -z "$index" ] || mark "ready-$step-c$me"
     if [ "${me:-1}" = 1 ]; then
       [ -z "$index" ] || every_client_ready "$step"
       ns="topo-$(token "$s")-r$rows"
       body=$(jq -cn --arg s "$s" --arg ns "$ns" --argjson rows "$rows" '{strategy:$s, namespace:$ns, rows:$rows}')
       # A 400 names the value the server rejects (a strategy typo): a usage error, exit 2.
-      http_post "$url/admin/config" "$body" 10 || { code=$?; echo "topology: the configuration was $body" >&2; exit "$code"; }
-      cp "$HTTP_BODY_FILE" "$out/runs/config-$step.json"
+      admin POST /admin/config "$body" 10 || { code=$?; echo "topology: the configuration was $body" >&2; exit "$code"; }
+      cp "$HTTP_BODY_FILE" "$out/runs/${rp}config-$step.json"
       # A warm can lose sets (store timeouts on a busy machine): warm again, up to 3 times, so
       # the hit ratio is the one asked for; warn if some ids are still missing.
       for attempt in 1 2 3; do
-        http_post "$url/admin/warm?from=0&to=$keys&rows=$rows" "" 600 || exit
+        admin POST "/admin/warm?from=0&to=$keys&rows=$rows" "" 600 || exit
         warm=$HTTP_BODY
         [ "$(jq '.errors' <<<"$warm")" = 0 ] && break
         [ "$attempt" = 3 ] && echo "topology: warning: warming $s still had errors: $warm (hit ratio will be lower)" >&2
@@ -345,11 +428,11 @@ for rep in $(seq 0 $((repeat - 1))); do
       warm=$(cut -d' ' -f2- "$out/steps/go-$step")
     fi
     [ -z "$index" ] || sleep_until_ms "$(cut -d' ' -f1 "$out/steps/go-$step")"
-    echo "== step $((step + 1))/$steps: $s (repeat $((rep + 1))/$repeat), warmed: $warm" >&2
+    echo "== step $((step + 1))/$steps: $s (repeat $((rep + 1))/$repeat)${netns:+ on $side}, warmed: $warm" >&2
     client_pids=()
     for c in $my_clients; do
       client_args "$c" "$step"
-      start_bg "$load_bin" "${CLIENT_ARGS[@]}" >"$out/runs/c$c-step$step.log" 2>&1
+      start_client "$c" "$load_bin" "${CLIENT_ARGS[@]}" >"$out/runs/${rp}c$c-step$step.log" 2>&1
       client_pids+=("$BG_PID")
     done
     # A client with errors above --max-error-rate (3) still wrote its JSON: the report is made
@@ -358,15 +441,16 @@ for rep in $(seq 0 $((repeat - 1))); do
     for c in $my_clients; do
       code=0
       wait_bg "${client_pids[$i]}" || code=$?
-      check_child "$code" "client $c in step $((step + 1))" "$out/runs/c$c-step$step.log"
+      check_child "$code" "client $c in step $((step + 1))${netns:+ on $side}" "$out/runs/${rp}c$c-step$step.log"
       i=$((i + 1))
     done
     # Label each run as a sweep run: (strategy, store, repeat) is what merge groups on.
     for c in $my_clients; do
       jq --arg s "$s" --argjson rep "$rep" '.strategy = $s | .sweep_store = "" | .repeat = $rep' \
-        "$out/runs/c$c-step$step.json" >"$out/runs/c$c-step$step.labelled.json.tmp" &&
-        mv "$out/runs/c$c-step$step.labelled.json.tmp" "$out/runs/c$c-step$step.labelled.json"
+        "$out/runs/${rp}c$c-step$step.json" >"$out/runs/${rp}c$c-step$step.labelled.json.tmp" &&
+        mv "$out/runs/${rp}c$c-step$step.labelled.json.tmp" "$out/runs/${rp}c$c-step$step.labelled.json"
     done
+   done
     step=$((step + 1)) steps_done=$((steps_done + 1))
   done
 done
