@@ -1,6 +1,7 @@
 // hitcost-server: renders pages from cached data and says where each microsecond goes.
 // parse options -> check --cpus -> open store + bind -> probe the store's nodes -> serve
-// until SIGTERM/SIGINT (SIGHUP reopens the access log) -> drain -> exit 0. Exit codes (README,
+// until SIGTERM/SIGINT (SIGHUP reopens the access log) -> drain -> exit 0. --check-args stops
+// after the checks of the line (prints "hitcost-server: arguments ok", exit 0). Exit codes (README,
 // "Exit codes"): 0 stopped cleanly; 1 could not start (the port taken, a store or a corpus that
 // cannot be read); 2 usage (an unknown option, a bad value — UsageError —, a --cpus CPU that is
 // not online). tests/server/server_exit_codes_test.cpp walks every row.
@@ -35,8 +36,9 @@ std::string strategy_help() {
   }
   return h;
 }
-// Every option of the command line, into `o` (and --log-buffer as text, parsed after).
-void add_options(CLI::App& app, hitcost::server::ServerOptions& o, std::string& log_buffer) {
+// Every option of the command line, into `o` (and --log-buffer as text, parsed after;
+// --check-args into `check_args`).
+void add_options(CLI::App& app, hitcost::server::ServerOptions& o, std::string& log_buffer, bool& check_args) {
   app.add_option("--host", o.host, "Address to listen on")->capture_default_str();
   app.add_option("--port", o.port, "Port (0 picks a free one and prints it)")
       ->capture_default_str()
@@ -119,10 +121,18 @@ void add_options(CLI::App& app, hitcost::server::ServerOptions& o, std::string& 
   app.add_option("--corpus", o.corpus,
                  "Serve a user's sampled values (a hitcost-corpus file) at GET /value/{n}, n = 0..N-1 in corpus "
                  "order; values that do not decode are left out (docs/http-api.md)");
+  app.add_flag("--check-args", check_args,
+               "Check the command line as a start does, print 'hitcost-server: arguments ok' and exit 0 (a bad line "
+               "exits 2 with the message a start prints), opening, binding and resolving nothing. Skipped, as they "
+               "need a file, a host or this machine: opening the --store (its spec is checked; memcached names, "
+               "resolve=all included, are not resolved), reading --corpus (and so whether it is redacted, "
+               "--serve-unredacted's check), --admin-token-file and the --zstd-dict files, opening --access-log and "
+               "--slow-log-file, binding --port, and whether the --cpus are online here");
 }
 
 // Values the parser cannot judge alone; false (the reason printed) is a usage error, exit 2.
-bool check_options(hitcost::server::ServerOptions& o, const std::string& log_buffer) {
+// `check_args`: only what the line alone decides (the --cpus are this machine's question).
+bool check_options(hitcost::server::ServerOptions& o, const std::string& log_buffer, bool check_args) {
   if (auto size = hitcost::parse_size(log_buffer)) {
     o.log_buffer = *size;
   } else {
@@ -135,7 +145,7 @@ bool check_options(hitcost::server::ServerOptions& o, const std::string& log_buf
   }
   // A CPU that cannot be pinned to would leave a thread running anywhere while /stats and the
   // user believe it pinned: refused before anything starts.
-  if (auto why = hitcost::proc::cpus_not_online_error(o.cpus)) {
+  if (auto why = check_args ? std::optional<std::string>() : hitcost::proc::cpus_not_online_error(o.cpus)) {
     std::cerr << "hitcost-server: --cpus: " << *why << "\n";
     return false;
   }
@@ -171,13 +181,18 @@ int main(int argc, char** argv) {
   ServerOptions o;
   CLI::App app{"hitcost-server: an HTTP server that renders pages from cached data"};
   std::string log_buffer = "0";
-  add_options(app, o, log_buffer);
+  bool check_args = false;
+  add_options(app, o, log_buffer, check_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // --help is a success; every other parse failure a usage error
   }
-  if (!check_options(o, log_buffer)) return 2;
+  if (!check_options(o, log_buffer, check_args)) return 2;
+  if (check_args) {  // every check of the line passed; those that need a file or a host are a start's
+    std::printf("hitcost-server: arguments ok\n");
+    return 0;
+  }
 
   // A corpus that cannot be read is an input that cannot be opened, like a store: exit 1 with
   // the reader's reason (it names the file), as hitcost-corpus does for a corrupt file. Decoded

@@ -192,6 +192,7 @@ void check_start_values(const ServerOptions& o) {
     throw UsageError("--slow-log-file needs --slow-log THRESHOLD");
   }
   if (auto dec = parse_json_decoder(o.json_decoder); !dec) throw UsageError("--json-decoder: " + dec.error().message);
+  if (auto spec = check_store_spec(o.store); !spec) throw UsageError("--store: " + spec.error().message);
 }
 
 std::shared_ptr<const RuntimeConfig> make_initial_config(const ServerOptions& o) {

@@ -33,7 +33,7 @@ struct RuntimeConfig {
   std::string ns = "v1";  // key namespace
   uint64_t seed = 1;
   double compressibility = 1.0;
-  LogMode log;  // off unless the server has an --access-log file
+  LogMode log;        // off unless the server has an --access-log file
   Decoders decoders;  // which library inflates zlib and decodes JSON (codecs/decoders.h)
 
   nlohmann::json to_json() const;
@@ -92,8 +92,9 @@ class ConfigView {
 };
 
 // The command line's values that need more than CLI11's checks, before anything is opened or
-// read: --threads, --port, --host, --flags, --strategy and its rule, the log flags. Throws
-// UsageError naming the bad value. (The store spec is parsed where it is opened.)
+// read: --threads, --port, --host, --flags, --strategy and its rule, the log flags, the --store
+// spec's grammar (nothing opened or resolved). Throws UsageError naming the bad value. Reads no
+// file and reaches no host: hitcost-server --check-args runs it as a start does.
 void check_start_values(const ServerOptions& opts);
 
 // Builds a config from the command line (start-up); throws UsageError for a bad value (flags,

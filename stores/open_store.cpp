@@ -88,7 +88,7 @@ Result<uint64_t> parse_size(std::string_view v) {
 
 namespace {
 
-Result<std::unique_ptr<Store>> open_memory(std::string_view spec, std::string_view mode, std::string_view query) {
+Result<MemoryStoreOptions> parse_memory(std::string_view spec, std::string_view mode, std::string_view query) {
   MemoryStoreOptions o;
   if (mode == "objects")
     o.objects = true;
@@ -101,7 +101,7 @@ Result<std::unique_ptr<Store>> open_memory(std::string_view spec, std::string_vi
     if (!n) return bad(spec, n.error().message);
     o.size = *n;
   }
-  return std::unique_ptr<Store>(std::make_unique<MemoryStore>(o));
+  return o;
 }
 
 // Every address HOST has, as numeric text, sorted and without repeats: the nodes of
@@ -131,7 +131,9 @@ Result<std::vector<std::string>> resolve_all(std::string_view spec, const std::s
   return out;
 }
 
-Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string_view nodes, std::string_view query) {
+// resolve_names false (check_store_spec): resolve=all is taken as written, no name resolved.
+Result<MemcachedOptions> parse_memcached(std::string_view spec, std::string_view nodes, std::string_view query,
+                                         bool resolve_names) {
   MemcachedOptions o;
   while (!nodes.empty()) {
     size_t comma = nodes.find(',');
@@ -164,7 +166,7 @@ Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string
   for (auto& [k, v] : *params) {
     if (k == "resolve") {
       if (v != "all" && v != "first") return bad(spec, "resolve must be 'first' (libmemcached's) or 'all'");
-      if (v == "first") continue;
+      if (v == "first" || !resolve_names) continue;
       std::vector<std::pair<std::string, int>> expanded;
       for (const auto& [host, port] : o.nodes) {
         auto addrs = resolve_all(spec, host);
@@ -196,13 +198,11 @@ Result<std::unique_ptr<Store>> open_memcached(std::string_view spec, std::string
       o.failure_limit = iv;
   }
   if (o.timeout_ms == 0 || o.connect_timeout_ms == 0) return bad(spec, "timeouts must be at least 1 ms");
-  auto s = MemcachedStore::open(std::move(o));
-  if (!s) return s.error();
-  return std::unique_ptr<Store>(std::move(*s));
+  return o;
 }
 
-Result<std::unique_ptr<Store>> open_file(std::string_view spec, bool mmap, std::string_view path,
-                                         std::string_view query, const OpenStoreOptions& how) {
+Result<FileStoreOptions> parse_file(std::string_view spec, bool mmap, std::string_view path, std::string_view query,
+                                    const OpenStoreOptions& how) {
   if (path.empty()) return bad(spec, "missing file path");
   FileStoreOptions o;
   o.path = std::string(path);
@@ -244,19 +244,28 @@ Result<std::unique_ptr<Store>> open_file(std::string_view spec, bool mmap, std::
         (k == "populate" ? o.populate : o.cold) = *b;
     }
   }
-  if (mmap) {
-    auto s = MmapStore::open(std::move(o));
-    if (!s) return s.error();
-    return std::unique_ptr<Store>(std::move(*s));
-  }
-  auto s = PreadStore::open(std::move(o));
-  if (!s) return s.error();
-  return std::unique_ptr<Store>(std::move(*s));
+  return o;
 }
 
-}  // namespace
+// A spec read into its backend's options: the whole grammar, nothing opened.
+struct StoreSpec {
+  enum class Kind { memory, memcached, mmap, pread } kind = Kind::memory;
+  MemoryStoreOptions memory;
+  MemcachedOptions memcached;
+  FileStoreOptions file;
+};
 
-Result<std::unique_ptr<Store>> open_store(std::string_view spec, const OpenStoreOptions& how) {
+template <class T>
+Result<StoreSpec> with(Result<T> options, StoreSpec::Kind kind, T StoreSpec::*member) {
+  if (!options) return options.error();
+  StoreSpec s;
+  s.kind = kind;
+  s.*member = std::move(options).value();
+  return s;
+}
+
+Result<StoreSpec> parse_spec(std::string_view spec, const OpenStoreOptions& how, bool resolve_names) {
+  using Kind = StoreSpec::Kind;
   std::string_view body = spec, query;
   if (size_t q = spec.find('?'); q != std::string_view::npos) {
     body = spec.substr(0, q);
@@ -265,11 +274,38 @@ Result<std::unique_ptr<Store>> open_store(std::string_view spec, const OpenStore
   size_t colon = body.find(':');
   std::string_view kind = body.substr(0, colon);
   std::string_view rest = colon == std::string_view::npos ? std::string_view{} : body.substr(colon + 1);
-  if (kind == "memory") return open_memory(spec, rest, query);
-  if (kind == "memcached") return open_memcached(spec, rest, query);
-  if (kind == "mmap") return open_file(spec, true, rest, query, how);
-  if (kind == "pread") return open_file(spec, false, rest, query, how);
+  if (kind == "memory") return with(parse_memory(spec, rest, query), Kind::memory, &StoreSpec::memory);
+  if (kind == "memcached")
+    return with(parse_memcached(spec, rest, query, resolve_names), Kind::memcached, &StoreSpec::memcached);
+  if (kind == "mmap") return with(parse_file(spec, true, rest, query, how), Kind::mmap, &StoreSpec::file);
+  if (kind == "pread") return with(parse_file(spec, false, rest, query, how), Kind::pread, &StoreSpec::file);
   return bad(spec, "unknown store kind '" + std::string(kind) + "' (want memory, memcached, mmap or pread)");
+}
+
+template <class S>
+Result<std::unique_ptr<Store>> as_store(Result<std::unique_ptr<S>> opened) {
+  if (!opened) return opened.error();
+  return std::unique_ptr<Store>(std::move(opened).value());
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> open_store(std::string_view spec, const OpenStoreOptions& how) {
+  auto s = parse_spec(spec, how, true);
+  if (!s) return s.error();
+  switch (s->kind) {
+    case StoreSpec::Kind::memory: return std::unique_ptr<Store>(std::make_unique<MemoryStore>(s->memory));
+    case StoreSpec::Kind::memcached: return as_store(MemcachedStore::open(std::move(s->memcached)));
+    case StoreSpec::Kind::mmap: return as_store(MmapStore::open(std::move(s->file)));
+    case StoreSpec::Kind::pread: return as_store(PreadStore::open(std::move(s->file)));
+  }
+  return bad(spec, "unknown store kind");  // not reached: every kind is a case above
+}
+
+Status check_store_spec(std::string_view spec) {
+  auto s = parse_spec(spec, {}, false);
+  if (!s) return s.error();
+  return ok_status();
 }
 
 }  // namespace hitcost

@@ -84,6 +84,10 @@ struct OpenStoreOptions {
   bool create_files = false;  // every mmap:/pread: spec as if it said ?create=1 (--store-create)
 };
 Result<std::unique_ptr<Store>> open_store(std::string_view spec, const OpenStoreOptions& how = {});
+// The spec's grammar alone, with open_store's invalid_argument for a bad one: nothing opened,
+// created or resolved (a memcached host name, resolve=all, is taken as written). For checking a
+// command line before, or instead of, a start (hitcost-server --check-args).
+Status check_store_spec(std::string_view spec);
 
 // "256M", "64K", "1G", "4096", "512MiB": bytes (binary multiples). invalid_argument if bad.
 Result<uint64_t> parse_size(std::string_view text);

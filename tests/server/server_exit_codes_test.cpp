@@ -4,14 +4,18 @@
 // SIGINT. And one server per port: a second server on a taken port exits 1 naming what listens
 // there while the first answers alone; with --reuse-port on both, both serve.
 // Real hitcost-server processes, real files, real sockets.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -250,4 +254,144 @@ TEST(ServerStart, RaisesItsOpenFileLimitToTheHardLimitAndSaysSo) {
     ++found;
   }
   EXPECT_EQ(found, 1u);
+}
+
+namespace {
+
+// A TCP socket listening on 127.0.0.1, on a port the kernel picked: a port another start
+// cannot bind.
+struct HeldPort {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int port = 0;
+  HeldPort() {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 4) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      return;
+    port = ntohs(a.sin_port);
+  }
+  ~HeldPort() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+std::vector<std::string> entries_of(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+// --check-args (issue 29: the Kubernetes manifests' command lines are checked by the server's
+// own parser): a line a start would take prints one line and exits 0, having opened, created,
+// bound and resolved nothing — every path below names a file that does not exist (a real start
+// would create the store, the logs, or exit 1 on the corpus, token and dictionary), the port is
+// held by another socket (a real start exits 1), CPU 4095 is not online here (a real start exits
+// 2: that is the pod's machine's question), and the memcached node is a name no resolver knows.
+TEST(ServerCheckArgs, ALineAStartWouldTakePrintsArgumentsOkAndTouchesNothing) {
+  TempDir dir;
+  HeldPort held;
+  ASSERT_GT(held.port, 0);
+  const std::vector<std::string> files = {
+      "--access-log",
+      dir.file("logs.access"),
+      "--slow-log",
+      "1ms",
+      "--slow-log-file",
+      dir.file("slow.jsonl"),
+      "--corpus",
+      dir.file("values.hcorpus"),
+      "--admin-remote",
+      "--admin-token-file",
+      dir.file("token"),
+      "--zstd-dict",
+      "struct:json=" + dir.file("json.zdict"),
+      "--strategy",
+      "struct:json+zstd-dict",
+      "--host",
+      "0.0.0.0",
+      "--cpus",
+      "4095",
+      "--port",
+      std::to_string(held.port),
+  };
+  const std::vector<std::vector<std::string>> stores = {
+      {"--store", "mmap:" + dir.file("pages.dat") + "?size=1M", "--store-create"},
+      {"--store", "pread:" + dir.file("pages.dat") + "?create=1&sync=each"},
+      {"--store", "memcached:no-such-host.invalid:11211,memcached-1.memcached:11211?resolve=all"},
+  };
+  size_t checked = 0;
+  for (const auto& store : stores) {
+    std::vector<std::string> args = store;
+    args.insert(args.end(), files.begin(), files.end());
+    args.push_back("--check-args");
+    const CommandResult r = start(args);
+    EXPECT_EQ(r.exit_code, 0) << store[1] << "\n" << r.err;
+    EXPECT_EQ(r.out, "hitcost-server: arguments ok\n") << store[1];
+    EXPECT_EQ(r.err, "") << store[1];
+    EXPECT_EQ(entries_of(dir.path), std::vector<std::string>{}) << store[1];
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3u);
+  // The same line (but the CPU) without --check-args is a real start, which the first file it
+  // reads stops: the line above was judged without reading it.
+  std::vector<std::string> real = stores[0];
+  real.insert(real.end(), files.begin(), files.end());
+  real.erase(std::find(real.begin(), real.end(), "--cpus"), std::find(real.begin(), real.end(), "--port"));
+  const CommandResult started = start(real);
+  EXPECT_EQ(started.exit_code, 1) << started.err;
+  EXPECT_EQ(started.err, "hitcost-server: --admin-token-file " + dir.file("token") + ": No such file or directory\n");
+  EXPECT_EQ(entries_of(dir.path), std::vector<std::string>{});
+}
+
+// A bad line exits 2 with --check-args, with the very message a start prints: each usage row of
+// the exit-code table that the line alone decides, both ways.
+TEST(ServerCheckArgs, ABadLineExits2WithTheMessageAStartPrints) {
+  TempDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> rows = {
+      {{"--no-such-option"}, "--no-such-option"},
+      {{"--strategy", "struct:jsn"}, "hitcost-server: --strategy: "},
+      {{"--flags", "php-memcachd"}, "hitcost-server: --flags: unknown flag scheme 'php-memcachd'"},
+      {{"--store", "redis:127.0.0.1:6379"},
+       "hitcost-server: --store: store spec 'redis:127.0.0.1:6379': unknown store kind 'redis' (want memory, "
+       "memcached, mmap or pread)\n"},
+      {{"--store", "mmap:" + dir.file("a.dat") + "?size=1K"},
+       "hitcost-server: --store: store spec 'mmap:" + dir.file("a.dat") + "?size=1K': size must be at least 64K\n"},
+      {{"--store", "memcached:mc:11211?resolve=some"},
+       "hitcost-server: --store: store spec 'memcached:mc:11211?resolve=some': resolve must be 'first' "
+       "(libmemcached's) or 'all'\n"},
+      {{"--host", "localhost.invalid"}, "hitcost-server: --host: not an IP address: 'localhost.invalid'\n"},
+      {{"--threads", "0"}, "--threads"},
+      {{"--port", "70000"}, "--port"},
+      {{"--log-buffer", "lots"}, "hitcost-server: --log-buffer: bad size 'lots'\n"},
+      {{"--slow-log-file", dir.file("slow.log")}, "hitcost-server: --slow-log-file needs --slow-log THRESHOLD\n"},
+      {{"--admin-remote"}, "hitcost-server: --admin-remote needs --admin-token-file or --admin-token\n"},
+      {{"--strategy", "struct:json+zstd-dict"},
+       "hitcost-server: --strategy struct:json+zstd-dict needs --zstd-dict struct:json=FILE (or --zstd-dict FILE)\n"},
+  };
+  size_t checked = 0;
+  for (const auto& [args, says] : rows) {
+    std::string shown;
+    for (const auto& a : args) shown += a + " ";
+    std::vector<std::string> checking = args;
+    checking.push_back("--check-args");
+    const CommandResult check = start(checking);
+    const CommandResult real = start(args);
+    EXPECT_EQ(check.exit_code, 2) << shown << check.err;
+    EXPECT_EQ(real.exit_code, 2) << shown << real.err;
+    EXPECT_EQ(check.out, "") << shown;
+    EXPECT_EQ(check.err, real.err) << shown;
+    if (says.back() == '\n')
+      EXPECT_EQ(check.err, says) << shown;
+    else
+      EXPECT_NE(check.err.find(says), std::string::npos) << shown << check.err;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 13u);
+  EXPECT_EQ(entries_of(dir.path), std::vector<std::string>{});
 }
