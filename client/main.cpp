@@ -136,24 +136,36 @@ int run_compare(const hitcost::client::CompareOptions& o) {
   return out.all_written() ? kExitOk : kExitOutput;
 }
 
-// A plain run: check what can be checked first (outputs, the server, the first request),
-// measure, print, write every output asked for, then say how it went.
+// A plain run: check what can be checked first (the line, outputs, the server, the first
+// request), measure, print, write every output asked for, then say how it went. --check-args
+// stops after the line: nothing looked up, written or connected.
 int run_once(const hitcost::client::RunOptions& run) {
   using namespace hitcost::client;
-  auto plan = build_plan(run, run.duration, run.requests, run.hit_ratio, run.rows, run.strategy);
-  if (!plan) {
-    std::fprintf(stderr, "hitcost-load: %s\n", plan.error().message.c_str());
-    return kExitUsage;
-  }
-  auto mo = measure_options(run);
+  const Lookup lookup = run.check_args ? Lookup::no : Lookup::yes;
+  auto mo = measure_options(run, lookup);
   if (!mo) {
     std::fprintf(stderr, "hitcost-load: %s\n", mo.error().message.c_str());
     return kExitUsage;
   }
-  if (!outputs_writable(
+  if (const hitcost::Status trace =
+          check_trace_options(run, run.requests > 0, run.hit_ratio.has_value(), run.rows.has_value());
+      !trace) {
+    std::fprintf(stderr, "hitcost-load: %s\n", trace.error().message.c_str());
+    return kExitUsage;
+  }
+  if (!run.check_args &&
+      !outputs_writable(
           "hitcost-load",
           {{"--json", run.json_out}, {"--csv", run.csv_out}, {"--hdr-out", run.hdr_out}, {"--html", run.html_out}}))
     return kExitUsage;
+  // Last of the checks: a --url host name is resolved in there, once (exit 1 when it does not).
+  auto plan = build_plan(run, run.duration, run.requests, run.hit_ratio, run.rows, run.strategy, lookup);
+  if (!plan) {
+    const bool network = plan.error().code == hitcost::Errc::connection;
+    std::fprintf(stderr, "hitcost-load: %s%s\n", plan.error().message.c_str(), network ? ": nothing measured" : "");
+    return network ? kExitFailed : kExitUsage;
+  }
+  if (run.check_args) return arguments_ok();
   if (const hitcost::Status reachable = check_reachable(plan->endpoint); !reachable) {
     std::fprintf(stderr, "hitcost-load: %s: nothing measured\n", reachable.error().message.c_str());
     return kExitFailed;
@@ -233,6 +245,15 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help prints and is a success
   }
 
+  // --check-args before a subcommand's name is the main command's option: it still holds for
+  // the sweep or replay named after it, and is refused for the commands that only read files.
+  if (run.check_args) {
+    if (*report_cmd || *merge_cmd || *compare_cmd) {
+      std::fprintf(stderr, "hitcost-load: --check-args is for a run, a replay or a sweep\n");
+      return kExitUsage;
+    }
+    sweep.check_args = replay.check_args = true;
+  }
   if (*report_cmd) return run_report(report_opts);
   if (*merge_cmd) return run_merge(merge_opts);
   if (*compare_cmd) return run_compare(compare_opts);

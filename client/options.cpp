@@ -5,23 +5,25 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <tuple>
 
 #include "client/sweep_axes.h"
 #include "measure/admin_client.h"
 #include "measure/run_output.h"
+#include "report/exit_code.h"
 
 namespace hitcost::client {
 
-Result<std::vector<int64_t>> parse_pid_list(std::string_view text) {
+Result<std::vector<int64_t>> parse_pid_list(std::string_view text, Lookup lookup) {
   std::vector<int64_t> out;
   for (const std::string& item : split_list(text)) {
     int64_t pid = 0;
     auto r = std::from_chars(item.data(), item.data() + item.size(), pid);
     if (r.ec != std::errc() || r.ptr != item.data() + item.size() || pid <= 0)
       return Error{Errc::invalid_argument, "'" + item + "' is not a pid"};
-    if (!proc::read_process(pid))
+    if (lookup == Lookup::yes && !proc::read_process(pid))
       return Error{Errc::invalid_argument,
                    "no process " + item + " visible here (the server must run on this machine)"};
     out.push_back(pid);
@@ -89,8 +91,17 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
                  "--trace: the corpus the server serves at /value/{n} (hitcost-server --corpus): each key one value "
                  "of its size class, reads GET /value/{n}");
   app.add_option("--url", o.url,
-                 "server base URL, http://IP:PORT (numeric IP or localhost, port 1..65535); a path is refused: "
-                 "request paths go in --path-template. Checked before the first run: no answer within 2 s exits 1");
+                 "server base URL, http://HOST:PORT (an IP address or a host name, port 1..65535); a path is "
+                 "refused: request paths go in --path-template. A name is resolved once, at start, before anything "
+                 "is timed (every connection goes to that address; a name that does not resolve exits 1). Checked "
+                 "before the first run: no answer within 2 s exits 1");
+  app.add_flag("--check-args", o.check_args,
+               "check the command line as a run (or sweep) would — the load plan, the measuring options — print "
+               "'hitcost-load: arguments ok' and exit 0 (a usage error exits 2 as always), with nothing connected, "
+               "looked up, read or written. Skipped, as they need the network or this machine: resolving host names "
+               "(only their form is checked), whether --cpus are online here, whether --server-pids/--cache-pids "
+               "exist here, whether the output files can be written, reading --trace and --values, and what only "
+               "the server can judge (a run's --strategy, a sweep's --strategies, --stores and axis values)");
   app.add_option("--warmup", o.warmup, "load before the measured window, not counted (500ms, 1s)")
       ->capture_default_str();
   app.add_option("--timeout", o.timeout, "per-request timeout; counted as a timeout error")->capture_default_str();
@@ -169,6 +180,11 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
       ->check(CLI::Range(0.0, 1.0));
 }
 }  // namespace
+
+int arguments_ok() {
+  std::printf("hitcost-load: arguments ok\n");
+  return kExitOk;
+}
 
 void add_run_options(CLI::App& app, RunOptions& o) {
   add_load_options(app, o);
@@ -295,7 +311,7 @@ void add_sweep_options(CLI::App& app, SweepOptions& o) {
   app.add_option("--axis", o.axes, axes_help);
 }
 
-Result<MeasureOptions> measure_options(const LoadOptions& o) {
+Result<MeasureOptions> measure_options(const LoadOptions& o, Lookup lookup) {
   const auto idle = parse_duration_ns(o.idle);
   if (!idle) return Error{Errc::invalid_argument, "bad --idle: " + o.idle};
   MeasureOptions out;
@@ -306,7 +322,7 @@ Result<MeasureOptions> measure_options(const LoadOptions& o) {
                                   {&o.cache_pids, "--cache-pids", &out.cache_processes.pids},
                                   {&o.cache_tree, "--cache-tree", &out.cache_processes.trees}}) {
     if (text->empty()) continue;
-    auto pids = parse_pid_list(*text);
+    auto pids = parse_pid_list(*text, lookup);
     if (!pids) return Error{pids.error().code, std::string(flag) + ": " + pids.error().message};
     *list = std::move(pids).value();
   }
@@ -320,7 +336,8 @@ Result<MeasureOptions> measure_options(const LoadOptions& o) {
   return out;
 }
 
-Status attach_trace(LoadPlan& plan, const LoadOptions& o, bool counted_requests, bool hit_ratio, bool rows) {
+Status check_trace_options(const LoadOptions& o, bool counted_requests, bool hit_ratio, bool rows) {
+  if (o.trace.empty()) return ok_status();
   auto refuse = [](std::string why) { return Status(Error{Errc::invalid_argument, "--trace: " + std::move(why)}); };
   if (o.rate > 0 && o.speed != 1) return refuse("--rate and --speed both set the pace: give one");
   if (counted_requests) return refuse("the trace sets the requests; --requests is not taken");
@@ -329,6 +346,12 @@ Status attach_trace(LoadPlan& plan, const LoadOptions& o, bool counted_requests,
     return refuse("each key's page is sized to its value; --rows and --rows-mix are not taken");
   if (o.path_template != "/page/{id}")
     return refuse("a replay asks /page/{id} (or /value/{n} with --values); --path-template is not taken");
+  return ok_status();
+}
+
+Status attach_trace(LoadPlan& plan, const LoadOptions& o, bool counted_requests, bool hit_ratio, bool rows) {
+  auto refuse = [](std::string why) { return Status(Error{Errc::invalid_argument, "--trace: " + std::move(why)}); };
+  if (Status line = check_trace_options(o, counted_requests, hit_ratio, rows); !line) return line;
   ReplayTarget target;
   if (!o.values.empty()) {
     // The user's values: the corpus the server serves at /value/{n}, read here for its values'
@@ -407,11 +430,12 @@ std::string replay_line(const ReplaySchedule& schedule, uint64_t duration_ns) {
 }
 
 Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,
-                            std::optional<double> hit_ratio, std::optional<int> rows, const std::string& strategy) {
+                            std::optional<double> hit_ratio, std::optional<int> rows, const std::string& strategy,
+                            Lookup lookup) {
   auto fail = [](std::string why) -> Result<LoadPlan> { return Error{Errc::invalid_argument, std::move(why)}; };
   LoadPlan p;
   if (o.url.empty()) return fail("--url is required");
-  auto ep = parse_url(o.url);
+  auto ep = parse_url(o.url, Lookup::no);  // the name, if any, resolved last: a mistake of the line is told first
   if (!ep) return ep.error();
   p.endpoint = std::move(ep).value();
   const auto warm = parse_duration_ns(o.warmup);
@@ -433,7 +457,8 @@ Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uin
   if (!o.cpus.empty()) {
     auto cpus = parse_cpu_list(o.cpus);
     if (!cpus) return fail("bad --cpus: " + o.cpus);
-    if (auto offline = proc::cpus_not_online_error(*cpus)) return fail("--cpus " + o.cpus + ": " + *offline);
+    if (lookup == Lookup::yes)  // this machine's CPUs: not the business of a line checked elsewhere
+      if (auto offline = proc::cpus_not_online_error(*cpus)) return fail("--cpus " + o.cpus + ": " + *offline);
     p.cpus = *cpus;
   }
   if (o.keys == 0) return fail("--keys must be > 0");
@@ -470,6 +495,9 @@ Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uin
   // Only /page answers carry X-Cache; other paths (e.g. /healthz) are not validated for it.
   p.expect_cache_header = p.path_template.rfind("/page/", 0) == 0;
   p.seed = o.seed;
+  // Once, here, before anything is timed: every connection of the run goes to this address.
+  if (lookup == Lookup::yes)
+    if (Status resolved = resolve_host(p.endpoint); !resolved) return resolved.error();
   return p;
 }
 

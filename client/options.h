@@ -25,8 +25,9 @@ using proc::parse_cpu_list;
 // Comma-separated list, empty items dropped.
 std::vector<std::string> split_list(std::string_view text);
 // "12,34" → {12, 34}: pids of processes visible here now; invalid_argument otherwise
-// ("'x' is not a pid", "no process 12 visible here ...", "no pid given").
-Result<std::vector<int64_t>> parse_pid_list(std::string_view text);
+// ("'x' is not a pid", "no process 12 visible here ...", "no pid given"). With Lookup::no
+// (--check-args) only the form is checked: no process is looked for in /proc.
+Result<std::vector<int64_t>> parse_pid_list(std::string_view text, Lookup lookup = Lookup::yes);
 // "5:0.2,50:0.7,500:0.1" → {{5,0.2},{50,0.7},{500,0.1}} (rows:weight; weights need not sum
 // to 1, they are normalised). nullopt when malformed, rows outside 1..1e6 or a weight <= 0.
 std::optional<std::vector<RowsShare>> parse_rows_mix(std::string_view text);
@@ -73,6 +74,9 @@ struct LoadOptions {
   std::string trace;
   double speed = 1;
   std::string values;  // with trace: the corpus the server serves; keys become /value/{n} ids
+  // --check-args: the line checked as a run would check it, then "hitcost-load: arguments ok";
+  // nothing connected, written, read or looked up (names, CPUs, pids; see build_plan).
+  bool check_args = false;
 };
 
 struct RunOptions : LoadOptions {
@@ -124,6 +128,8 @@ struct SweepOptions : LoadOptions {
 };
 
 void add_run_options(CLI::App& app, RunOptions& o);
+// --check-args when the line passed: prints "hitcost-load: arguments ok" on stdout; returns 0.
+int arguments_ok();
 void add_sweep_options(CLI::App& app, SweepOptions& o);
 
 // `hitcost-load report IN.json... --html OUT` and `hitcost-load merge IN.json... [--json] [--html]`.
@@ -153,8 +159,9 @@ void add_merge_options(CLI::App& app, FilesOptions& o);
 
 // The measuring options shared by run and sweep (idle baseline, attribution, contamination).
 // invalid_argument on a bad value ("bad --idle: x", "--server-pids: 'x' is not a pid").
+// Lookup::no (--check-args): no pid looked for in /proc.
 struct MeasureOptions;
-Result<MeasureOptions> measure_options(const LoadOptions& o);
+Result<MeasureOptions> measure_options(const LoadOptions& o, Lookup lookup = Lookup::yes);
 
 // --trace: sizes pages on the server (GET /page/{id}?rows=1 and ?rows=201 of an id past the
 // trace's, each removed again with DELETE), builds the schedule and makes `plan` its replay: an
@@ -164,13 +171,20 @@ Result<MeasureOptions> measure_options(const LoadOptions& o);
 // --hit-ratio, a --path-template other than /page/{id}); the trace's errors; connection when the
 // server does not answer the sizing requests.
 Status attach_trace(LoadPlan& plan, const LoadOptions& o, bool counted_requests, bool hit_ratio, bool rows);
+// attach_trace's refusals that need no trace and no server, checked with the rest of the line
+// (before the server is asked anything, and by --check-args); ok without --trace.
+Status check_trace_options(const LoadOptions& o, bool counted_requests, bool hit_ratio, bool rows);
 // "replay TRACE: E events, K keys at Sx over T s: R reads, W writes, D deletes (I inferred ...), ..."
 std::string replay_line(const ReplaySchedule& schedule, uint64_t duration_ns);
 
 // Checks and converts; invalid_argument on a bad value. `hit_ratio`, `rows`, `strategy`
 // and `duration` are passed separately because run and sweep set them differently.
+// Lookup::yes (a run): --cpus must be online here, and a --url host name is resolved, once,
+// after every other check (a connection error, "cannot resolve host NAME: ...", when it does
+// not). Lookup::no (--check-args): neither; the name is checked for its form only.
 Result<LoadPlan> build_plan(const LoadOptions& o, std::string_view duration, uint64_t requests,
-                            std::optional<double> hit_ratio, std::optional<int> rows, const std::string& strategy);
+                            std::optional<double> hit_ratio, std::optional<int> rows, const std::string& strategy,
+                            Lookup lookup = Lookup::yes);
 
 // First never-seen id for --hit-ratio when --miss-start is not given: far above the warmed
 // set and different on every invocation (1e7 ids per second of wall clock, modulo 25 hours),

@@ -528,7 +528,9 @@ void restore_config(const Endpoint& admin, const nlohmann::json& original) {
 }
 
 // What a sweep needs before it touches the server, from the options; an exit code when they
-// are wrong.
+// are wrong: kExitUsage for the line, kExitFailed when a host name does not resolve (the names
+// are resolved last, once, after every check of the line). With --check-args nothing is looked
+// up or checked for writing (Lookup::no).
 struct SweepSetup {
   LoadPlan plan;
   MeasureOptions measure;
@@ -545,14 +547,15 @@ std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
     std::fprintf(stderr, "hitcost-load sweep: %s\n", why.c_str());
     return kExitUsage;
   };
-  auto plan = build_plan(o, o.duration, 0, o.hit_ratio, std::nullopt, "");
-  if (!plan) return fail(plan.error().message);
-  auto measure = measure_options(o);
+  const Lookup lookup = o.check_args ? Lookup::no : Lookup::yes;
+  auto measure = measure_options(o, lookup);
   if (!measure) return fail(measure.error().message);
-  if (Status outputs = check_output_paths({{"--json", o.json_out}, {"--csv", o.csv_out}, {"--html", o.html_out}});
-      !outputs)
-    return fail(outputs.error().message);
-  SweepSetup s{std::move(plan).value(), std::move(measure).value(), {}, {}, {}, {}, 0, {}, 0};
+  if (Status trace = check_trace_options(o, false, false, false); !trace) return fail(trace.error().message);
+  if (!o.check_args)
+    if (Status outputs = check_output_paths({{"--json", o.json_out}, {"--csv", o.csv_out}, {"--html", o.html_out}});
+        !outputs)
+      return fail(outputs.error().message);
+  SweepSetup s{{}, std::move(measure).value(), {}, {}, {}, {}, 0, {}, 0};
   if (o.latency_rate != "auto") {
     char* end = nullptr;
     const double r = std::strtod(o.latency_rate.c_str(), &end);
@@ -586,11 +589,28 @@ std::variant<SweepSetup, int> set_up(const SweepOptions& o) {
   s.max_time_ns = *max_time;
   s.measure.progress = !o.no_progress && ::isatty(2);
   s.seed = o.order_seed.value_or(o.seed);
-  s.admin = s.plan.endpoint;
+  std::optional<Endpoint> admin;
   if (!o.admin_url.empty()) {
-    auto ep = parse_url(o.admin_url);
+    auto ep = parse_url(o.admin_url, Lookup::no);  // resolved with --url's name, below
     if (!ep) return fail("bad --admin-url: " + ep.error().message);
-    s.admin = *ep;
+    admin = *ep;
+  }
+  // The host names last, each once, before anything is timed: a name that does not resolve
+  // is the network's failure, not the line's (exit 1).
+  auto unresolved = [](const std::string& why) {
+    std::fprintf(stderr, "hitcost-load sweep: %s: nothing measured\n", why.c_str());
+    return kExitFailed;
+  };
+  auto plan = build_plan(o, o.duration, 0, o.hit_ratio, std::nullopt, "", lookup);
+  if (!plan)
+    return plan.error().code == Errc::connection ? unresolved(plan.error().message) : fail(plan.error().message);
+  s.plan = std::move(plan).value();
+  s.admin = s.plan.endpoint;
+  if (admin) {
+    if (lookup == Lookup::yes)
+      if (Status resolved = resolve_host(*admin); !resolved)
+        return unresolved("--admin-url: " + resolved.error().message);
+    s.admin = *admin;
   }
   return s;
 }
@@ -705,6 +725,7 @@ int sweep_exit_code(const Sweep& sw, bool interrupted) {
 int run_sweep(const SweepOptions& o, const std::atomic<bool>* stop) {
   auto setup = set_up(o);
   if (const int* code = std::get_if<int>(&setup)) return *code;
+  if (o.check_args) return arguments_ok();  // the server is not asked (--strategies, --stores, axes)
   SweepSetup& s = std::get<SweepSetup>(setup);
   // Within seconds, not after a round of runs: every server the sweep talks to answers.
   for (const Endpoint* ep : {&s.admin, &s.plan.endpoint}) {

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/time.h>
@@ -13,7 +14,60 @@
 
 namespace hitcost::client {
 
-Result<Endpoint> parse_url(std::string_view url) {
+namespace {
+
+// RFC 1123 host name: labels of letters, digits and '-' (not first or last), 1..63 characters
+// each, at most 253 in all (a trailing '.', the root, not counted). A last label of digits only
+// is an IPv4 address gone wrong ("999.1.1.1"), not a name (RFC 1123 2.1).
+bool is_host_name(std::string_view name) {
+  if (!name.empty() && name.back() == '.') name.remove_suffix(1);
+  if (name.empty() || name.size() > 253) return false;
+  bool all_digits = true;
+  size_t label = 0;  // characters of the current label so far
+  for (size_t i = 0; i <= name.size(); ++i) {
+    if (i == name.size() || name[i] == '.') {
+      if (label == 0 || label > 63 || name[i - 1] == '-') return false;
+      if (i == name.size() && all_digits) return false;
+      label = 0;
+      all_digits = true;
+      continue;
+    }
+    const char c = name[i];
+    const bool digit = c >= '0' && c <= '9';
+    if (!digit && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && c != '-') return false;
+    if (c == '-' && label == 0) return false;
+    all_digits = all_digits && digit;
+    ++label;
+  }
+  return true;
+}
+
+void set_port(Endpoint& ep) {
+  if (ep.addr.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&ep.addr)->sin_port = htons(ep.port);
+  if (ep.addr.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&ep.addr)->sin6_port = htons(ep.port);
+}
+
+// An IP address (or localhost) into ep.addr; false for anything else.
+bool set_numeric(Endpoint& ep) {
+  const std::string numeric = ep.host == "localhost" ? "127.0.0.1" : ep.host;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&ep.addr);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&ep.addr);
+  if (inet_pton(AF_INET, numeric.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    ep.addr_len = sizeof(sockaddr_in);
+  } else if (inet_pton(AF_INET6, numeric.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    ep.addr_len = sizeof(sockaddr_in6);
+  } else {
+    return false;
+  }
+  set_port(ep);
+  return true;
+}
+
+}  // namespace
+
+Result<Endpoint> parse_url(std::string_view url, Lookup lookup_names) {
   auto fail = [](std::string why) -> Result<Endpoint> { return Error{Errc::invalid_argument, std::move(why)}; };
   if (url.substr(0, 7) != "http://") return fail("URL must start with http:// (https is not supported)");
   std::string_view rest = url.substr(7);
@@ -33,7 +87,8 @@ Result<Endpoint> parse_url(std::string_view url) {
   }
   Endpoint ep;
   std::string_view host, port;
-  if (!rest.empty() && rest.front() == '[') {
+  const bool bracketed = !rest.empty() && rest.front() == '[';
+  if (bracketed) {
     const size_t close = rest.find(']');
     if (close == std::string_view::npos) return fail("unterminated [ in URL");
     host = rest.substr(1, close - 1);
@@ -57,23 +112,58 @@ Result<Endpoint> parse_url(std::string_view url) {
     ep.port = uint16_t(p);
   }
   ep.host = std::string(host);
-  const std::string lookup = ep.host == "localhost" ? "127.0.0.1" : ep.host;
-  auto* v4 = reinterpret_cast<sockaddr_in*>(&ep.addr);
-  auto* v6 = reinterpret_cast<sockaddr_in6*>(&ep.addr);
-  if (inet_pton(AF_INET, lookup.c_str(), &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(ep.port);
-    ep.addr_len = sizeof(sockaddr_in);
-    ep.host_header = ep.host + ":" + std::to_string(ep.port);
-  } else if (inet_pton(AF_INET6, lookup.c_str(), &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(ep.port);
-    ep.addr_len = sizeof(sockaddr_in6);
-    ep.host_header = "[" + ep.host + "]:" + std::to_string(ep.port);
-  } else {
-    return fail("host must be a numeric IP address or localhost: " + ep.host);
+  if (set_numeric(ep)) {
+    ep.host_header = ep.addr.ss_family == AF_INET6 ? "[" + ep.host + "]:" + std::to_string(ep.port)
+                                                   : ep.host + ":" + std::to_string(ep.port);
+    return ep;
   }
+  // Brackets hold an IPv6 address, nothing else (RFC 3986 3.2.2).
+  if (bracketed || !is_host_name(ep.host))
+    return fail("host is neither an IP address nor a host name: " + std::string(bracketed ? "[" : "") + ep.host +
+                (bracketed ? "]" : ""));
+  ep.host_header = ep.host + ":" + std::to_string(ep.port);  // the name, as a browser sends it
+  if (lookup_names == Lookup::yes)
+    if (Status resolved = resolve_host(ep); !resolved) return resolved.error();
   return ep;
+}
+
+Status resolve_host(Endpoint& ep) {
+  if (ep.addr_len != 0 || set_numeric(ep)) return ok_status();
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(ep.host.c_str(), nullptr, &hints, &found); rc != 0)
+    return Error{Errc::connection, "cannot resolve host " + ep.host + ": " + ::gai_strerror(rc)};
+  const addrinfo* chosen = nullptr;  // the first IPv4 answer, else the first IPv6
+  for (const addrinfo* a = found; a; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      chosen = a;
+      break;
+    }
+    if (a->ai_family == AF_INET6 && !chosen) chosen = a;
+  }
+  if (chosen && chosen->ai_addrlen <= sizeof ep.addr) {
+    std::memcpy(&ep.addr, chosen->ai_addr, chosen->ai_addrlen);
+    ep.addr_len = chosen->ai_addrlen;
+    set_port(ep);
+  }
+  ::freeaddrinfo(found);
+  if (ep.addr_len == 0) return Error{Errc::connection, "cannot resolve host " + ep.host + ": no IPv4 or IPv6 address"};
+  return ok_status();
+}
+
+std::string address_text(const Endpoint& ep) {
+  char text[INET6_ADDRSTRLEN] = {};
+  if (ep.addr_len == 0) return "";
+  if (ep.addr.ss_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&ep.addr);
+    if (!inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text)) return "";
+    return std::string(text) + ":" + std::to_string(ntohs(v4->sin_port));
+  }
+  const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&ep.addr);
+  if (ep.addr.ss_family != AF_INET6 || !inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text)) return "";
+  return "[" + std::string(text) + "]:" + std::to_string(ntohs(v6->sin6_port));
 }
 
 int start_connect(const Endpoint& ep, bool* in_progress) noexcept {

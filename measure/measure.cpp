@@ -181,6 +181,7 @@ std::optional<IdleBaseline> measure_idle(const LoadPlan& plan, const StatsSource
 
 void describe_plan(const LoadPlan& plan, RunReport& r) {
   r.url = "http://" + plan.endpoint.host_header;
+  r.url_address = address_text(plan.endpoint);
   r.path_template = plan.path_template;
   r.connections = plan.connections;
   r.threads = plan.threads;

@@ -421,17 +421,20 @@ std::string format_plan(const RunReport& r) {
     appendf(o, "  open loop at %.0f req/s; latency from the intended send time\n", r.rate_rps);
   else
     appendf(o, "  closed loop: latency from the actual send (stalls are under-represented)\n");
+  // A host name, resolved once at start: which address was loaded.
+  const std::string at =
+      r.url_address.empty() || r.url == "http://" + r.url_address ? std::string() : "  at " + r.url_address;
   if (r.replay.is_object()) {  // the trace chose the keys and their route, and its hit ratio is the target
-    appendf(o, "  %s%s  replay of %s at %gx, %llu keys", r.url.c_str(),
-            r.replay.value("route", std::string("/page/{id}")).c_str(),
+    appendf(o, "  %s%s%s  replay of %s at %gx, %llu keys", r.url.c_str(),
+            r.replay.value("route", std::string("/page/{id}")).c_str(), at.c_str(),
             r.replay.value("trace", std::string("?")).c_str(), r.replay.value("speed", 1.0),
             static_cast<unsigned long long>(r.replay.value("keys", uint64_t{0})));
     if (r.replay.contains("values_corpus"))
       appendf(o, " as values of %s", r.replay["values_corpus"].get<std::string>().c_str());
     if (r.target_hit_ratio) appendf(o, "  the trace's hit ratio %.3f", *r.target_hit_ratio);
   } else {
-    appendf(o, "  %s%s  keys %llu %s", r.url.c_str(), r.path_template.c_str(), static_cast<unsigned long long>(r.keys),
-            r.key_dist.c_str());
+    appendf(o, "  %s%s%s  keys %llu %s", r.url.c_str(), r.path_template.c_str(), at.c_str(),
+            static_cast<unsigned long long>(r.keys), r.key_dist.c_str());
     if (r.target_hit_ratio) appendf(o, "  target hit ratio %.3f", *r.target_hit_ratio);
   }
   if (r.rows) appendf(o, "  rows %d", *r.rows);

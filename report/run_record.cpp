@@ -95,6 +95,7 @@ void for_each_field(R& r, F&& f) {
   server_counter_columns(r, f);  // the server counters with a CSV column (wire/server_counters.h)
   // JSON only from here. What was asked (besides the CSV's).
   f("/url", "", r.url);
+  f("/url_address", "", omit(r.url_address));
   f("/path_template", "", r.path_template);
   f("/cpus", "", r.cpus);
   f("/thread_cpus", "", r.thread_cpus);

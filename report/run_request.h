@@ -19,6 +19,9 @@ using AxisSettings = std::map<std::string, std::string>;
 
 struct RunRequest {
   std::string url, path_template;
+  // The numeric address --url's host was resolved to at start ("10.0.0.5:8080"; for an IP
+  // address, the same as the URL's). "" in a record from before names were taken.
+  std::string url_address;
   int connections = 0, threads = 0;
   std::vector<int> cpus;  // --cpus as given (client_pinned)
   double rate_rps = 0;    // 0 = closed loop

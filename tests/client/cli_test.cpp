@@ -3,6 +3,7 @@
 // real signals sent while it runs.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -801,4 +802,190 @@ TEST(ServerCli, SigtermDuringALongWarmStopsTheFillAndExitsCleanly) {
   ASSERT_NE(status, -1) << "still running 10 s after SIGTERM";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_LT(s, 5.0) << "the drain waited for the fill";
+}
+
+namespace {
+
+// A TCP socket listening on 127.0.0.1 that never accepts by itself: whether anything connected
+// to it is seen by accepting (non-blocking) afterwards.
+struct Listener {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  int port = 0;
+  Listener() {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::listen(fd, 16) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+      port = ntohs(a.sin_port);
+  }
+  ~Listener() {
+    if (fd >= 0) ::close(fd);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+  // Connections made to it so far (each accepted and closed).
+  int connections() const {
+    int n = 0;
+    for (int c; (c = ::accept(fd, nullptr, nullptr)) >= 0; ++n) ::close(c);
+    return n;
+  }
+};
+
+// What this machine's resolver answers for a name that does not resolve, as hitcost-load words it.
+std::string cannot_resolve(const std::string& name) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = ::getaddrinfo(name.c_str(), nullptr, &hints, &found);
+  if (rc == 0) {
+    ::freeaddrinfo(found);
+    return name + " resolves here: pick another";
+  }
+  return "cannot resolve host " + name + ": " + ::gai_strerror(rc);
+}
+
+}  // namespace
+
+// --check-args (issue 29: the Kubernetes manifests' command lines are checked by the programs' own
+// parsers): a run's and a sweep's line checked as they would be, one line out, exit 0, and
+// nothing done: no connection to --url (a socket listening there sees none), no output file
+// created nor its directory checked, no name resolved (--admin-url is a name no resolver
+// knows), no process or CPU of this machine looked for.
+TEST(LoadCli, CheckArgsChecksTheLineAndConnectsWritesAndResolvesNothing) {
+  const fs::path dir = fresh_dir("check-args");
+  Listener server;
+  ASSERT_GT(server.port, 0);
+  const std::string json_out = (dir / "out.json").string(), csv_out = (dir / "no-such-dir" / "out.csv").string();
+  const std::string load = hitcost::testing::load_binary();
+  const std::vector<std::vector<std::string>> lines = {
+      {load, "--check-args", "--url", server.url(), "--json", json_out, "--csv", csv_out, "--server-pids", "999999999",
+       "--cpus", "1023", "--strategy", "struct:jsn", "-d", "10s"},
+      {load, "replay", "--check-args", (dir / "no-such.trace").string(), "--url", server.url(), "--json", json_out,
+       "--values", (dir / "no-such.hcorpus").string()},
+      {load, "sweep", "--check-args", "--url", server.url(), "--admin-url", "http://no-such-host.invalid:8080",
+       "--json", json_out, "--csv", csv_out, "--strategies", "html,struct:jsn", "--stores", "memcached:mc:11211",
+       "--axis", "threads=1,2", "--repeat", "3"},
+      {load, "--check-args", "sweep", "--url", "http://hitcost-server:8080", "--json", json_out},
+      {load, "--check-args", "replay", (dir / "no-such.trace").string(), "--url", "http://hitcost-server:8080"},
+  };
+  size_t checked = 0;
+  for (const auto& argv : lines) {
+    const CommandResult r = hitcost::testing::run_command(argv, {.timeout_ms = 30'000});
+    EXPECT_EQ(r.exit_code, 0) << argv[1] << " " << argv[2] << "\n" << show(r);
+    EXPECT_EQ(r.out, "hitcost-load: arguments ok\n") << argv[1] << " " << argv[2];
+    EXPECT_EQ(r.err, "") << argv[1] << " " << argv[2];
+    EXPECT_EQ(server.connections(), 0) << argv[1] << " " << argv[2];
+    EXPECT_FALSE(fs::exists(json_out)) << argv[1] << " " << argv[2];
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5u);
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
+// A bad line with --check-args exits 2 with the message of a real run (usage errors, printed
+// before anything is connected), run and sweep alike; --check-args is refused for the commands
+// that only read files.
+TEST(LoadCli, CheckArgsRefusesABadLineAsARunWould) {
+  const fs::path dir = fresh_dir("check-args-bad");
+  const std::string load = hitcost::testing::load_binary();
+  const std::string url = "http://127.0.0.1:1";
+  std::ofstream(dir / "in.json") << "{}";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> rows = {
+      {{load, "--url", url, "--key-dist", "zipf:x"}, "hitcost-load: bad --key-dist (uniform | zipf:S): zipf:x\n"},
+      {{load, "--url", "http://bad_host:8080"},
+       "hitcost-load: host is neither an IP address nor a host name: bad_host\n"},
+      {{load, "--url", url, "--trace", (dir / "t.trace").string(), "--requests", "5"},
+       "hitcost-load: --trace: the trace sets the requests; --requests is not taken\n"},
+      {{load, "--url", url, "--server-pids", "12x"}, "hitcost-load: --server-pids: '12x' is not a pid\n"},
+      {{load, "sweep", "--url", url, "--latency-rate", "fast"},
+       "hitcost-load sweep: bad --latency-rate (auto | REQ/S | 0): fast\n"},
+      {{load, "sweep", "--url", url, "--admin-url", "http://[mc]:80"},
+       "hitcost-load sweep: bad --admin-url: host is neither an IP address nor a host name: [mc]\n"},
+      {{load, "sweep", "--url", url, "--repeat", "2", "--max-rounds", "9"},
+       "hitcost-load sweep: --repeat N runs exactly N rounds: --min-rounds, --max-rounds and --max-time are for "
+       "until-decided\n"},
+      {{load, "sweep"}, "hitcost-load sweep: --url is required\n"},
+  };
+  size_t checked = 0;
+  for (const auto& [argv, says] : rows) {
+    std::vector<std::string> checking = argv;
+    checking.insert(checking.begin() + (argv[1] == "sweep" ? 2 : 1), "--check-args");
+    const CommandResult check = hitcost::testing::run_command(checking, {.timeout_ms = 30'000});
+    const CommandResult real = hitcost::testing::run_command(argv, {.timeout_ms = 30'000});
+    EXPECT_EQ(check.exit_code, 2) << show(check);
+    EXPECT_EQ(check.err, says);
+    EXPECT_EQ(check.out, "");
+    EXPECT_EQ(real.exit_code, 2) << show(real);
+    EXPECT_EQ(real.err, says);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8u);
+  const CommandResult report = hitcost::testing::run_command(
+      {load, "--check-args", "report", (dir / "in.json").string(), "--html", (dir / "r.html").string()});
+  EXPECT_EQ(report.exit_code, 2) << show(report);
+  EXPECT_EQ(report.err, "hitcost-load: --check-args is for a run, a replay or a sweep\n");
+  EXPECT_FALSE(fs::exists(dir / "r.html"));
+}
+
+// A name that does not resolve is the network's failure, not the line's: exit 1 with the
+// resolver's reason, before anything is measured or written — for --url in a run and a sweep,
+// and for a sweep's --admin-url.
+TEST(LoadCli, AnUnresolvableHostExits1WithTheResolversReason) {
+  const fs::path dir = fresh_dir("unresolvable");
+  const std::string load = hitcost::testing::load_binary(), name = "no-such-host.invalid";
+  const std::string reason = cannot_resolve(name);
+  ASSERT_EQ(reason.rfind("cannot resolve host ", 0), 0u) << reason;
+  const std::string json_out = (dir / "out.json").string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> rows = {
+      {{load, "--url", "http://" + name + ":8080", "--json", json_out},
+       "hitcost-load: " + reason + ": nothing measured\n"},
+      {{load, "sweep", "--url", "http://" + name + ":8080", "--json", json_out},
+       "hitcost-load sweep: " + reason + ": nothing measured\n"},
+      {{load, "sweep", "--url", "http://127.0.0.1:1", "--admin-url", "http://" + name + ":8080", "--json", json_out},
+       "hitcost-load sweep: --admin-url: " + reason + ": nothing measured\n"},
+  };
+  size_t checked = 0;
+  for (const auto& [argv, says] : rows) {
+    const CommandResult r = hitcost::testing::run_command(argv, {.timeout_ms = 30'000});
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    EXPECT_EQ(r.err, says);
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(fs::exists(json_out));
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3u);
+}
+
+// A run by host name: the name is resolved once at start, the run loads the address it got and
+// says which (the JSON's url_address, the report's "at ADDRESS"), and the Host header is the name.
+TEST(LoadCli, ARunByHostNameSaysTheAddressItLoaded) {
+  char self[256] = {};
+  ASSERT_EQ(::gethostname(self, sizeof self - 1), 0);
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  ASSERT_EQ(::getaddrinfo(self, nullptr, &hints, &found), 0) << "this machine's own name must resolve: " << self;
+  char text[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, text, sizeof text);
+  ::freeaddrinfo(found);
+  const fs::path dir = fresh_dir("by-name");
+  ServerProcess server({"--store", "memory", "--threads", "1", "--host", "0.0.0.0"});
+  const std::string port = std::to_string(server.port());
+  std::vector<std::string> argv = short_run(server, {"--json", (dir / "r.json").string()});
+  argv[std::find(argv.begin(), argv.end(), "--url") - argv.begin() + 1] = "http://" + std::string(self) + ":" + port;
+  argv.erase(std::find(argv.begin(), argv.end(), "-q"));
+  const CommandResult r = hitcost::testing::run_command(argv);
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  const json run = read_json(dir / "r.json");
+  EXPECT_EQ(run["url"], "http://" + std::string(self) + ":" + port);
+  EXPECT_EQ(run["url_address"], std::string(text) + ":" + port);
+  EXPECT_NE(r.out.find("  http://" + std::string(self) + ":" + port + "/page/{id}  at " + text + ":" + port +
+                       "  keys 100 uniform"),
+            std::string::npos)
+      << r.out;
+  EXPECT_GT(run["requests"].get<uint64_t>(), 0u);
+  EXPECT_EQ(run["errors"]["total"], 0) << run["error_samples"].dump();
 }

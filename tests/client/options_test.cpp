@@ -1,7 +1,14 @@
 #include "client/options.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "load/load_runner.h"
 #include "load/net.h"
@@ -33,20 +40,207 @@ TEST(Options, CpuListsAndRanges) {
   EXPECT_FALSE(parse_cpu_list("3-1"));
 }
 
-TEST(Options, UrlsMustBeNumericOrLocalhost) {
+TEST(Options, UrlsAreAddressesOrHostNames) {
   auto ep = parse_url("http://127.0.0.1:8080");
   ASSERT_TRUE(ep) << ep.error().message;
   EXPECT_EQ(ep->port, 8080);
   EXPECT_EQ(ep->host_header, "127.0.0.1:8080");
-  EXPECT_TRUE(parse_url("http://localhost:1/"));
+  EXPECT_EQ(address_text(*ep), "127.0.0.1:8080");
+  auto local = parse_url("http://localhost:1/");
+  ASSERT_TRUE(local) << local.error().message;
+  EXPECT_EQ(local->host_header, "localhost:1");
+  EXPECT_EQ(address_text(*local), "127.0.0.1:1");
   auto v6 = parse_url("http://[::1]:9000");
   ASSERT_TRUE(v6) << v6.error().message;
   EXPECT_EQ(v6->host_header, "[::1]:9000");
+  EXPECT_EQ(address_text(*v6), "[::1]:9000");
   EXPECT_EQ(parse_url("http://10.0.0.1")->port, 80);
+  EXPECT_EQ(address_text(*parse_url("http://10.0.0.1")), "10.0.0.1:80");
   EXPECT_FALSE(parse_url("https://127.0.0.1:1"));
-  EXPECT_FALSE(parse_url("http://example.com:80"));
   EXPECT_FALSE(parse_url("http://127.0.0.1:0"));
   EXPECT_FALSE(parse_url("http://127.0.0.1:99999"));
+}
+
+namespace {
+
+// What this machine's resolver says of `name`, asked here and not through parse_url: the first
+// IPv4 address as text, "" when it has none; `rc` getaddrinfo's answer.
+std::string first_ipv4_of(const std::string& name, int& rc) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  rc = ::getaddrinfo(name.c_str(), nullptr, &hints, &found);
+  if (rc != 0) return "";
+  char text[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, text, sizeof text);
+  ::freeaddrinfo(found);
+  return text;
+}
+
+std::string this_host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+// A TCP listener on every IPv4 address of this machine, on a port the kernel picked.
+struct Listener {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  int port = 0;
+  Listener() {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    socklen_t len = sizeof a;
+    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::listen(fd, 4) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+      port = ntohs(a.sin_port);
+  }
+  ~Listener() {
+    if (fd >= 0) ::close(fd);
+  }
+  // Whether a connection is waiting to be accepted (it is accepted and closed).
+  bool accepted_one() const {
+    const int c = ::accept(fd, nullptr, nullptr);
+    if (c < 0) return false;
+    ::close(c);
+    return true;
+  }
+};
+
+}  // namespace
+
+// A host name is resolved once, by parse_url, to the first IPv4 address the resolver has: the
+// machine's own name (and "localhost") connect to a socket listening here, the Host header
+// keeps the name, and address_text says where it went.
+TEST(Options, AHostNameResolvesToAnAddressThatConnects) {
+  const std::string self = this_host_name();
+  ASSERT_FALSE(self.empty());
+  int rc = 0;
+  const std::string expected = first_ipv4_of(self, rc);
+  ASSERT_EQ(rc, 0) << "this machine's own name must resolve: " << self << ": " << ::gai_strerror(rc);
+  Listener listener;
+  ASSERT_GT(listener.port, 0);
+  const std::string port = std::to_string(listener.port);
+  size_t connected = 0;
+  for (const std::string& host : {self, std::string("localhost")}) {
+    auto ep = parse_url("http://" + host + ":" + port);
+    ASSERT_TRUE(ep) << host << ": " << ep.error().message;
+    EXPECT_EQ(ep->host, host);
+    EXPECT_EQ(ep->host_header, host + ":" + port);
+    EXPECT_EQ(address_text(*ep), (host == self ? expected : "127.0.0.1") + ":" + port);
+    hitcost::UniqueFd fd = connect_blocking(*ep, 2000);
+    ASSERT_TRUE(fd) << host << ": " << std::strerror(errno);
+    bool accepted = false;
+    for (int i = 0; i < 100 && !accepted; ++i) {
+      accepted = listener.accepted_one();
+      if (!accepted) ::usleep(10'000);
+    }
+    EXPECT_TRUE(accepted) << host;
+    ++connected;
+  }
+  EXPECT_EQ(connected, 2u);
+  // The Host header of every request is the name, as written.
+  RunOptions o;
+  o.url = "http://" + self + ":" + port;
+  auto plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "");
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(address_text(plan->endpoint), expected + ":" + port);
+  EXPECT_EQ(make_request_template(*plan).suffix, " HTTP/1.1\r\nHost: " + self + ":" + port + "\r\n\r\n");
+}
+
+// A well-formed name the resolver does not know is the network's failure (connection, exit 1),
+// with the resolver's own reason; with Lookup::no it is accepted unresolved, and nothing is
+// asked: the machine's own name, which would resolve, stays without an address too.
+TEST(Options, AnUnresolvableNameIsAConnectionErrorAndLookupNoNeverResolves) {
+  int rc = 0;
+  EXPECT_EQ(first_ipv4_of("no-such-host.invalid", rc), "");
+  ASSERT_NE(rc, 0);
+  const std::string reason = "cannot resolve host no-such-host.invalid: " + std::string(::gai_strerror(rc));
+  const auto ep = parse_url("http://no-such-host.invalid:8080");
+  ASSERT_FALSE(ep);
+  EXPECT_EQ(ep.error().code, hitcost::Errc::connection);
+  EXPECT_EQ(ep.error().message, reason);
+
+  size_t unresolved = 0;
+  for (const std::string& host :
+       {std::string("no-such-host.invalid"), this_host_name(), std::string("hitcost-server")}) {
+    auto named = parse_url("http://" + host + ":8080", Lookup::no);
+    ASSERT_TRUE(named) << host << ": " << named.error().message;
+    EXPECT_EQ(named->host_header, host + ":8080");
+    EXPECT_EQ(named->addr_len, 0u) << host;
+    EXPECT_EQ(address_text(*named), "") << host;
+    ++unresolved;
+  }
+  EXPECT_EQ(unresolved, 3u);
+  // Resolved later, as a run does once its line is checked: the same error.
+  auto later = parse_url("http://no-such-host.invalid:8080", Lookup::no);
+  ASSERT_TRUE(later);
+  const hitcost::Status resolved = resolve_host(*later);
+  ASSERT_FALSE(resolved);
+  EXPECT_EQ(resolved.error().code, hitcost::Errc::connection);
+  EXPECT_EQ(resolved.error().message, reason);
+  // An address needs no resolver either way.
+  auto numeric = parse_url("http://10.1.2.3:8080", Lookup::no);
+  ASSERT_TRUE(numeric);
+  EXPECT_EQ(address_text(*numeric), "10.1.2.3:8080");
+
+  // build_plan: the same, and with Lookup::no neither the name nor this machine's CPUs.
+  RunOptions o;
+  o.url = "http://no-such-host.invalid:8080";
+  o.cpus = "1023";
+  auto plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "", Lookup::no);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->endpoint.addr_len, 0u);
+  EXPECT_EQ(plan->cpus, std::vector<int>{1023});
+  plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "");
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, hitcost::Errc::invalid_argument);  // the line's mistake is told first
+  EXPECT_EQ(plan.error().message.rfind("--cpus 1023: CPU 1023 is not online", 0), 0u) << plan.error().message;
+  o.cpus.clear();
+  plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "");
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, hitcost::Errc::connection);
+  EXPECT_EQ(plan.error().message, reason);
+}
+
+// A host that cannot be a host name (RFC 1123) is the line's mistake, whether names are looked
+// up or not; the limits themselves pass.
+TEST(Options, AHostThatIsNeitherAnAddressNorANameIsInvalidArgument) {
+  const std::string l63(63, 'a'), l64(64, 'a');
+  const std::string n253 = l63 + "." + l63 + "." + l63 + "." + std::string(61, 'b');
+  const std::string n254 = n253 + "b";
+  ASSERT_EQ(n253.size(), 253u);
+  const std::vector<std::string> bad = {
+      "bad_host",  "-lead.example", "trail-.example", "a..b",      ".a", "ho st",    "exa%6dple",
+      "999.1.1.1", "10.0.0.256",    "1.2.3",          l64 + ".io", n254, "[not-v6]", "[hitcost-server]",
+  };
+  size_t refused = 0;
+  for (const std::string& host : bad) {
+    for (Lookup lookup : {Lookup::no, Lookup::yes}) {
+      const auto ep = parse_url("http://" + host + ":8080", lookup);
+      ASSERT_FALSE(ep) << host;
+      EXPECT_EQ(ep.error().code, hitcost::Errc::invalid_argument) << host;
+      EXPECT_EQ(ep.error().message, "host is neither an IP address nor a host name: " + host) << host;
+    }
+    ++refused;
+  }
+  EXPECT_EQ(refused, 14u);
+  const std::vector<std::string> good = {l63 + ".io",
+                                         n253,
+                                         n253 + ".",
+                                         "hitcost-server",
+                                         "1password.example",
+                                         "memcached-0.memcached.default.svc.cluster.local",
+                                         "A-b.C"};
+  size_t taken = 0;
+  for (const std::string& host : good) {
+    const auto ep = parse_url("http://" + host + ":8080", Lookup::no);
+    EXPECT_TRUE(ep) << host << ": " << (ep ? "" : ep.error().message);
+    ++taken;
+  }
+  EXPECT_EQ(taken, 7u);
 }
 
 // A bad URL is the user's mistake (invalid_argument, exit 2), and the message says which part.
@@ -59,7 +253,7 @@ TEST(Options, BadUrlIsInvalidArgumentSayingWhy) {
       {"http://127.0.0.1:0", "bad port in URL: '0' (want 1..65535)"},
       {"http://127.0.0.1:70000", "bad port in URL: '70000' (want 1..65535)"},
       {"http://127.0.0.1:-1", "bad port in URL: '-1' (want 1..65535)"},
-      {"http://example.com:80", "host must be a numeric IP address or localhost: example.com"},
+      {"http://exa_mple.com:80", "host is neither an IP address nor a host name: exa_mple.com"},
   };
   size_t checked = 0;
   for (const auto& [url, message] : cases) {
@@ -134,11 +328,11 @@ TEST(Options, BadValuesAreRejectedWithAReason) {
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().message, "bad --duration: soon");
   // parse_url's reason comes through as it is.
-  o.url = "http://example.com:80";
+  o.url = "http://example.com.:80:80";
   plan = build_plan(o, "1s", 0, std::nullopt, std::nullopt, "");
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().code, hitcost::Errc::invalid_argument);
-  EXPECT_EQ(plan.error().message, "host must be a numeric IP address or localhost: example.com");
+  EXPECT_EQ(plan.error().message, "bad port in URL: '80:80' (want 1..65535)");
 }
 
 TEST(Options, SpinUsBecomesThePlansSpinNs) {
@@ -184,6 +378,26 @@ TEST(Options, PidListsNameTheBadItem) {
     ++checked;
   }
   EXPECT_EQ(checked, 5u);
+}
+
+// --check-args: a pid list is checked for its form only (the pods' processes are not this
+// machine's); the form's mistakes are still refused.
+TEST(Options, LookupNoLooksForNoProcess) {
+  const auto absent = parse_pid_list("999999999,12", Lookup::no);
+  ASSERT_TRUE(absent) << absent.error().message;
+  EXPECT_EQ(*absent, (std::vector<int64_t>{999999999, 12}));
+  const auto bad = parse_pid_list("12x", Lookup::no);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "'12x' is not a pid");
+  RunOptions o;
+  o.server_pids = "999999999";
+  const auto checked = measure_options(o, Lookup::no);
+  ASSERT_TRUE(checked) << checked.error().message;
+  EXPECT_EQ(checked->server_processes.pids, (std::vector<int64_t>{999999999}));
+  const auto looked = measure_options(o);
+  ASSERT_FALSE(looked);
+  EXPECT_EQ(looked.error().message,
+            "--server-pids: no process 999999999 visible here (the server must run on this machine)");
 }
 
 TEST(Options, MeasureOptionsSayWhichFlagIsBad) {
