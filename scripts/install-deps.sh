@@ -31,6 +31,7 @@ test_pkgs=(
   "${php_pkgs[@]}"
   chromium
   jq docker-compose valgrind
+  iproute2  # ip netns, the links of scripts/netns.sh (topology.sh --netns, netns-fault.sh)
 )
 
 # Fuzzing (scripts/test-fuzz.sh): clang 14 with its sanitizer runtimes and libFuzzer;
