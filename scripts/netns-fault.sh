@@ -151,6 +151,7 @@ jq -n --slurpfile run "$out/run.json" --slurpfile s0 "$out/stats-before.json" --
     seconds_without_answers: [$series[] | select(.ok == 0) | .t_s],
     store_errors_by_kind: ($e1 | with_entries(.value -= ($e0[.key] // 0))),
     store_errors: (($s1[0].store_errors // 0) - ($s0[0].store_errors // 0)),
+    store_fast_fails: (($s1[0].store.extra.fast_fails // 0) - ($s0[0].store.extra.fast_fails // 0)),
     series: [$series[] | {t_s, len_s, window, requests, ok, errors, hits, misses, hit_ratio, p50_us, p99_us, max_us}]
   } |
   .checks = [
@@ -173,9 +174,11 @@ jq -r 'def f(x; d): if x == null then "-" else (x * pow(10; d) | round / pow(10;
   (.series[] | [f(.t_s; 1), .window, f(.requests / .len_s; 0), f(.hit_ratio; 3), .errors, f(.p50_us; 0), f(.p99_us; 0), f(.max_us; 0)] | @tsv)' \
   "$out/fault-report.json" | awk -F'\t' '{ printf "  %-6s %-13s %8s %9s %7s %9s %9s %9s\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 echo
-jq -r '"server store errors during the run: \(.store_errors) (by kind: \(.store_errors_by_kind | to_entries | map("\(.key) \(.value)") | join(", ") | if . == "" then "none" else . end))",
+jq -r 'def r(x): if x == null then "-" else (x * 1000 | round / 1000 | tostring) end;
+  "server store errors during the run: \(.store_errors) (by kind: \(.store_errors_by_kind | to_entries | map("\(.key) \(.value)") | join(", ") | if . == "" then "none" else . end));",
+  "  \(.store_fast_fails) of them at once (the store skips a node for retry_timeout_ms after a timeout); the others waited up to timeout_ms or found no connection",
   "client errors: \(.client_errors.total) (\(.client_errors | del(.total) | to_entries | map(select(.value != 0 and (.value | type) == "number")) | map("\(.key) \(.value)") | join(", ") | if . == "" then "none by kind" else . end))",
-  "hit ratio: \(.pre_fault_hit_ratio // "-") before, \(.cut_min_hit_ratio // "-") lowest while cut, back to 0.9 of before \(.hits_back_after_cut_s // "never") s after the cut ended, \(.healed_min_hit_ratio // "-") lowest after the heal"' \
+  "hit ratio: \(r(.pre_fault_hit_ratio)) before, \(r(.cut_min_hit_ratio)) lowest while cut, back to 0.9 of before \(if .hits_back_after_cut_s == null then "never" else "\(r(.hits_back_after_cut_s)) s" end) after the cut ended (the end of the first such second), \(r(.healed_min_hit_ratio)) lowest after the heal"' \
   "$out/fault-report.json"
 echo "checks:"
 jq -r '.checks[] | "  \(if .ok then "ok  " else "FAIL" end)  \(.what)"' "$out/fault-report.json"

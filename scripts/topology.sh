@@ -275,7 +275,7 @@ make_report() {
     echo "finished; the step in progress is left out"
   fi
   echo "hitcost topology: $nodes memcached nodes, 1 hitcost-server ($([ -n "$server_url" ] && echo "at $url" || echo "$server_threads threads")), $clients clients x $connections connections"
-  [ -z "$netns" ] || echo "each in a network namespace of its own: links rtt $rtt (measured $(cut -d' ' -f4 "$out/netns/rtt.txt") us median), loss $loss, rate $rate"
+  [ -z "$netns" ] || echo "each in a network namespace of its own: links rtt $rtt (measured $(cut -d' ' -f6 "$out/netns/rtt.txt") us median), loss $loss, rate $rate"
   echo
   echo "memcached nodes (keys spread by libmemcached's consistent hashing):"
   cat "$out/nodes.txt"
@@ -399,7 +399,12 @@ admin() {
   else http_get "$url$2" "${@:3}"; fi
 }
 start_client() {
-  if [ "$side" = netns ]; then netns_start client "c$1" "" "${@:2}"; else start_bg "${@:2}"; fi
+  local cpu
+  case $side in
+    netns) netns_start client "c$1" "$(netns_cpus other $((nodes + $1 - 1)))" "${@:2}" ;;
+    loopback) cpu=$(netns_cpus other $((nodes + $1 - 1))); start_bg ${cpu:+taskset -c "$cpu"} "${@:2}" ;;
+    *) start_bg "${@:2}" ;;
+  esac
 }
 step=0
 for rep in $(seq 0 $((repeat - 1))); do
