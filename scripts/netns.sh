@@ -15,7 +15,9 @@
 #                             hosts (200us, 1ms, 0), LOSS per link and direction (0.1%, 0.001, 0),
 #                             RATE per link and direction (1gbit, 100mbit, 0 = unlimited)
 #   netns_host NAME           namespace PREFIX-NAME with lo up and eth0, its link to the switch,
-#                             address 198.18.0.N/24 (N = 1, 2, ... in order); sets NETNS_ADDR
+#                             address 198.18.0.N/24 (N = 1, 2, ... in order), MTU $NETNS_MTU (9000:
+#                             jumbo frames, a third of 1500's frames through the switch); sets
+#                             NETNS_ADDR
 #   netns_addr NAME           prints NAME's address
 #   netns_start KIND NAME CPUS PROGRAM ARGS...   PROGRAM in NAME's namespace (ip netns exec),
 #                             pinned to CPUS (taskset; "" = not pinned); KIND service or client
