@@ -114,8 +114,8 @@ TEST(NetnsLib, LinksCarryTheAskedRoundTripAndTheFaultVerbsActOnThem) {
   EXPECT_EQ(kv["rtt_answered"], "20");
   EXPECT_GE(std::stoi(kv["rtt_min_us"]), 200) << "the round trip is at least the one asked";
   // The emulation's own cost (the switch in user space, Perl's ICMP) is in both: the shaping
-  // adds the 200 us asked, less the noise of two minima of 20 echoes.
-  EXPECT_GE(std::stoi(kv["rtt_min_us"]) - std::stoi(kv["unshaped_min_us"]), 150)
+  // adds the 200 us asked; half of it is the bound (two minima of 20 echoes on a busy machine).
+  EXPECT_GE(std::stoi(kv["rtt_min_us"]) - std::stoi(kv["unshaped_min_us"]), 100)
       << "unshaped " << kv["unshaped_min_us"];
   EXPECT_LT(std::stoi(kv["rtt_min_us"]), 20'000) << "a round trip of 200 us measured as more than 20 ms";
   EXPECT_EQ(kv["cut_answered"], "0") << "an echo crossed a cut link";
