@@ -36,7 +36,7 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=${BUILD_TYPE} \
  && strip /dist/bin/* \
  && cp docker/load-sweep.sh /dist/bin/hitcost-load-sweep \
  && cp docker/memcached-nodes.sh /dist/bin/hitcost-memcached-nodes \
- && cp scripts/lib.sh scripts/free-port.sh scripts/topology.sh /dist/share/scripts/
+ && cp scripts/lib.sh scripts/free-port.sh scripts/topology.sh scripts/netns.sh /dist/share/scripts/
 
 FROM debian:bookworm-slim AS runtime
 ARG DEBIAN_FRONTEND=noninteractive

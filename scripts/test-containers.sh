@@ -16,6 +16,10 @@
 #   5. host network (docker-compose.host.yml): the same, nodes on free loopback ports
 #   6. scaled: HITCOST_NODES=4 memcached containers, HITCOST_LOAD_CLIENTS=2 load processes
 #      per step, merged: the same checks, 4 nodes, 2 inputs in the merged report
+#   7. Kubernetes (scripts/test-kubernetes.sh): deploy/kubernetes rendered, schema-checked
+#      strictly, every container's line through its program's --check-args, a misspelled field
+#      and a renamed flag caught, and overlays/quick executed on this engine with this image
+#      (3 memcached pods, the server, an Indexed Job of 3 load pods, merged exactly)
 # Compose: `docker compose` (v2) when installed, else `docker-compose` (v1, Debian 12).
 # Every check is counted; the last lines say how many passed and how long each step took.
 # A missing piece (no engine, no compose, no base image) fails the stage, naming it.
@@ -54,6 +58,11 @@ remove_projects() {
   for p in ${projects[@]+"${projects[@]}"}; do
     "${compose[@]}" -p "$p" -f docker-compose.yml --profile load down --remove-orphans >/dev/null 2>&1
   done
+  # What step 7's driver ran (its label's value starts hck$$), if it was stopped before its own cleanup.
+  docker ps -a --filter label=hitcost.k8s-run --format '{{.ID}} {{.Label "hitcost.k8s-run"}}' 2>/dev/null |
+    awk -v p="hck$$" 'index($2, p) == 1 {print $1}' | xargs -r docker rm -f >/dev/null 2>&1
+  docker network ls --filter label=hitcost.k8s-run --format '{{.Name}}' 2>/dev/null |
+    awk -v p="hck$$" 'index($1, p) == 1' | xargs -r docker network rm >/dev/null 2>&1
   [ "$ENGINE_STARTED" = 1 ] || docker image rm -f "$image" >/dev/null 2>&1
 }
 at_cleanup remove_work
@@ -189,9 +198,13 @@ stack host 3 1 docker-compose.yml docker-compose.host.yml
 # 6. Scaled: 4 memcached containers, 2 load processes per step (scripts/topology.sh --server).
 RUN_ENV=(HITCOST_PORT="$(scripts/free-port.sh)" HITCOST_NODES=4 HITCOST_LOAD_CLIENTS=2 HITCOST_SWEEP_ARGS="$sweep_args")
 stack scaled 4 2 docker-compose.yml
+# 7. The Kubernetes manifests, on the same engine and image.
+# shellcheck source=scripts/test-kubernetes.sh
+source scripts/test-kubernetes.sh
 
 echo "== time per step:" >&2
 printf '   %s\n' "${timings[@]}" >&2
 echo "test-containers: $((checked - failures)) of $checked checks passed (image $size_mb MB, ${compose[*]})" >&2
-[ "$checked" -ge 40 ] || { echo "test-containers: FAIL: only $checked checks ran (expected at least 40)" >&2; exit 1; }
+# 45 checks in steps 3-6 and 41 in step 7 when every output is there (fewer only after a failure)
+[ "$checked" -ge 86 ] || { echo "test-containers: FAIL: only $checked checks ran (expected at least 86)" >&2; exit 1; }
 [ "$failures" = 0 ]
