@@ -25,6 +25,7 @@
 #include "tests/support/http_client.h"
 #include "tests/support/memcached_process.h"
 #include "tests/support/server_process.h"
+#include "tests/support/tcp_listener.h"
 
 namespace fs = std::filesystem;
 using hitcost::testing::CommandOptions;
@@ -806,32 +807,6 @@ TEST(ServerCli, SigtermDuringALongWarmStopsTheFillAndExitsCleanly) {
 
 namespace {
 
-// A TCP socket listening on 127.0.0.1 that never accepts by itself: whether anything connected
-// to it is seen by accepting (non-blocking) afterwards.
-struct Listener {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  int port = 0;
-  Listener() {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::listen(fd, 16) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-      port = ntohs(a.sin_port);
-  }
-  ~Listener() {
-    if (fd >= 0) ::close(fd);
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
-  // Connections made to it so far (each accepted and closed).
-  int connections() const {
-    int n = 0;
-    for (int c; (c = ::accept(fd, nullptr, nullptr)) >= 0; ++n) ::close(c);
-    return n;
-  }
-};
-
 // What this machine's resolver answers for a name that does not resolve, as hitcost-load words it.
 std::string cannot_resolve(const std::string& name) {
   addrinfo hints{};
@@ -855,7 +830,7 @@ std::string cannot_resolve(const std::string& name) {
 // knows), no process or CPU of this machine looked for.
 TEST(LoadCli, CheckArgsChecksTheLineAndConnectsWritesAndResolvesNothing) {
   const fs::path dir = fresh_dir("check-args");
-  Listener server;
+  hitcost::testing::TcpListener server;
   ASSERT_GT(server.port, 0);
   const std::string json_out = (dir / "out.json").string(), csv_out = (dir / "no-such-dir" / "out.csv").string();
   const std::string load = hitcost::testing::load_binary();

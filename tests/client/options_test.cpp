@@ -13,6 +13,7 @@
 #include "load/load_runner.h"
 #include "load/net.h"
 #include "measure/run_output.h"  // MeasureOptions
+#include "tests/support/tcp_listener.h"
 
 using namespace hitcost::client;
 using hitcost::parse_duration_ns;
@@ -84,31 +85,6 @@ std::string this_host_name() {
   return name;
 }
 
-// A TCP listener on every IPv4 address of this machine, on a port the kernel picked.
-struct Listener {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  int port = 0;
-  Listener() {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    socklen_t len = sizeof a;
-    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::listen(fd, 4) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-      port = ntohs(a.sin_port);
-  }
-  ~Listener() {
-    if (fd >= 0) ::close(fd);
-  }
-  // Whether a connection is waiting to be accepted (it is accepted and closed).
-  bool accepted_one() const {
-    const int c = ::accept(fd, nullptr, nullptr);
-    if (c < 0) return false;
-    ::close(c);
-    return true;
-  }
-};
-
 }  // namespace
 
 // A host name is resolved once, by parse_url, to the first IPv4 address the resolver has: the
@@ -120,7 +96,7 @@ TEST(Options, AHostNameResolvesToAnAddressThatConnects) {
   int rc = 0;
   const std::string expected = first_ipv4_of(self, rc);
   ASSERT_EQ(rc, 0) << "this machine's own name must resolve: " << self << ": " << ::gai_strerror(rc);
-  Listener listener;
+  hitcost::testing::TcpListener listener(INADDR_ANY);  // the machine's own name may resolve to any of its addresses
   ASSERT_GT(listener.port, 0);
   const std::string port = std::to_string(listener.port);
   size_t connected = 0;
@@ -134,7 +110,7 @@ TEST(Options, AHostNameResolvesToAnAddressThatConnects) {
     ASSERT_TRUE(fd) << host << ": " << std::strerror(errno);
     bool accepted = false;
     for (int i = 0; i < 100 && !accepted; ++i) {
-      accepted = listener.accepted_one();
+      accepted = listener.connections() > 0;
       if (!accepted) ::usleep(10'000);
     }
     EXPECT_TRUE(accepted) << host;
