@@ -214,6 +214,12 @@ std::string boot_id() {
   return id;
 }
 
+std::string hostname() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
 std::optional<ProcessInfo> read_process(int64_t pid) {
   if (pid <= 0) return std::nullopt;
   const std::string base = "/proc/" + std::to_string(pid);

@@ -55,6 +55,9 @@ std::optional<std::string> cpus_not_online_error(const std::vector<int>& cpus, c
 // This kernel's boot id: the same for every process of one machine (containers included),
 // different on another machine. Empty when unreadable.
 std::string boot_id();
+// This machine's name as the kernel has it (gethostname: in a container or a pod, the pod's
+// name). Empty when unreadable.
+std::string hostname();
 
 struct ProcessInfo {
   std::string comm;               // the process's name

@@ -153,11 +153,16 @@ StatsFigures read_stats(const ServerContext& ctx, const RuntimeConfig& cfg) {
   if (ctx.slow_log) f.slow_threshold_ns = ctx.slow_log->threshold_ns();
   f.store = cfg.store->stats();
   f.store_describe = cfg.store->describe();
-  // Where the cache ran: for each memcached node whose pid is a local memcached process,
-  // its CPU affinity; "unknown" for remote nodes.
-  for (const auto& [k, v] : f.store.extra)
-    if (k.starts_with("node.") && k.ends_with(".pid"))
-      f.cache_cpus.push_back(local_process_cpus(static_cast<int64_t>(v), "memcached"));
+  // Where the cache ran: one entry per memcached node, in the order of the store's nodes (its
+  // describe()): the CPU affinity of a node whose pid is a local memcached process; "unknown"
+  // for a node on another host or one that did not answer.
+  if (const auto nodes = f.store.extra.find("nodes"); nodes != f.store.extra.end())
+    for (int64_t i = 0; i < static_cast<int64_t>(nodes->second); ++i) {
+      const auto pid = f.store.extra.find("node." + std::to_string(i) + ".pid");
+      f.cache_cpus.push_back(pid == f.store.extra.end()
+                                 ? std::string("unknown")
+                                 : local_process_cpus(static_cast<int64_t>(pid->second), "memcached"));
+    }
   return f;
 }
 
@@ -252,9 +257,11 @@ void identity_section(const StatsFigures& f, StatsOut& out) {
   j["pin_failures"] = f.pin_failures;
   j["pid"] = static_cast<int64_t>(::getpid());
   // Who and where this process is: a client on the same machine (same boot id) finds the
-  // same pid with the same start time in its own /proc, and then knows the server is local.
+  // same pid with the same start time in its own /proc, and then knows the server is local;
+  // the host name says where it ran when it is not (a run record's hosts).
   static const nlohmann::json host = {
       {"boot_id", proc::boot_id()},
+      {"hostname", proc::hostname()},
       {"pid", static_cast<int64_t>(::getpid())},
       {"start_ticks", proc::read_process(::getpid()).value_or(proc::ProcessInfo{}).start_ticks}};
   j["host"] = host;
