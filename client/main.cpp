@@ -10,6 +10,7 @@
 #include "client/options.h"
 #include "client/sweep.h"
 #include "figures/series.h"
+#include "measure/admin_client.h"
 #include "measure/preflight.h"
 #include "measure/run_output.h"
 #include "report/compare.h"
@@ -257,6 +258,19 @@ int main(int argc, char** argv) {
   if (*report_cmd) return run_report(report_opts);
   if (*merge_cmd) return run_merge(merge_opts);
   if (*compare_cmd) return run_compare(compare_opts);
+
+  // The admin token, once, before anything asks the server (not with --check-args).
+  const LoadOptions& load = *sweep_cmd    ? static_cast<const LoadOptions&>(sweep)
+                            : *replay_cmd ? static_cast<const LoadOptions&>(replay)
+                                          : static_cast<const LoadOptions&>(run);
+  if (!load.check_args && !load.admin_token_file.empty()) {
+    auto token = read_admin_token(load.admin_token_file);
+    if (!token) {
+      std::fprintf(stderr, "hitcost-load: %s\n", token.error().message.c_str());
+      return token.error().code == hitcost::Errc::invalid_argument ? kExitUsage : kExitFailed;
+    }
+    set_admin_token(std::move(*token));
+  }
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

@@ -102,6 +102,12 @@ void add_load_options(CLI::App& app, LoadOptions& o) {
                "(only their form is checked), whether --cpus are online here, whether --server-pids/--cache-pids "
                "exist here, whether the output files can be written, reading --trace and --values, and what only "
                "the server can judge (a run's --strategy, a sweep's --strategies, --stores and axis values)");
+  app.add_option("--admin-token-file", o.admin_token_file,
+                 "the token a server started with --admin-remote --admin-token-file wants from a remote peer: its "
+                 "first line, read once at start (unreadable: exit 1; empty: exit 2; not read with --check-args), "
+                 "sent as 'Authorization: Bearer TOKEN' on every admin request (POST /admin/*: the floor's "
+                 "calibrate, a sweep's config and warm), never printed or recorded")
+      ->envname("HITCOST_ADMIN_TOKEN_FILE");
   app.add_option("--warmup", o.warmup, "load before the measured window, not counted (500ms, 1s)")
       ->capture_default_str();
   app.add_option("--timeout", o.timeout, "per-request timeout; counted as a timeout error")->capture_default_str();

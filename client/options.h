@@ -77,6 +77,9 @@ struct LoadOptions {
   // --check-args: the line checked as a run would check it, then "hitcost-load: arguments ok";
   // nothing connected, written, read or looked up (names, CPUs, pids; see build_plan).
   bool check_args = false;
+  // The admin token's file (hitcost-server --admin-token-file): read once at start (not with
+  // --check-args) and sent on every admin request (measure/admin_client.h set_admin_token).
+  std::string admin_token_file;
 };
 
 struct RunOptions : LoadOptions {

@@ -61,11 +61,11 @@ Contamination judge_contamination(const CpuReadings& r, const PartyCpu& own) {
     return c;
   }
   if (!r.server_local) {
-    c.why = "the server is not on this machine: its CPU cannot be told apart from other work here";
+    c.why = "the server runs on another host; its CPU cannot be told apart from other work here";
     return c;
   }
   if (has_cache && !r.cache_local) {
-    c.why = "a cache node is not on this machine: its CPU cannot be told apart from other work here";
+    c.why = "a cache node runs on another host; its CPU cannot be told apart from other work here";
     return c;
   }
   if (r.server_cpus.empty() || r.client_cpus.empty() || (has_cache && r.cache_cpus.empty())) {
@@ -124,7 +124,8 @@ double softirq_net(const CpuReadings& r, const std::vector<int>& cpus) {
 std::string cannot_move(const CpuReadings& r) {
   const bool has_cache = r.cache_cpu_s.has_value();
   if (!r.machine) return "no per-CPU times (/proc/stat)";
-  if (!r.server_local || (has_cache && !r.cache_local)) return "a measured process is on another machine";
+  if (!r.server_local || (has_cache && !r.cache_local))
+    return "a measured process is on another machine (not on this host)";
   if (r.server_cpus.empty() || r.client_cpus.empty() || (has_cache && r.cache_cpus.empty()))
     return "where a measured process may run is unknown";
   const std::vector<int> peers = union_of({&r.cache_cpus, &r.client_cpus});
@@ -205,6 +206,7 @@ CpuFigures account(const CpuReadings& r, Attribution want) {
   CpuFigures f;
   const bool has_cache = r.cache_cpu_s.has_value();
   f.has_cache = has_cache;
+  f.local = r.server_local && (!has_cache || r.cache_local);
   f.raw = {r.server_cpu_s, r.cache_cpu_s.value_or(0), r.client_cpu_s};
   f.net = f.raw;
   if (r.idle_window_s > 0) {

@@ -147,7 +147,10 @@ const char* to_string(Contamination::State) noexcept;
 
 struct CpuFigures {
   Attribution attribution = Attribution::sender_pays;  // of `attributed` and the per-hit figure
-  bool has_cache = false;                 // a cache process (memcached) was measured; local stores have none
+  bool has_cache = false;  // a cache process (memcached) was measured; local stores have none
+  // The server and every cache node are on this host: false, nothing of this machine's /proc
+  // (per-CPU times, the census) describes them, and the figures read from it are left out.
+  bool local = false;
   std::string attribution_note;           // why sender-pays, or what was moved
   PartyCpu raw;                           // getrusage / rusage deltas
   PartyCpu net;                           // idle subtracted (== raw without a baseline)

@@ -1,11 +1,15 @@
 #include "measure/admin_client.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include "core/io_util.h"
+#include "core/unique_fd.h"
 
 namespace hitcost::client {
 
@@ -19,12 +23,20 @@ Errc transport_errc(int err) noexcept {
 
 namespace {
 
+// set_admin_token's: written once at start, read by every admin request after.
+std::string& admin_token() {
+  static std::string token;
+  return token;
+}
+
 // What a request sends: the request line, the headers, the body.
 std::string request_text(const Endpoint& ep, std::string_view method, std::string_view target, std::string_view body) {
   std::string req;
   req.reserve(256 + body.size());
   req.append(method).append(" ").append(target).append(" HTTP/1.1\r\nHost: ");
   req.append(ep.host_header).append("\r\nConnection: close\r\nUser-Agent: hitcost-load\r\n");
+  if (target.starts_with("/admin/") && !admin_token().empty())
+    req.append("Authorization: Bearer ").append(admin_token()).append("\r\n");
   if (!body.empty() || method == "POST") {
     req.append("Content-Type: application/json\r\nContent-Length: ");
     req.append(std::to_string(body.size())).append("\r\n");
@@ -69,6 +81,26 @@ Result<HttpReply> read_reply(int fd) {
 }
 
 }  // namespace
+
+void set_admin_token(std::string token) { admin_token() = std::move(token); }
+
+Result<std::string> read_admin_token(const std::string& path) {
+  auto unreadable = [&](int err) {
+    return Error{Errc::io_error, "cannot read --admin-token-file " + path + ": " + std::strerror(err)};
+  };
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return unreadable(errno);
+  char buf[4096];  // the first line is all that is read
+  auto n = io::pread_full(fd.get(), buf, sizeof buf, 0);
+  if (!n) return Error{Errc::io_error, "cannot read --admin-token-file " + path + ": " + n.error().message};
+  std::string_view line(buf, *n);
+  line = line.substr(0, line.find('\n'));
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!line.empty() && space(line.back())) line.remove_suffix(1);
+  while (!line.empty() && space(line.front())) line.remove_prefix(1);
+  if (line.empty()) return Error{Errc::invalid_argument, "--admin-token-file " + path + " is empty"};
+  return std::string(line);
+}
 
 Result<HttpReply> http_request(const Endpoint& ep, std::string_view method, std::string_view target,
                                std::string_view body, int timeout_ms) {

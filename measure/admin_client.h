@@ -10,6 +10,16 @@
 
 namespace hitcost::client {
 
+// The admin token (hitcost-server --admin-remote --admin-token-file): from the call on, every
+// request to an admin route (a target under /admin/: the sweep's config and warm, the floor's
+// calibrate) carries "Authorization: Bearer TOKEN". Set once at start, before any thread asks;
+// "" sends none. The token is never printed, logged or written to a record.
+void set_admin_token(std::string token);
+// The token of hitcost-load --admin-token-file PATH: the file's first line, trimmed of spaces.
+// io_error "cannot read --admin-token-file PATH: REASON"; invalid_argument
+// "--admin-token-file PATH is empty" (nothing but spaces on its first line too).
+Result<std::string> read_admin_token(const std::string& path);
+
 // An HTTP answer, whatever its status.
 struct HttpReply {
   int status = 0;

@@ -231,6 +231,31 @@ void describe_plan(const LoadPlan& plan, RunReport& r) {
   }
 }
 
+// Where each part ran: this client; the server by its /stats "host" (local: by its identity);
+// each cache node as the server names it, on the server's host when the server found its
+// memcached process there (a CPU list in store.extra.cpus, not "unknown"), local when that host
+// is this one. A server read from /proc and its cache set are on this host by definition.
+HostsRecord hosts_of(const RunReport& r, const nlohmann::json* after) {
+  HostsRecord h;
+  h.clients.push_back({proc::hostname(), proc::boot_id()});
+  if (!r.server) return h;
+  const ServerDelta& s = *r.server;
+  h.server =
+      ServerHostRecord{s.identity ? s.identity->hostname : "", s.identity ? s.identity->boot_id : "", r.server_local};
+  if (s.read_from_proc()) {
+    if (after)
+      for (const Member& m : members_of(*after, "cache_processes"))
+        h.cache.push_back({"pid " + std::to_string(m.pid), true, true});
+    return h;
+  }
+  for (size_t i = 0; i < s.cache_nodes.size(); ++i) {
+    const bool found = s.cache_cpus.is_array() && i < s.cache_cpus.size() && s.cache_cpus[i].is_string() &&
+                       proc::parse_cpu_list(s.cache_cpus[i].get<std::string>()).has_value();
+    h.cache.push_back({s.cache_nodes[i], found, found && r.server_local});
+  }
+  return h;
+}
+
 RunReport measure_once(const LoadPlan& plan, const StatsSource& src,
                        std::function<void(const ProgressSnapshot&)> every_second, const std::atomic<bool>* stop) {
   RunReport r;
@@ -274,6 +299,7 @@ RunReport measure_once(const LoadPlan& plan, const StatsSource& src,
   } else {
     r.server_error = !before.stats_error.empty() ? before.stats_error : after.stats_error;
   }
+  r.hosts = hosts_of(r, after.stats ? &*after.stats : nullptr);
   return r;
 }
 }  // namespace

@@ -16,6 +16,7 @@
 #include "load/load_runner.h"
 #include "measure/process_set.h"
 #include "measure/server_stats.h"
+#include "report/run_record.h"
 #include "report/run_request.h"
 
 namespace hitcost::client {
@@ -44,12 +45,13 @@ struct RunReport : RunRequest {
   double snapshot_window_s = 0;             // wall time between the two snapshots
   std::optional<IdleBaseline> idle;         // absent with --idle 0 or without server stats
   nlohmann::json floor;                     // the hit's floor (measure/floor_request.h); null: none
-  nlohmann::json slowest;                   // the window's slowest requests (measure/slow_requests.h); null: no slow log
-  std::string floor_error;                  // why there is none, when one was asked
+  nlohmann::json slowest;   // the window's slowest requests (measure/slow_requests.h); null: no slow log
+  std::string floor_error;  // why there is none, when one was asked
   // Placement, resolved while the processes were there to look at.
   bool server_local = false;                           // same machine (boot id, pid and start time match)
   bool cache_local = false;                            // every cache node is a local memcached process
   std::vector<int> client_cpus;                        // CPUs the load threads may run on
+  HostsRecord hosts;                                   // where each part ran (this client's, the server's)
   Attribution attribution = Attribution::sender_pays;  // asked for (receiver-pays falls back, with a note)
   double contamination_threshold = 0.05;
   // sweep context (absent for a single run)

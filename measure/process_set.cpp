@@ -96,7 +96,11 @@ Result<nlohmann::json> process_set_stats(const ProcessSetSpec& server, const Pro
                       {"backend", "processes: " + server.describe()},
                       {"cpu", {{"user_s", total_cpu_s(members)}, {"system_s", 0.0}}},
                       {"cpus", union_cpus(members)},
-                      {"host", {{"boot_id", proc::boot_id()}, {"pid", first.pid}, {"start_ticks", first.start_ticks}}},
+                      {"host",
+                       {{"boot_id", proc::boot_id()},
+                        {"hostname", proc::hostname()},
+                        {"pid", first.pid},
+                        {"start_ticks", first.start_ticks}}},
                       {"processes", members_json(members)}};
   if (!cache.empty()) {
     const std::vector<Member> nodes = read_members(cache);

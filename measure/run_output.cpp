@@ -37,6 +37,17 @@ SamplingRecord sampling_record_of(const ServerDelta& s) {
   return out;
 }
 
+// The cache nodes' CPUs as the server reports them for its host, with null (beside
+// placement.cache_local false and hosts.cache[i]) for a node whose process it did not find there:
+// not on this host, where the server says "unknown".
+nlohmann::json placement_cache_cpus(const RunReport& r) {
+  nlohmann::json cpus = r.server->cache_cpus;
+  if (!cpus.is_array()) return cpus;
+  for (size_t i = 0; i < cpus.size() && i < r.hosts.cache.size(); ++i)
+    if (!r.hosts.cache[i].on_server_host) cpus[i] = nullptr;
+  return cpus;
+}
+
 // What was asked: the plan and the limits.
 void describe_request(const RunReport& r, RunRecord& o) {
   static_cast<RunRequest&>(o) = r;
@@ -84,6 +95,7 @@ void describe_outcome(const RunReport& r, RunRecord& o) {
   o.client_cpus = proc::format_cpu_list(r.client_cpus);
   o.server_local = r.server_local;
   o.cache_local = r.cache_local;
+  o.hosts = r.hosts;
   o.response_bytes_per_req = l.requests ? double(l.bytes_read) / double(l.requests) : 0.0;
   o.body_bytes_per_req = l.requests ? double(l.body_bytes) / double(l.requests) : 0.0;
   o.client_cpu_s = r.client_cpu_s;
@@ -102,7 +114,7 @@ void describe_server(const RunReport& r, RunRecord& o) {
   }
   const ServerDelta& s = *r.server;
   o.server_cpus = s.server_cpus;
-  o.cache_cpus = s.cache_cpus;
+  o.cache_cpus = placement_cache_cpus(r);
   o.phases_us_per_req = nlohmann::json::object();
   for (const auto& p : s.phases)
     o.phases_us_per_req[p.name] = s.requests ? double(p.sum_ns) / 1000.0 / double(s.requests) : 0.0;
@@ -159,16 +171,48 @@ std::string cpus_text(const std::vector<int>& cpus) {
   }
   return s.empty() ? "?" : s;
 }
-// ["0-1"] or "unknown" or [0,1] as plain text
+// ["0-1"] or "unknown" or [0,1] as plain text; a null entry (a node not on the server's host,
+// placement_cache_cpus) is "not on this host"
 std::string placement_text(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (!v.is_array()) return v.dump();
+  bool elsewhere = false;
+  for (const auto& e : v) elsewhere = elsewhere || e.is_null();
   std::string s;
   for (const auto& e : v) {  // appended piecewise: GCC 12 -Wrestrict false positive on "x" + str
-    if (!s.empty()) s += ' ';
-    s += e.is_string() ? e.get<std::string>() : e.dump();
+    if (!s.empty()) s += elsewhere ? ", " : " ";
+    s += e.is_string() ? e.get<std::string>() : e.is_null() ? std::string(kNotOnThisHost) : e.dump();
   }
   return s.empty() ? "unknown" : s;
+}
+
+// "client load-2 · server hitcost-server-0 (another host) · cache mc-0.mc:11211, mc-1.mc:11211 (another host)"
+std::string hosts_text(const HostsRecord& h) {
+  std::string o = "  hosts         client ";
+  for (size_t i = 0; i < h.clients.size(); ++i) {
+    if (i) o += ", ";
+    o += h.clients[i].hostname.empty() ? "?" : h.clients[i].hostname;
+  }
+  if (h.server) {
+    o += " · server ";
+    o += h.server->hostname.empty() ? "?" : h.server->hostname;
+    o += h.server->local ? " (this host)" : " (another host)";
+  }
+  auto where = [](const CacheNodeHostRecord& n) {
+    return n.local ? "this host" : n.on_server_host ? "the server's host" : "another host";
+  };
+  bool same = true;
+  for (const CacheNodeHostRecord& n : h.cache) same = same && std::string_view(where(n)) == where(h.cache.front());
+  for (size_t i = 0; i < h.cache.size(); ++i) {
+    o += i ? ", " : " · cache ";
+    o += h.cache[i].node;
+    if (!same || i + 1 == h.cache.size()) {
+      o += " (";
+      o += where(h.cache[i]);
+      o += ")";
+    }
+  }
+  return o + "\n";
 }
 std::string us_or_dash(const std::optional<double>& v) {
   char buf[32];
@@ -278,6 +322,8 @@ std::string per_request_lines(const CpuBlock& c) {
   if (f.machine_busy_net_s)
     appendf(o, "  CPUs %s busy %s", judged.c_str(),
             c.per_req("/cpu/machine_busy_us_per_req/net", *f.machine_busy_net_s).c_str());
+  else if (!f.local)
+    o += "  CPUs busy " + std::string(kNotOnThisHost);
   o += "\n";
   appendf(
       o,
@@ -355,7 +401,8 @@ std::string context_lines(const CpuBlock& c) {
             "peers' CPUs %s (the server receiving)\n",
             c.per_req("/cpu/softirq_us_per_req/server_cpus", *f.softirq_server_cpus_s).c_str(),
             c.per_req("/cpu/softirq_us_per_req/peer_cpus", f.softirq_peer_cpus_s.value_or(0)).c_str());
-  appendf(o, "  contamination %s: %s%s\n", to_string(f.contamination.state), f.contamination.why.c_str(),
+  appendf(o, "  contamination %s: %s%s\n",
+          f.local ? to_string(f.contamination.state) : std::string(kNotOnThisHost).c_str(), f.contamination.why.c_str(),
           c.flagged.mark("/cpu/contamination/other_cores").c_str());
   return o;
 }
@@ -545,9 +592,12 @@ std::string format_placement(const RunReport& r) {
     appendf(o, "  backend       %s, read from /proc%s\n", r.server->backend.c_str(),
             r.server->members_changed ? " (processes came or went in the window: CPU incomplete)" : "");
   }
-  if (r.server)
-    appendf(o, "  server cpus %s  cache cpus %s\n", placement_text(r.server->server_cpus).c_str(),
-            placement_text(r.server->cache_cpus).c_str());
+  if (r.server) {
+    std::string server = placement_text(r.server->server_cpus);
+    if (!r.server_local) server += " (on its host, not this one)";
+    appendf(o, "  server cpus %s  cache cpus %s\n", server.c_str(), placement_text(placement_cache_cpus(r)).c_str());
+  }
+  o += hosts_text(r.hosts);
   if (r.contamination_retries)
     appendf(o, "  re-run %d time%s because the machine was busy with other work; the cleanest attempt is shown\n",
             r.contamination_retries, r.contamination_retries == 1 ? "" : "s");

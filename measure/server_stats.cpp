@@ -112,6 +112,20 @@ double ServerDelta::hit_ratio() const noexcept {
   return n ? double(hits) / double(n) : 0.0;
 }
 
+std::vector<std::string> memcached_nodes(std::string_view describe) {
+  constexpr std::string_view kPrefix = "memcached:";
+  if (!describe.starts_with(kPrefix)) return {};
+  describe.remove_prefix(kPrefix.size());
+  describe = describe.substr(0, describe.find('?'));
+  std::vector<std::string> out;
+  while (!describe.empty()) {
+    const size_t comma = describe.find(',');
+    if (std::string_view node = describe.substr(0, comma); !node.empty()) out.emplace_back(node);
+    describe = comma == std::string_view::npos ? std::string_view{} : describe.substr(comma + 1);
+  }
+  return out;
+}
+
 namespace {
 // The counters of the table (wire/server_counters.h) and the CPU of the server and the cache.
 void counters_delta(const nlohmann::json& a, const nlohmann::json& b, ServerDelta& d, bool* reset) {
@@ -188,6 +202,7 @@ void server_state(const nlohmann::json& b, ServerDelta& d) {
   if (b.contains("host") && b["host"].is_object()) {
     ServerIdentity id;
     id.boot_id = b["host"].value("boot_id", std::string());
+    id.hostname = b["host"].value("hostname", std::string());
     id.pid = b["host"].value("pid", int64_t{0});
     id.start_ticks = b["host"].value("start_ticks", uint64_t{0});
     d.identity = id;
@@ -212,6 +227,9 @@ void server_state(const nlohmann::json& b, ServerDelta& d) {
     d.server_cpus = b["thread_cpus"];
   const auto cache_cpus = nlohmann::json::json_pointer("/store/extra/cpus");
   if (b.contains(cache_cpus)) d.cache_cpus = b.at(cache_cpus);
+  const auto describe = nlohmann::json::json_pointer("/store/describe");
+  if (b.contains(describe) && b.at(describe).is_string())
+    d.cache_nodes = memcached_nodes(b.at(describe).get<std::string>());
 }
 }  // namespace
 

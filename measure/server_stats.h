@@ -54,6 +54,7 @@ struct SampledDelta {
 // it runs on this machine and its CPUs are in this machine's /proc/stat.
 struct ServerIdentity {
   std::string boot_id;
+  std::string hostname;  // where it ran, as it says ("" from a server before it said)
   int64_t pid = 0;
   uint64_t start_ticks = 0;
   bool is_local() const;
@@ -80,6 +81,9 @@ struct ServerDelta : ServerRecord {
   // The string "unknown" when the server does not say.
   nlohmann::json server_cpus = "unknown";
   nlohmann::json cache_cpus = "unknown";
+  // The memcached nodes as the server names them ("HOST:PORT", from /stats store.describe), in
+  // the order of cache_cpus' entries; empty for another store.
+  std::vector<std::string> cache_nodes;
   // The same as CPU numbers; empty when unknown. Cache: all nodes' CPUs, empty if any is unknown.
   std::vector<int> server_cpu_list() const;
   std::vector<int> cache_cpu_list() const;
@@ -108,6 +112,10 @@ struct ServerDelta : ServerRecord {
   }
 };
 ServerDelta stats_delta(const nlohmann::json& before, const nlohmann::json& after);
+
+// The nodes of a memcached store as its describe() names them: "memcached:a:11211,b:11211?timeout_ms=…"
+// → {"a:11211", "b:11211"}; {} for another store.
+std::vector<std::string> memcached_nodes(std::string_view describe);
 
 // This process's user+system CPU seconds (all threads).
 double self_cpu_s() noexcept;

@@ -25,10 +25,14 @@ CpuRecord cpu_record_of(const CpuFigures& f, uint64_t requests) {
   c.per_request_us.net = party(f.net);
   if (f.receiver_pays) c.per_request_us.receiver_pays = party(*f.receiver_pays);
   c.per_request_us.attributed = party(f.attributed);
-  c.machine_busy_us_per_req = {opt_us(f.machine_busy_s), opt_us(f.machine_busy_net_s), {}};
+  // Read from this machine's /proc: null beside local false when a measured process is elsewhere.
+  auto here = [&](const std::optional<double>& s) { return f.local ? opt_us(s) : std::nullopt; };
+  c.machine_busy_us_per_req = {here(f.machine_busy_s), here(f.machine_busy_net_s), f.local, {}};
+  // The idle baseline's rates: the server's and the cache's from their own figures (/stats,
+  // memcached's rusage), wherever they ran; this client's its own.
   if (f.idle_cores) c.idle_cores = IdleCoresRecord{f.idle_cores->server, f.idle_cores->cache, f.idle_cores->client, {}};
-  c.softirq_us_per_req = {opt_us(f.softirq_server_cpus_s), opt_us(f.softirq_peer_cpus_s), {}};
-  c.cpus_busy_us_per_req = {opt_us(f.busy_server_cpus_s), opt_us(f.busy_peer_cpus_s), {}};
+  c.softirq_us_per_req = {here(f.softirq_server_cpus_s), here(f.softirq_peer_cpus_s), f.local, {}};
+  c.cpus_busy_us_per_req = {here(f.busy_server_cpus_s), here(f.busy_peer_cpus_s), f.local, {}};
   c.server_hit_us = f.server_hit_us;
   c.server_hit_sampled_us = f.server_hit_sampled_us;
   c.server_hit_sender_pays_us = f.server_hit_sender_us;
@@ -57,7 +61,13 @@ CpuRecord cpu_record_of(const CpuFigures& f, uint64_t requests) {
                      .kernel_where = k.kernel_where,
                      .other_server_cores = k.other_server_cores,
                      .other_peer_cores = k.other_peer_cores,
+                     .local = f.local,
                      .as_read = {}};
+  if (!f.local) {  // other work on this machine's CPUs says nothing of a process elsewhere
+    c.contamination.own_cores = c.contamination.other_cores = c.contamination.steal_cores = c.contamination.fraction =
+        c.contamination.kernel_cores = std::nullopt;
+    c.contamination.other_server_cores = c.contamination.other_peer_cores = std::nullopt;
+  }
   return c;
 }
 

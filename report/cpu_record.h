@@ -36,13 +36,17 @@ struct PerRequestUsRecord {
   fields::AsRead as_read;
 };
 
+// `local` (in each part read from this machine's /proc): false when the server or a cache node is
+// not on this host; its figures are then null, never this machine's. Absent from older files.
 struct RawNetUsRecord {  // µs per request, as measured and net of idle
   std::optional<double> raw, net;
+  std::optional<bool> local;
   fields::AsRead as_read;
 };
 
 struct CpuSidesUsRecord {  // µs per request on the server's CPUs and on its peers', net of idle
   std::optional<double> server_cpus, peer_cpus;
+  std::optional<bool> local;
   fields::AsRead as_read;
 };
 
@@ -59,6 +63,7 @@ struct ContaminationRecord {
   std::optional<double> kernel_cores;  // null without a census
   std::string kernel_where;
   std::optional<double> other_server_cores, other_peer_cores;  // null unless the sides are apart
+  std::optional<bool> local;  // false: the figures above are null (state "unknown", why: which process is elsewhere)
   fields::AsRead as_read;
 };
 
@@ -134,12 +139,13 @@ struct Table<PerRequestUsRecord> {
 template <>
 struct Table<RawNetUsRecord> {
   using S = RawNetUsRecord;
-  static constexpr std::tuple rows{Row{"/raw", &S::raw}, Row{"/net", &S::net}};
+  static constexpr std::tuple rows{Row{"/raw", &S::raw}, Row{"/net", &S::net}, Row{"/local", &S::local}};
 };
 template <>
 struct Table<CpuSidesUsRecord> {
   using S = CpuSidesUsRecord;
-  static constexpr std::tuple rows{Row{"/server_cpus", &S::server_cpus}, Row{"/peer_cpus", &S::peer_cpus}};
+  static constexpr std::tuple rows{Row{"/server_cpus", &S::server_cpus}, Row{"/peer_cpus", &S::peer_cpus},
+                                   Row{"/local", &S::local}};
 };
 template <>
 struct Table<IdleCoresRecord> {
@@ -159,7 +165,8 @@ struct Table<ContaminationRecord> {
                                    Row{"/kernel_cores", &S::kernel_cores},
                                    Row{"/kernel_where", &S::kernel_where},
                                    Row{"/other_server_cores", &S::other_server_cores},
-                                   Row{"/other_peer_cores", &S::other_peer_cores}};
+                                   Row{"/other_peer_cores", &S::other_peer_cores},
+                                   Row{"/local", &S::local}};
 };
 template <>
 struct Table<CpuRecord> {

@@ -184,8 +184,13 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
                                                             })));
   row("CPU placement", "client pinned " + u([](const RunRecord& r) { return json(r.cpus); }) + " (threads seen on " +
                            u([](const RunRecord& r) { return r.client_thread_cpus; }) + "); server " +
-                           u([](const RunRecord& r) { return r.server_cpus; }) + "; cache " +
-                           u([](const RunRecord& r) { return r.cache_cpus; }));
+                           u([](const RunRecord& r) { return r.server_cpus; }) + "; cache " + u([](const RunRecord& r) {
+                             json cpus = r.cache_cpus;  // a node the server did not find on its host: null
+                             if (cpus.is_array())
+                               for (json& e : cpus)
+                                 if (e.is_null()) e = kNotOnThisHost;
+                             return cpus;
+                           }));
   std::vector<double> overhead;
   for (const RunRecord& r : runs)
     if (r.server_sampling && r.server_sampling->overhead_fraction)

@@ -189,6 +189,20 @@ void take_server_figures(const RunRecord& src, const std::vector<const RunRecord
   out.cache_local = src.cache_local;
   out.client_thread_cpus = json::array();  // one list per client machine
   for (const RunRecord* r : runs) out.client_thread_cpus.push_back(r->thread_cpus);
+  // Where each part ran: every input's client host (a list, as for the threads' CPUs; an input
+  // written before hosts gives an empty one), the server and the cache as the source saw them.
+  out.hosts.reset();
+  for (const RunRecord* r : runs)
+    if (r->hosts) out.hosts = src.hosts.value_or(HostsRecord{});
+  if (out.hosts) {
+    out.hosts->clients.clear();
+    out.hosts->clients_listed = true;
+    for (const RunRecord* r : runs) {
+      if (!r->hosts || r->hosts->clients.empty()) out.hosts->clients.push_back({});
+      if (r->hosts)
+        out.hosts->clients.insert(out.hosts->clients.end(), r->hosts->clients.begin(), r->hosts->clients.end());
+    }
+  }
   // Not judged: each client counts the other clients' CPU as other work on the machine. Each
   // client's own flag stays in merged.clients.
   out.contaminated.reset();

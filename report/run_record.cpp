@@ -134,6 +134,7 @@ void for_each_field(R& r, F&& f) {
   f("/placement/cache_cpus", "", r.cache_cpus);
   f("/placement/server_local", "", r.server_local);
   f("/placement/cache_local", "", r.cache_local);
+  f("/hosts", "", omit(r.hosts));
   // The server's side and the CPU accounting of every party.
   f("/server_cpu_us_per_hit", "", r.server_cpu_us_per_hit);
   f("/server", "", r.server);
@@ -198,6 +199,51 @@ struct fields::Codec<std::vector<RowsMixRecord>> {
       if (e.is_object()) v.push_back({e.value("rows", 0), e.value("weight", 0.0), e.value("requests", uint64_t{0})});
   }
   static bool empty(const std::vector<RowsMixRecord>& v) { return v.empty(); }
+};
+template <>
+struct fields::Codec<HostsRecord> {
+  static json host(const HostRecord& h) { return {{"hostname", h.hostname}, {"boot_id", h.boot_id}}; }
+  static HostRecord host_of(const json& j) {
+    return {j.value("hostname", std::string()), j.value("boot_id", std::string())};
+  }
+  static json write(const HostsRecord& h) {
+    json out = json::object();
+    if (h.clients_listed) {
+      out["client"] = json::array();
+      for (const HostRecord& c : h.clients) out["client"].push_back(host(c));
+    } else {
+      out["client"] = h.clients.empty() ? json(nullptr) : host(h.clients.front());
+    }
+    out["server"] =
+        h.server ? json{{"hostname", h.server->hostname}, {"boot_id", h.server->boot_id}, {"local", h.server->local}}
+                 : json(nullptr);
+    out["cache"] = json::array();
+    for (const CacheNodeHostRecord& n : h.cache)
+      out["cache"].push_back({{"node", n.node}, {"on_server_host", n.on_server_host}, {"local", n.local}});
+    return out;
+  }
+  static void read(const json& j, HostsRecord& h) {
+    h = HostsRecord{};
+    if (!j.is_object()) return;
+    if (const auto c = j.find("client"); c != j.end()) {
+      if (c->is_array()) {
+        h.clients_listed = true;
+        for (const json& e : *c)
+          if (e.is_object()) h.clients.push_back(host_of(e));
+      } else if (c->is_object()) {
+        h.clients.push_back(host_of(*c));
+      }
+    }
+    if (const auto s = j.find("server"); s != j.end() && s->is_object())
+      h.server = ServerHostRecord{s->value("hostname", std::string()), s->value("boot_id", std::string()),
+                                  s->value("local", false)};
+    if (const auto c = j.find("cache"); c != j.end() && c->is_array())
+      for (const json& e : *c)
+        if (e.is_object())
+          h.cache.push_back(
+              {e.value("node", std::string()), e.value("on_server_host", false), e.value("local", false)});
+  }
+  static bool empty(const HostsRecord&) { return false; }
 };
 template <>
 struct fields::Codec<ServerCounterCell> {

@@ -46,6 +46,33 @@ struct RowsMixRecord {
   uint64_t requests = 0;
 };
 
+// Where each part of a run ran ("hosts"): this client (a merged record: every client), the
+// server by its /stats "host", and each memcached node as the server names it. `local`: on this
+// client's host (the server by its identity, measure/server_stats.h). A part that is not local
+// has no figure read from this machine's /proc: those are null beside a `local: false`
+// (docs/hitcost-load.md, "not on this host").
+// What reports say of a figure read from this machine's /proc for a process on another host.
+inline constexpr std::string_view kNotOnThisHost = "not on this host";
+
+struct HostRecord {
+  std::string hostname, boot_id;
+};
+struct ServerHostRecord {
+  std::string hostname, boot_id;
+  bool local = false;
+};
+struct CacheNodeHostRecord {
+  std::string node;             // "HOST:PORT" as the server names it (its store), or "pid N" (--cache-pids)
+  bool on_server_host = false;  // the server found a memcached process for it on its own host
+  bool local = false;           // on this client's host
+};
+struct HostsRecord {
+  std::vector<HostRecord> clients;  // JSON "client": one object; a merged record's: a list, one per input
+  bool clients_listed = false;      // write "client" as a list (merged)
+  std::optional<ServerHostRecord> server;
+  std::vector<CacheNodeHostRecord> cache;
+};
+
 struct RunRecord : RunRequest {
   // what was asked, besides the RunRequest
   std::string mode;                           // "open-loop" | "closed-loop"
@@ -76,6 +103,7 @@ struct RunRecord : RunRequest {
   nlohmann::json client_thread_cpus;  // a list per thread (merged: a list per client)
   nlohmann::json server_cpus = "unknown", cache_cpus = "unknown";
   bool server_local = false, cache_local = false;
+  std::optional<HostsRecord> hosts;  // where each part ran; absent from a file written before it
   // server side (null without server stats)
   std::optional<ServerRecord> server;       // the /stats delta's counters and config
   std::optional<std::string> server_error;  // why there are no server figures
