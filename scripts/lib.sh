@@ -427,10 +427,11 @@ _lib_http() {
   mkdir -p "$_LIB_HTTP_DIR"
   HTTP_BODY_FILE=$_LIB_HTTP_DIR/body
   args=(-sS --max-time "$max_s" -o "$HTTP_BODY_FILE" -w '%{http_code}')
-  # A server beyond loopback wants its admin token (--admin-token-file): sent from a header
-  # file, so the token is in no command line (ps) and in no log.
+  # A server beyond loopback wants its admin token (--admin-token-file): its first line, trimmed
+  # as the server and hitcost-load trim it, sent from a header file, so the token is in no
+  # command line (ps) and in no log.
   if [ -n "${HITCOST_ADMIN_TOKEN_FILE:-}" ]; then
-    (umask 077 && printf 'Authorization: Bearer %s\n' "$(head -n1 "$HITCOST_ADMIN_TOKEN_FILE")" >"$_LIB_HTTP_DIR/auth") ||
+    (umask 077 && printf 'Authorization: Bearer %s\n' "$(head -n1 "$HITCOST_ADMIN_TOKEN_FILE" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')" >"$_LIB_HTTP_DIR/auth") ||
       { echo "$LIB_NAME: HITCOST_ADMIN_TOKEN_FILE $HITCOST_ADMIN_TOKEN_FILE cannot be read" >&2; return "$EXIT_FAILED"; }
     args+=(-H "@$_LIB_HTTP_DIR/auth")
   fi
