@@ -29,6 +29,7 @@
 #include "tests/support/command.h"
 #include "tests/support/http_client.h"
 #include "tests/support/server_process.h"
+#include "tests/support/tcp_listener.h"
 
 using namespace hitcost::testing;
 using nlohmann::json;
@@ -258,26 +259,6 @@ TEST(ServerStart, RaisesItsOpenFileLimitToTheHardLimitAndSaysSo) {
 
 namespace {
 
-// A TCP socket listening on 127.0.0.1, on a port the kernel picked: a port another start
-// cannot bind.
-struct HeldPort {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  int port = 0;
-  HeldPort() {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 4) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-      return;
-    port = ntohs(a.sin_port);
-  }
-  ~HeldPort() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 std::vector<std::string> entries_of(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -295,7 +276,7 @@ std::vector<std::string> entries_of(const fs::path& dir) {
 // 2: that is the pod's machine's question), and the memcached node is a name no resolver knows.
 TEST(ServerCheckArgs, ALineAStartWouldTakePrintsArgumentsOkAndTouchesNothing) {
   TempDir dir;
-  HeldPort held;
+  hitcost::testing::TcpListener held;  // a port another start cannot bind
   ASSERT_GT(held.port, 0);
   const std::vector<std::string> files = {
       "--access-log",
