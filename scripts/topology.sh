@@ -230,16 +230,24 @@ echo "== $clients clients x $connections connections, ${duration} per run after 
 # finished): one sweep JSON per client, the merge, how the keys spread over the nodes, the
 # tables. Returns the merge's exit code instead of exiting: on an interruption it runs inside
 # the cleanup, which must go on to stop the nodes and the server.
-make_report() {
-  local done=$1 c i code=0 runs inputs=() interrupted=""
-  interrupted=$(lib_caught) || interrupted=""
+# client_sweeps PREFIX DIR DONE: each client's first DONE labelled runs (runs/PREFIXcC-stepI) as
+# one sweep JSON, DIR/client-C.json; their paths in SWEEP_INPUTS, what merge reads.
+client_sweeps() {
+  local prefix=$1 dir=$2 done=$3 c i runs
+  SWEEP_INPUTS=()
   for c in $(seq 1 "$clients"); do
     runs=()
-    for i in $(seq 0 $((done - 1))); do runs+=("$out/runs/c$c-step$i.labelled.json"); done
-    jq -s '{runs: .}' "${runs[@]}" >"$out/client-$c.json"
-    inputs+=("$out/client-$c.json")
+    for i in $(seq 0 $((done - 1))); do runs+=("$out/runs/${prefix}c$c-step$i.labelled.json"); done
+    jq -s '{runs: .}' "${runs[@]}" >"$dir/client-$c.json"
+    SWEEP_INPUTS+=("$dir/client-$c.json")
   done
-  run_bg "$load_bin" merge "${inputs[@]}" --json "$out/merged.json" --html "$out/merged.html" --csv "$out/merged.csv" \
+}
+
+make_report() {
+  local done=$1 c code=0 interrupted=""
+  interrupted=$(lib_caught) || interrupted=""
+  client_sweeps "" "$out" "$done"
+  run_bg "$load_bin" merge "${SWEEP_INPUTS[@]}" --json "$out/merged.json" --html "$out/merged.html" --csv "$out/merged.csv" \
     --title "hitcost: $nodes memcached nodes, $clients clients${interrupted:+ (interrupted after $done of $steps steps)}" \
     2>"$out/merge.log" || code=$?
   if [ "$code" != 0 ]; then
@@ -251,14 +259,8 @@ make_report() {
   if [ -n "$netns" ]; then
     # The loopback side's runs, merged apart (the same steps), and the two side by side.
     mkdir -p "$out/loopback"
-    inputs=()
-    for c in $(seq 1 "$clients"); do
-      runs=()
-      for i in $(seq 0 $((done - 1))); do runs+=("$out/runs/lo-c$c-step$i.labelled.json"); done
-      jq -s '{runs: .}' "${runs[@]}" >"$out/loopback/client-$c.json"
-      inputs+=("$out/loopback/client-$c.json")
-    done
-    run_bg "$load_bin" merge "${inputs[@]}" --json "$out/loopback/merged.json" 2>"$out/loopback/merge.log" ||
+    client_sweeps lo- "$out/loopback" "$done"
+    run_bg "$load_bin" merge "${SWEEP_INPUTS[@]}" --json "$out/loopback/merged.json" 2>"$out/loopback/merge.log" ||
       { echo "topology: merging the loopback side failed:" >&2; tail -5 "$out/loopback/merge.log" >&2; return "$EXIT_FAILED"; }
     netns_compare "$out/merged.json" "$out/loopback/merged.json" | align >"$out/compare.txt"
     netns_nodes_table "${mc_nodes[@]}" >"$out/nodes.txt"
