@@ -171,12 +171,20 @@ TEST(CpuFigures, IdleBaselineIsSmallAndSubtracted) {
 // (report/verdict.h: paired by round, looked at after every round from the third):
 // - the corrections per hit (headline − sampled) agree at every ratio to a small fraction of
 //   the figure: the accounting adds nothing that depends on the hit ratio;
-// - at 99 % hits (a sweep's default) CPU per hit is not called a difference from 100 %: measured
-//   "the same within 5 %" on a quiet machine; on a noisy one (runs of one ratio 38..66 µs/hit)
-//   0.98× [0.86..1.11], undecided after 14 rounds — so "same" is not what the test can demand;
-// - at 90 % it is not called a difference beyond 10 %. Measured here (14 rounds, quiet): 1.07×
-//   [1.00..1.14]: with one request in ten a miss (origin, encode, a 30 KB set), the hits after
-//   it find their caches cold — a cost of hits at that ratio, not of the accounting.
+// - at 90 % hits, CPU per hit stays below what billing the misses to the hits would make it.
+//   That mistake adds (CPU per miss × misses / hits) to every hit: 150 µs / 9 hits on a 45 µs
+//   hit, +37 %, measured in the same runs. The interval's low end must lie below half of it.
+//   Measured here (14 rounds, quiet): 1.07× [1.00..1.14]. One request in ten is a miss
+//   (origin, encode, a 30 KB set) and the hits after it find their caches cold. That is a real
+//   cost of hits at that ratio, not the accounting's; a fixed bar at 1.10 left it little room
+//   on a noisy host (stop 43's CI failed in this test, most likely beside a container build
+//   left running; its log does not say which check);
+// - at 99 % (a sweep's default) the same mistake adds 3 %, below what rounds of these runs can
+//   resolve (one ratio's runs spread 38..57 µs/hit here, quiet). The check is that the interval
+//   does not show 99 % costing more than the band (5 %). On a quiet machine it read "the same
+//   within 5 %"; on a noisy one, 0.98× [0.86..1.11], undecided after 14 rounds. "Costs" needs
+//   only an estimate past 1.05 with an interval off 1, which the cold caches can earn;
+//   "the same" is not what the test can demand.
 TEST(CpuFigures, CpuPerHitIsTheSameAt90And99And100PercentHitsFromMemcached) {
   MemcachedProcess mc;
   ServerProcess server(server_args({"--store", "memcached:" + mc.address()}));
@@ -194,6 +202,7 @@ TEST(CpuFigures, CpuPerHitIsTheSameAt90And99And100PercentHitsFromMemcached) {
   // throughput falls (90 % hits, slow misses): on a host whose idle server costs 0.2–1.1 µs per
   // hit it moved the bare difference by 3 % between ratios while the rest stayed within 0.01 µs.
   std::vector<double> corrections;
+  std::vector<double> miss_us_per_hit_at_90;  // CPU per miss × misses / hits, each 90 % run
   size_t figures = 0;
   for (int round = 0; round < vo.design.max_rounds; ++round) {
     for (size_t k = 0; k < ratios.size(); ++k) {
@@ -210,6 +219,10 @@ TEST(CpuFigures, CpuPerHitIsTheSameAt90And99And100PercentHitsFromMemcached) {
       if (ratios[i] < 1) {
         EXPECT_TRUE(f->shared_by_cost) << "hits and misses sampled at " << ratios[i];
       }
+      if (ratios[i] == 0.9) {
+        ASSERT_TRUE(f->server_miss_us && r.server->hits > 0) << "no CPU per miss at 90 %";
+        miss_us_per_hit_at_90.push_back(*f->server_miss_us * double(r.server->misses) / double(r.server->hits));
+      }
       per_hit[i].values.push_back(*f->server_hit_us);
       per_hit[i].rounds.push_back(round);
       corrections.push_back(*f->server_hit_us + f->idle_server_us_per_hit - f->server_hit_sampled_us.value_or(0));
@@ -225,13 +238,23 @@ TEST(CpuFigures, CpuPerHitIsTheSameAt90And99And100PercentHitsFromMemcached) {
   ASSERT_EQ(verdicts.size(), 2u);
   EXPECT_EQ(figures % 3, 0u);
   EXPECT_GE(figures, 9u);
+  for (const Verdict& v : verdicts) std::printf("%s\n", v.text.c_str());
   // The order of compare_to_baseline's verdicts is the samples': 90 %, then 99 %.
   EXPECT_EQ(verdicts[1].subject, "99 %");
-  EXPECT_NE(verdicts[1].kind, Verdict::Kind::costs) << verdicts[1].text;
   EXPECT_GE(verdicts[1].pairs, 3u) << verdicts[1].text;
+  ASSERT_TRUE(verdicts[1].low) << verdicts[1].text;
+  EXPECT_LT(*verdicts[1].low, 1.0 + vo.min_effect) << verdicts[1].text;
   EXPECT_EQ(verdicts[0].subject, "90 %");
   ASSERT_TRUE(verdicts[0].low) << verdicts[0].text;
-  EXPECT_LT(*verdicts[0].low, 1.10) << verdicts[0].text;
+  // What billing the misses to the hits would add at 90 %, as a fraction of a 100 % hit: the
+  // median of the 90 % runs' miss CPU per hit over the median 100 % hit. It must be large
+  // enough for the bar below to tell the mistake from the cold caches, or the check is empty.
+  const auto miss_share = Range::of(miss_us_per_hit_at_90), hit_at_100 = Range::of(per_hit[0].values);
+  ASSERT_TRUE(miss_share && hit_at_100);
+  const double misbilled = miss_share->median / hit_at_100->median;
+  ASSERT_GT(misbilled, 0.2) << "misses too cheap to tell billing them to the hits from noise";
+  EXPECT_LT(*verdicts[0].low, 1.0 + misbilled / 2) << verdicts[0].text << "; billing misses to hits adds "
+                                                    << 100 * misbilled << " %";
   // What the accounting itself adds per hit (the idle share apart), at each ratio: within 1 % of
   // the figure of each other.
   ASSERT_EQ(corrections.size(), figures);
