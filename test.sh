@@ -8,7 +8,8 @@
 #   scripts/test-containers.sh (the image built on a Docker engine, started here when none
 #   answers; the compose stack's sweep on the bridge and host networks and scaled).
 # Every stage runs even when an earlier one failed; the last lines sum them up and name the
-# tests that failed in each build tree (a CI log is often read from its end).
+# tests that failed in each build tree with their first assertion lines (a CI log is often
+# read from its end, and only its end may be kept).
 # HITCOST_NO_SKIP=1 (as .ci/run sets it): a skipped test fails (tests/support/no_skip.h).
 # Extra ctest arguments pass through to the main suite, e.g. ./test.sh -R Routes
 # HITCOST_TEST_STAGES="main sanitizers fuzz containers" picks stages (default: all four).
@@ -54,6 +55,8 @@ for tree in build/test build/asan build/tsan; do
   list=$tree/Testing/Temporary/LastTestsFailed.log
   if [ -s "$list" ] && [ "$(stat -c %Y "$list")" -ge "$start" ]; then
     echo "test.sh: failed in $tree: $(cut -d: -f2- "$list" | tr '\n' ' ')"
+    # gtest's "file:line: Failure" and the lines that say what differed, at most 40.
+    grep -A4 -E ': Failure$' "$tree/Testing/Temporary/LastTest.log" 2>/dev/null | head -40 | sed 's/^/  | /'
   fi
 done
 echo "test.sh: $([ $failed -eq 0 ] && echo PASS || echo FAIL) in $(($(date +%s) - start))s: ${results[*]}"
