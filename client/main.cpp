@@ -148,6 +148,10 @@ int run_once(const hitcost::client::RunOptions& run) {
     std::fprintf(stderr, "hitcost-load: %s\n", mo.error().message.c_str());
     return kExitUsage;
   }
+  if (const hitcost::Status start = apply_start_at(run, *mo, lookup); !start) {
+    std::fprintf(stderr, "hitcost-load: %s\n", start.error().message.c_str());
+    return kExitUsage;
+  }
   if (const hitcost::Status trace =
           check_trace_options(run, run.requests > 0, run.hit_ratio.has_value(), run.rows.has_value());
       !trace) {

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "client/sweep_axes.h"
+#include "core/clock.h"
 #include "measure/admin_client.h"
 #include "measure/run_output.h"
 #include "report/exit_code.h"
@@ -207,6 +208,9 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--hdr-out", o.hdr_out, "write the HdrHistogram percentile distribution (µs) to FILE");
   app.add_option("--csv", o.csv_out, "write the run as one CSV row (with a header line) to FILE");
   app.add_flag("--series", o.series, "print the per-second series (always in --json under \"series\")");
+  app.add_option("--start-at", o.start_at_ms,
+                 "start the load at this wall time, Unix ms (date +%s%3N), after the floor and the idle baseline "
+                 "(in the --idle just before it): clients on several machines then measure one window");
 }
 
 void add_report_options(CLI::App& app, FilesOptions& o) {
@@ -340,6 +344,28 @@ Result<MeasureOptions> measure_options(const LoadOptions& o, Lookup lookup) {
   out.attribution = o.attribution == "sender" ? Attribution::sender_pays : Attribution::receiver_pays;
   out.contamination_threshold = o.contamination_threshold;
   return out;
+}
+
+Status apply_start_at(const RunOptions& o, MeasureOptions& mo, Lookup lookup) {
+  if (!o.start_at_ms) return ok_status();
+  if (o.retry_contaminated > 0)
+    return Error{Errc::invalid_argument,
+                 "--start-at lines this run up with other clients, and a retry (--retry-contaminated) would run "
+                 "alone after them: give one"};
+  const uint64_t at_ns = *o.start_at_ms * 1'000'000;
+  if (lookup == Lookup::yes) {
+    const uint64_t now = unix_now_ns(), hour = 3600'000'000'000ULL;
+    if (at_ns > now + hour || at_ns + hour < now) {
+      char why[200];
+      std::snprintf(why, sizeof why,
+                    "--start-at %llu is %.1f h from now: Unix milliseconds wanted (date +%%s%%3N), on a clock "
+                    "within an hour of this one",
+                    static_cast<unsigned long long>(*o.start_at_ms), (double(at_ns) - double(now)) / 3.6e12);
+      return Error{Errc::invalid_argument, why};
+    }
+  }
+  mo.start_at_unix_ns = at_ns;
+  return ok_status();
 }
 
 Status check_trace_options(const LoadOptions& o, bool counted_requests, bool hit_ratio, bool rows) {

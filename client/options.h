@@ -92,6 +92,9 @@ struct RunOptions : LoadOptions {
   std::string hdr_out;
   std::string csv_out;
   bool series = false;  // print the per-second table
+  // The load starts at this wall time, Unix ms (what `date +%s%3N` prints): K clients on
+  // several machines measure one window (measure/measure.h MeasureOptions::start_at_unix_ns).
+  std::optional<uint64_t> start_at_ms;
 };
 
 struct SweepOptions : LoadOptions {
@@ -165,6 +168,10 @@ void add_merge_options(CLI::App& app, FilesOptions& o);
 // Lookup::no (--check-args): no pid looked for in /proc.
 struct MeasureOptions;
 Result<MeasureOptions> measure_options(const LoadOptions& o, Lookup lookup = Lookup::yes);
+// A run's --start-at into `mo`. invalid_argument with --retry-contaminated (a retry would run
+// alone, after the others) and, with Lookup::yes, for a time over an hour from this clock's
+// now (seconds or µs given for ms, or clocks apart).
+Status apply_start_at(const RunOptions& o, MeasureOptions& mo, Lookup lookup = Lookup::yes);
 
 // --trace: sizes pages on the server (GET /page/{id}?rows=1 and ?rows=201 of an id past the
 // trace's, each removed again with DELETE), builds the schedule and makes `plan` its replay: an

@@ -14,6 +14,14 @@ inline uint64_t now_ns() noexcept {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+// The wall clock, Unix ns (CLOCK_REALTIME): only where machines must agree on a moment (runs
+// that start together, run records' start times), never for an interval.
+inline uint64_t unix_now_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 // CPU time of the calling thread, ns: user and kernel time, blocking not counted.
 inline uint64_t thread_cpu_ns() noexcept {
   timespec ts;

@@ -112,10 +112,8 @@ Status start_threads(LoadThreads& load_threads, std::vector<std::thread>& thread
 
 // The wall clock (Unix ns) at `mono_then`, a CLOCK_MONOTONIC time now or just past.
 uint64_t unix_ns_at(uint64_t mono_then) {
-  timespec wall;
-  clock_gettime(CLOCK_REALTIME, &wall);
+  const uint64_t wall_ns = unix_now_ns();
   const uint64_t mono = now_ns();
-  const uint64_t wall_ns = uint64_t(wall.tv_sec) * 1'000'000'000ULL + uint64_t(wall.tv_nsec);
   return wall_ns - (mono > mono_then ? mono - mono_then : 0);
 }
 

@@ -176,6 +176,51 @@ std::optional<IdleBaseline> measure_idle(const LoadPlan& plan, const StatsSource
   idle.client_cpu_s = b.client_cpu_s - a.client_cpu_s;
   idle.machine = machine_delta(a, b);
   idle.census = census_delta(a, b);
+  idle.server_pages = d.hits + d.misses;
+  return idle;
+}
+
+// Sleeps until the wall clock reads `unix_ns` (at once if it has passed; early on `stop`).
+// Returns how many ms past it the clock read then: the sleep's overrun, or how late we came.
+double wait_for_wall_time(uint64_t unix_ns, const std::atomic<bool>* stop) {
+  for (uint64_t now = unix_now_ns(); now < unix_ns && !(stop && stop->load()); now = unix_now_ns())
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(unix_ns - now, 20'000'000)));
+  return double(int64_t(unix_now_ns() - unix_ns)) / 1e6;
+}
+
+// The idle baseline before a run: `idle_ns` of no load; with a start time, the idle_ns just
+// before it (what is left of them after the floor, or none when it has passed). A window in
+// which the server answered pages was not idle (another client's load): dropped, and why is
+// said in `why_none`, as is a start time that left no window.
+std::optional<IdleBaseline> idle_before(const LoadPlan& plan, const StatsSource& src, uint64_t idle_ns,
+                                        std::optional<uint64_t> start_at, const std::atomic<bool>* stop,
+                                        std::string& why_none) {
+  if (!src.any() || idle_ns == 0) return std::nullopt;
+  uint64_t window_ns = idle_ns;
+  if (start_at) {
+    if (*start_at > idle_ns) wait_for_wall_time(*start_at - idle_ns, stop);
+    // The window ends a little before the start: its closing snapshot (/stats, /proc) takes
+    // ~10-20 ms here, and the load must not wait for it.
+    constexpr uint64_t kSnapshotRoom = 50'000'000;
+    const uint64_t now = unix_now_ns();
+    window_ns = *start_at > now + kSnapshotRoom ? *start_at - now - kSnapshotRoom : 0;
+    // Less than a quarter of the window asked: too short to say what idle costs.
+    if (window_ns < idle_ns / 4) {
+      why_none = "the floor's calibration ended " + std::to_string((idle_ns - window_ns) / 1'000'000) +
+                 " ms into the idle window before --start-at: no time left to measure idle";
+      return std::nullopt;
+    }
+  }
+  std::optional<IdleBaseline> idle = measure_idle(plan, src, window_ns, stop);
+  if (idle && idle->loaded()) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "not idle: the server answered %llu pages in the %.2f s before the run (another client's load?); "
+                  "no idle baseline taken off",
+                  static_cast<unsigned long long>(idle->server_pages), idle->window_s);
+    why_none = text;
+    return std::nullopt;
+  }
   return idle;
 }
 
@@ -340,8 +385,11 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
       else
         floor_error = f.error().message;
     }
-    std::optional<IdleBaseline> idle;
-    if (src.any() && o.idle_ns > 0) idle = measure_idle(plan, src, o.idle_ns, stop);
+    const std::optional<uint64_t> start_at = attempt == 0 ? o.start_at_unix_ns : std::nullopt;
+    std::string idle_error;
+    std::optional<IdleBaseline> idle = idle_before(plan, src, o.idle_ns, start_at, stop, idle_error);
+    double start_late_ms = 0;
+    if (start_at) start_late_ms = wait_for_wall_time(*start_at, stop);
     RunReport r = measure_once(plan, src, tick, stop);
     if (o.progress) {
       std::string clear(80, ' ');
@@ -351,6 +399,9 @@ RunReport measure_run(LoadPlan plan, const MeasureOptions& o, const std::atomic<
     r.idle = idle;
     r.floor = std::move(floor);
     r.floor_error = std::move(floor_error);
+    r.idle_error = std::move(idle_error);
+    r.start_at_unix_ns = start_at;
+    r.start_late_ms = start_late_ms;
     r.error_limits = o.error_limits;
     r.attribution = o.attribution;
     r.contamination_threshold = o.contamination_threshold;

@@ -4,6 +4,7 @@
 // measurement: the load result, the server's /stats deltas, this machine's CPU readings; its
 // methods derive the per-request figures. record_of (measure/run_output.h) turns it into the
 // RunRecord every reporter reads.
+#include <algorithm>
 #include <atomic>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -29,6 +30,12 @@ struct IdleBaseline {
   double client_cpu_s = 0;
   std::optional<proc::MachineCpu> machine;
   std::optional<proc::CensusCpu> census = {};  // every process's CPU over the idle window
+  // Pages (/page, /value: hits and misses) the server answered in the window. Another
+  // client's checks before its run are a page or two; its load, thousands a second: then the
+  // window's CPU is no baseline, and measure_run drops it.
+  uint64_t server_pages = 0;
+  static constexpr double kMaxPagesPerSecond = 10;
+  bool loaded() const noexcept { return double(server_pages) > kMaxPagesPerSecond * std::max(window_s, 0.1); }
 };
 
 struct RunReport : RunRequest {
@@ -47,6 +54,11 @@ struct RunReport : RunRequest {
   nlohmann::json floor;                     // the hit's floor (measure/floor_request.h); null: none
   nlohmann::json slowest;   // the window's slowest requests (measure/slow_requests.h); null: no slow log
   std::string floor_error;  // why there is none, when one was asked
+  std::string idle_error;   // why no idle baseline was subtracted, when one was asked
+  // --start-at: the wall time (Unix ns) the load was asked to start at, and how far past it it
+  // started (the floor and the idle baseline come before it; negative never: it waits).
+  std::optional<uint64_t> start_at_unix_ns;
+  double start_late_ms = 0;
   // Placement, resolved while the processes were there to look at.
   bool server_local = false;                           // same machine (boot id, pid and start time match)
   bool cache_local = false;                            // every cache node is a local memcached process
@@ -90,6 +102,10 @@ struct MeasureOptions {
   Attribution attribution = Attribution::sender_pays;
   double contamination_threshold = 0.05;
   ErrorLimits error_limits;
+  // The load starts at this wall time (Unix ns), so that clients on several machines measure
+  // the same window: the floor first, then the idle baseline in the idle_ns before it (shorter
+  // if the floor ran late; none once it has passed: the others are loading), then the load.
+  std::optional<uint64_t> start_at_unix_ns;
 };
 // measure_run plus the idle baseline, the progress line and contamination retries. Each retry
 // asks never-seen ids past the previous attempt's (plan.keys.miss_start advances), so misses

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 #include "figures/log2_histogram.h"
 #include "report/floor_summary.h"
@@ -151,6 +152,11 @@ RunRecord record_of(const RunReport& r) {
   o.floor = r.floor;
   o.slowest = r.slowest;
   if (!r.floor_error.empty()) o.floor_error = r.floor_error;
+  if (!r.idle_error.empty()) o.idle_error = r.idle_error;
+  if (r.start_at_unix_ns) {
+    o.start_at_unix_ns = r.start_at_unix_ns;
+    o.start_late_ms = r.start_late_ms;
+  }
   if (!r.sweep_store.empty() || r.repeat_index >= 0) o.repeat = r.repeat_index;
   return o;
 }
@@ -392,6 +398,8 @@ std::string context_lines(const CpuBlock& c) {
   if (f.idle_cores)
     appendf(o, "  idle          server %.4f  cache %.4f  client %.4f cores (%.1f s before the run, no load)\n",
             f.idle_cores->server, f.idle_cores->cache, f.idle_cores->client, c.r.idle ? c.r.idle->window_s : 0.0);
+  else if (!c.r.idle_error.empty())
+    o += "  idle          none: " + c.r.idle_error + "\n";
   appendf(o, "  attribution   %s\n", f.attribution_note.c_str());
   if (f.attribution == Attribution::sender_pays)
     appendf(o, "                receiver-pays: %s\n", f.receiver_pays_note.c_str());
@@ -598,6 +606,16 @@ std::string format_placement(const RunReport& r) {
     appendf(o, "  server cpus %s  cache cpus %s\n", server.c_str(), placement_text(placement_cache_cpus(r)).c_str());
   }
   o += hosts_text(r.hosts);
+  if (r.start_at_unix_ns) {
+    const time_t secs = time_t(*r.start_at_unix_ns / 1'000'000'000);
+    tm utc{};
+    gmtime_r(&secs, &utc);
+    char when[32];
+    std::strftime(when, sizeof when, "%FT%T", &utc);
+    appendf(o, "  start         --start-at %s.%03lluZ, the load began %.1f ms past it%s\n", when,
+            static_cast<unsigned long long>(*r.start_at_unix_ns / 1'000'000 % 1000), r.start_late_ms,
+            r.start_late_ms > 100 ? " (late: the windows of the other clients overlap less)" : "");
+  }
   if (r.contamination_retries)
     appendf(o, "  re-run %d time%s because the machine was busy with other work; the cleanest attempt is shown\n",
             r.contamination_retries, r.contamination_retries == 1 ? "" : "s");

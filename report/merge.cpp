@@ -179,6 +179,7 @@ void take_server_figures(const RunRecord& src, const std::vector<const RunRecord
   out.hit_ratio = src.hit_ratio;
   out.server_cpu_us_per_hit = src.server_cpu_us_per_hit;
   out.cpu = src.cpu;
+  out.idle_error = src.idle_error;  // its figures are net of its idle baseline, or say why not
   out.server_sampling = src.server_sampling;
   out.cache_read_bytes_per_req = src.cache_read_bytes_per_req;
   out.cache_written_bytes_per_req = src.cache_written_bytes_per_req;
@@ -239,6 +240,7 @@ json merge_account(const std::vector<const RunRecord*>& runs, const std::vector<
                        {"throughput_rps", r.throughput_rps},
                        {"started_unix_ns", r.started_unix_ns},
                        {"duration_s", r.duration_s},
+                       {"start_late_ms", r.start_late_ms ? json(*r.start_late_ms) : json(nullptr)},
                        {"client_cpu_us_per_req", r.client_cpu_us_per_req},
                        {"contaminated", r.contaminated ? json(*r.contaminated) : json(nullptr)}});
   }
@@ -272,6 +274,14 @@ Result<RunRecord> merge_runs(const std::vector<const RunRecord*>& runs, const st
   out.snapshot_window_s = windows.longest;
   const size_t chosen = server_figures_source(runs, windows);
   take_server_figures(*runs[chosen], runs, out);
+  // One client asks for the floor (topology.sh: the others --no-floor, so that K calibrations
+  // do not share the server's threads): the first input that has one.
+  for (const RunRecord* r : runs)
+    if (r->floor.is_object()) {
+      out.floor = r->floor;
+      out.floor_error.reset();
+      break;
+    }
   if (hists.hit().count() + hists.miss().count() > 0)  // X-Cache over all clients' own answers
     out.hit_ratio = double(hists.hit().count()) / double(hists.hit().count() + hists.miss().count());
   hists.into(out);

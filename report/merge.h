@@ -17,6 +17,9 @@
 //   and named in merged.server_figures_from.
 // - Client CPU per request = sum of client CPU seconds / sum of requests (each client counts
 //   only itself). Contaminated if any client's machine was.
+// - The floor (one calibration, not K: topology.sh asks it of client 1 alone) comes from the
+//   first input that has one; how late each client started after --start-at is listed with
+//   it in merged.clients (start_late_ms).
 // Sweep JSONs: runs with the same (strategy, store, repeat) are merged, then the summary and
 // verdicts are recomputed from the merged runs.
 #include <nlohmann/json.hpp>

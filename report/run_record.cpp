@@ -151,6 +151,9 @@ void for_each_field(R& r, F&& f) {
   f("/server_memory_kb", "", r.server_memory_kb);
   f("/floor", "", omit(r.floor));
   f("/floor_error", "", omit(r.floor_error));
+  f("/idle_error", "", omit(r.idle_error));
+  f("/start_at/unix_ns", "", omit(r.start_at_unix_ns));
+  f("/start_at/late_ms", "", omit(r.start_late_ms));
   f("/slowest", "", omit(r.slowest));
   // Raw data for exact merges, and the sweep's and merge's context.
   f("/histogram", "", omit(r.histogram));

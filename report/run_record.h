@@ -118,6 +118,11 @@ struct RunRecord : RunRequest {
   // floor/floor_json.h's document); null when not asked or not answered (floor_error says why).
   nlohmann::json floor;
   std::optional<std::string> floor_error;
+  std::optional<std::string> idle_error;  // why no idle baseline was taken off, when one was asked
+  // --start-at (measure/measure.h): the wall time the load was asked to start at (Unix ns), and
+  // how many ms past it it did. Absent for a run that started when it was ready.
+  std::optional<uint64_t> start_at_unix_ns;
+  std::optional<double> start_late_ms;
   // The window's slowest requests from the server's slow log (hitcost-server --slow-log;
   // measure/slow_requests.h): {"threshold_us", "recorded", "slowest": [...]}; null without one.
   nlohmann::json slowest;

@@ -24,7 +24,8 @@
 #                       --out, which they all see (a shared volume) and which holds this run
 #                       only: each says it is ready for a step there; client 1 configures and
 #                       warms the server once per step when all K are ready, then names a start
-#                       time half a second ahead; all K start then, and client 1 (index 0) merges the K
+#                       time 2.5 s ahead; all K start their load then (hitcost-load --start-at,
+#                       after client 1's floor and each one's idle baseline), and client 1 (index 0) merges the K
 #                       clients' runs at the end. A client that fails marks it there and the
 #                       others stop (exit 1); one not ready within --wait-ready seconds ends the
 #                       run too (exit 1).
@@ -149,10 +150,19 @@ client_args() {
   CLIENT_ARGS=(--url "$url" --keys "$keys" --rows "$rows" --hit-ratio "$hit_ratio"
     --miss-start "$(( (1 + (c - 1) + clients * step) * 1000000000 ))" --seed "$((c * 1000 + step))"
     -c "$connections" -t 1 -d "$duration" --warmup "$warmup" --no-progress --json "$out/runs/$rp$name.json")
+  # K clients: one load start for all (step_start_at), and one floor, client 1's: K
+  # calibrations at once would share the server's threads and land in each other's idle.
+  [ "$clients" = 1 ] || CLIENT_ARGS+=(--start-at "${step_start_at:-$(($(date +%s%3N) + start_margin_ms))}")
+  [ "$clients" = 1 ] || [ "$c" = 1 ] || CLIENT_ARGS+=(--no-floor)
   # --netns: the same CPU for client C on both sides.
   [ -z "$netns" ] || CLIENT_ARGS+=(--cpus "$(netns_cpus other $((nodes + c - 1)))")
 }
 rp=""  # the runs' file prefix: lo- for the loopback side of --netns
+# How far ahead of now the K clients' load starts (hitcost-load --start-at): their processes
+# start, client 1 asks the floor (~0.2 s), then each takes its idle baseline (1 s) in the
+# second before the start, while no client loads the server.
+start_margin_ms=2500
+step_start_at=""
 
 if [ -n "$check_args" ]; then
   # The line as the clients would run it, by hitcost-load's own parser (no connection made,
@@ -340,8 +350,9 @@ at_cleanup report_finished_steps
 
 # --index: how the K client processes meet in $out/steps. Client C (index + 1) writes
 # ready-S-cC when it can start step S (S = steps: all its runs are in runs/); client 1 waits
-# for all K, configures and warms, then writes go-S holding a start time (epoch ms) half a
-# second ahead; every client starts its load then. A client that ends early writes
+# for all K, configures and warms, then writes go-S holding a start time (epoch ms)
+# start_margin_ms ahead; every client starts its process at once and its load at that time
+# (hitcost-load --start-at), so the K windows are one. A client that ends early writes
 # failed-cC, and whoever waits on it stops. Files appear whole (written aside, then
 # renamed): a reader never sees half of one.
 mark() { local f=$out/steps/$1; printf '%s\n' "${2:-}" >"$f.tmp.$me" && mv "$f.tmp.$me" "$f"; }
@@ -373,10 +384,6 @@ every_client_ready() {
   local c files=()
   for c in $(seq 1 "$clients"); do files+=("$out/steps/ready-$1-c$c"); done
   wait_for "$clients clients ready for step $(($1 + 1))" "${files[@]}"
-}
-sleep_until_ms() {
-  local wait_ms=$(($1 - $(date +%s%3N)))
-  [ "$wait_ms" -le 0 ] || sleep "$(awk -v ms="$wait_ms" 'BEGIN {printf "%.3f", ms / 1000}')"
 }
 
 # 3. Each step: configure + warm once, then K clients at once, then wait for all of them.
@@ -429,12 +436,13 @@ for rep in $(seq 0 $((repeat - 1))); do
         [ "$(jq '.errors' <<<"$warm")" = 0 ] && break
         [ "$attempt" = 3 ] && echo "topology: warning: warming $s still had errors: $warm (hit ratio will be lower)" >&2
       done
-      [ -z "$index" ] || mark "go-$step" "$(($(date +%s%3N) + 500)) $(jq -c . <<<"$warm")"
+      step_start_at=$(($(date +%s%3N) + start_margin_ms))
+      [ -z "$index" ] || mark "go-$step" "$step_start_at $(jq -c . <<<"$warm")"
     else
       wait_for "client 1's go for step $((step + 1))" "$out/steps/go-$step"
+      step_start_at=$(cut -d' ' -f1 "$out/steps/go-$step")
       warm=$(cut -d' ' -f2- "$out/steps/go-$step")
     fi
-    [ -z "$index" ] || sleep_until_ms "$(cut -d' ' -f1 "$out/steps/go-$step")"
     echo "== step $((step + 1))/$steps: $s (repeat $((rep + 1))/$repeat)${netns:+ on $side}, warmed: $warm" >&2
     client_pids=()
     for c in $my_clients; do
