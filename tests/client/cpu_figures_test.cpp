@@ -5,11 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 #include "client/options.h"
+#include "core/clock.h"
 #include "measure/run_output.h"
 #include "proc/proc.h"
 #include "report/verdict.h"
@@ -162,6 +165,67 @@ TEST(CpuFigures, IdleBaselineIsSmallAndSubtracted) {
   } else {
     hitcost::testing::unchecked("one CPU online: the placement (server on 0, client on 1) and contamination");
   }
+}
+
+// Two clients given one --start-at (what topology.sh and the Kubernetes Job do): each takes
+// its idle baseline in the idle_ns before that time, while neither loads, and both loads start
+// at it, so their windows are one. Client 2 asks no floor (the server's threads stay free).
+TEST(CpuFigures, TwoClientsStartedAtOneWallTimeMeasureOneWindowEachWithItsIdleBaseline) {
+  ServerProcess server(server_args({"--store", "memory"}));
+  warm(server.port());
+  const uint64_t start_at = hitcost::unix_now_ns() + 1'800'000'000;
+  MeasureOptions first, second;
+  first.idle_ns = second.idle_ns = 500'000'000;
+  first.start_at_unix_ns = second.start_at_unix_ns = start_at;
+  second.floor = false;
+  RunReport other;
+  std::thread client2([&] { other = measure_run(full_load(server.port(), 1.5), second, nullptr); });
+  const RunReport mine = measure_run(full_load(server.port(), 1.5), first, nullptr);
+  client2.join();
+  size_t checked = 0;
+  for (const RunReport* r : {&mine, static_cast<const RunReport*>(&other)}) {
+    ASSERT_GT(r->load.requests, 1000u) << "not a load";
+    EXPECT_EQ(r->start_at_unix_ns, start_at);
+    // On a quiet machine 0.1 ms: the idle window ends 50 ms early, leaving its snapshot room.
+    EXPECT_LT(r->start_late_ms, 50.0) << "the load began late";
+    EXPECT_GE(r->load.started_unix_ns, start_at);
+    EXPECT_TRUE(r->idle_error.empty()) << r->idle_error;
+    ASSERT_TRUE(r->idle) << "no idle baseline";
+    EXPECT_GT(r->idle->window_s, 0.25);
+    EXPECT_EQ(r->idle->server_pages, 0u) << "the other client loaded the server during this one's idle";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2u);
+  const double apart_ms = std::abs(double(int64_t(mine.load.started_unix_ns - other.load.started_unix_ns))) / 1e6;
+  EXPECT_LT(apart_ms, 50.0) << "the two windows started apart";
+  EXPECT_TRUE(mine.floor.is_object()) << mine.floor_error;
+  EXPECT_FALSE(other.floor.is_object()) << "client 2 asked for a floor";
+}
+
+// An idle window another client's load runs through is no baseline: its CPU is that load's.
+// It is dropped, the figures are not net of it, and the run says why.
+TEST(CpuFigures, AnIdleWindowUnderAnotherClientsLoadIsNoBaselineAndSaysWhy) {
+  ServerProcess server(server_args({"--store", "memory"}));
+  warm(server.port());
+  RunReport busy;
+  std::thread other([&] { busy = measure_run(full_load(server.port(), 3.0), true, nullptr); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  MeasureOptions mo;
+  mo.idle_ns = 500'000'000;
+  mo.floor = false;
+  const RunReport r = measure_run(full_load(server.port(), 1.0), mo, nullptr);
+  other.join();
+  ASSERT_GT(busy.load.requests, 1000u) << "the other client did not load the server";
+  EXPECT_FALSE(r.idle) << "a window with another client's load was taken as idle";
+  EXPECT_NE(r.idle_error.find("not idle: the server answered"), std::string::npos) << r.idle_error;
+  const auto f = r.cpu();
+  ASSERT_TRUE(f);
+  EXPECT_FALSE(f->idle_cores);
+  EXPECT_NEAR(f->net.server, f->raw.server, 1e-12) << "something was taken off as idle";
+  const RunRecord rec = record_of(r);
+  ASSERT_TRUE(rec.idle_error);
+  EXPECT_EQ(*rec.idle_error, r.idle_error);
+  EXPECT_NE(format_terminal(r, false).find("idle          none: not idle"), std::string::npos);
 }
 
 // CPU per hit must not move with the hit ratio through the accounting (figures/cpu_accounting.h,

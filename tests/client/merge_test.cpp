@@ -121,6 +121,32 @@ TEST(Merge, RunsThatDidNotOverlapAreFlagged) {
   EXPECT_EQ((*m)["series"].size(), 7u);  // second client's points start 5 s later
 }
 
+// topology.sh asks client 1 alone for the floor: the merged run has it whichever input is
+// first, and says how late each client's load began after --start-at.
+TEST(Merge, TheFloorComesFromTheInputThatHasOneAndEachClientsStartLatenessIsListed) {
+  Histogram all;
+  json with_floor = client_run(1, 100, 0, 0, 0.03, &all), without = client_run(2, 100, 0, 1, 0.03, &all);
+  with_floor["floor"] = {{"floor_us", {{"total", 12.5}}}};
+  with_floor["start_at"] = {{"unix_ns", kStart}, {"late_ms", 0.25}};
+  without["floor_error"] = "not asked";
+  without["start_at"] = {{"unix_ns", kStart}, {"late_ms", 40.0}};
+  std::vector<std::string> warnings;
+  auto m = merge_docs({without, with_floor}, {"c2", "c1"}, &warnings);
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ((*m)["floor"]["floor_us"]["total"], 12.5) << m->dump();
+  EXPECT_FALSE(m->contains("floor_error"));
+  const json& clients = (*m)["merged"]["clients"];
+  ASSERT_EQ(clients.size(), 2u);
+  EXPECT_EQ(clients[0]["start_late_ms"], 40.0);
+  EXPECT_EQ(clients[1]["start_late_ms"], 0.25);
+  // Without --start-at: null, not 0 (no start time was asked).
+  auto plain = merge_docs({client_run(3, 100, 0, 0, 0.03, &all), client_run(4, 100, 0, 1, 0.03, &all)}, {"a", "b"},
+                          &warnings);
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE((*plain)["merged"]["clients"][0]["start_late_ms"].is_null());
+  EXPECT_FALSE(plain->contains("floor"));
+}
+
 TEST(Merge, SweepsMergeRunByStrategyStoreAndRepeat) {
   Histogram html_all, json_all, ignored;
   constexpr int kRepeats = 4;  // the fewest for which one comparison can reach 95 %

@@ -1,4 +1,5 @@
 #include "client/options.h"
+#include "core/clock.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -408,6 +409,42 @@ TEST(Options, MeasureOptionsSayWhichFlagIsBad) {
   mo = measure_options(o);
   ASSERT_FALSE(mo);
   EXPECT_EQ(mo.error().message, "bad --idle: soon");
+}
+
+// --start-at: Unix ms into the measuring options; refused with retries (a retry would run
+// alone) and, when the clock is read, an hour or more away (seconds or µs given for ms).
+TEST(Options, StartAtIsUnixMillisecondsNearThisClockAndNotWithRetries) {
+  RunOptions o;
+  auto mo = measure_options(o);
+  ASSERT_TRUE(mo);
+  ASSERT_TRUE(apply_start_at(o, *mo));
+  EXPECT_FALSE(mo->start_at_unix_ns) << "no --start-at: the load starts when ready";
+
+  const uint64_t now_ms = hitcost::unix_now_ns() / 1'000'000;
+  o.start_at_ms = now_ms + 2500;
+  ASSERT_TRUE(apply_start_at(o, *mo));
+  EXPECT_EQ(mo->start_at_unix_ns, (now_ms + 2500) * 1'000'000);
+
+  size_t refused = 0;
+  for (const uint64_t wrong : {now_ms / 1000, now_ms * 1000, now_ms + 3'700'000, now_ms - 3'700'000}) {
+    o.start_at_ms = wrong;
+    MeasureOptions fresh;
+    const hitcost::Status st = apply_start_at(o, fresh);
+    ASSERT_FALSE(st) << wrong;
+    EXPECT_EQ(st.error().code, hitcost::Errc::invalid_argument);
+    EXPECT_NE(st.error().message.find("Unix milliseconds wanted"), std::string::npos) << st.error().message;
+    EXPECT_FALSE(fresh.start_at_unix_ns);
+    // --check-args reads no clock: the form alone is checked.
+    EXPECT_TRUE(apply_start_at(o, fresh, Lookup::no)) << wrong;
+    ++refused;
+  }
+  EXPECT_EQ(refused, 4u);
+
+  o.start_at_ms = now_ms + 1000;
+  o.retry_contaminated = 1;
+  const hitcost::Status st = apply_start_at(o, *mo, Lookup::no);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("--retry-contaminated"), std::string::npos) << st.error().message;
 }
 
 TEST(Options, DefaultMissStartIsFarAboveTheWarmedSet) {

@@ -44,7 +44,7 @@ constexpr size_t counter_columns() {
   for (const auto& c : hitcost::wire::kServerCounterRows) n += !c.csv.empty();
   return n;
 }
-constexpr size_t kFields = 128 + counter_columns();     // rows of the table in run_record.cpp
+constexpr size_t kFields = 131 + counter_columns();     // rows of the table in run_record.cpp
 constexpr size_t kCsvColumns = 26 + counter_columns();  // of which in the CSV
 
 }  // namespace
@@ -131,6 +131,9 @@ TEST(RunRecord, EveryFieldOfTheTableIsInTheJsonTheCsvAndTheHtml) {
   r.axes["log"] = "line";
   r.floor = {{"floor_us", {{"total", 10.0}}}};  // asked of a server that calibrates
   r.floor_error = "none";
+  r.idle_error = "none";                     // a baseline with another client's load in it
+  r.start_at_unix_ns = 1'700'000'000'000'000'000ULL;  // hitcost-load --start-at
+  r.start_late_ms = 0.1;
   r.slowest = {{"threshold_us", 1000.0}, {"recorded", 0}, {"slowest", json::array()}};  // a server with --slow-log
   r.replay = {{"trace", "t.hctrace"}, {"events", 3}};                                   // hitcost-load --trace
   r.url_address = "127.0.0.1:8080";  // a run from before host names were resolved has none
