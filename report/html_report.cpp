@@ -204,10 +204,17 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
           "work moved are shared between hits and misses " +
           cpu([](const CpuRecord& c) { return c.corrections_shared ? json(*c.corrections_shared) : json(); }) +
           ". Every figure says raw (as measured) or net (idle taken off).");
-  row("idle baseline", "cores, median [min..max] over the runs: server " +
-                           spread_html(every, &figures::idle_server, flags) + ", cache " +
-                           spread_html(every, &figures::idle_cache, flags) + ", client " +
-                           spread_html(every, &figures::idle_client, flags));
+  // Runs whose baseline was dropped (another client's load in it: measure/measure.h) are net
+  // of nothing: said here, with the first reason, not left to a missing number.
+  const auto no_idle = std::count_if(runs.begin(), runs.end(), [](const RunRecord& r) { return r.idle_error; });
+  const auto first_no_idle = std::find_if(runs.begin(), runs.end(), [](const RunRecord& r) { return r.idle_error; });
+  row("idle baseline",
+      "cores, median [min..max] over the runs: server " + spread_html(every, &figures::idle_server, flags) +
+          ", cache " + spread_html(every, &figures::idle_cache, flags) + ", client " +
+          spread_html(every, &figures::idle_client, flags) +
+          (no_idle ? "; <b class=\"bad\">" + std::to_string(no_idle) + " of " + std::to_string(runs.size()) +
+                         " runs without one, nothing taken off (" + esc(*first_no_idle->idle_error) + ")</b>"
+                   : std::string()));
   row("attribution", cpu([](const CpuRecord& c) { return c.attribution_note; }));
   const std::string on_server = spread_html(every, &figures::softirq_server_cpus, flags),
                     on_peers = spread_html(every, &figures::softirq_peer_cpus, flags);

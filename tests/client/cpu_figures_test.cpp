@@ -317,8 +317,8 @@ TEST(CpuFigures, CpuPerHitIsTheSameAt90And99And100PercentHitsFromMemcached) {
   ASSERT_TRUE(miss_share && hit_at_100);
   const double misbilled = miss_share->median / hit_at_100->median;
   ASSERT_GT(misbilled, 0.2) << "misses too cheap to tell billing them to the hits from noise";
-  EXPECT_LT(*verdicts[0].low, 1.0 + misbilled / 2) << verdicts[0].text << "; billing misses to hits adds "
-                                                    << 100 * misbilled << " %";
+  EXPECT_LT(*verdicts[0].low, 1.0 + misbilled / 2)
+      << verdicts[0].text << "; billing misses to hits adds " << 100 * misbilled << " %";
   // What the accounting itself adds per hit (the idle share apart), at each ratio: within 1 % of
   // the figure of each other.
   ASSERT_EQ(corrections.size(), figures);

@@ -328,6 +328,27 @@ TEST(HtmlReport, RoundsEveryFigureAndListsNoRunsInOneCell) {
   EXPECT_EQ(count(table.substr(0, table.find("</table>")), "<tr><td>html #"), 5u);
 }
 
+// A run whose idle window held another client's load has no baseline (measure/measure.h): the
+// idle row says how many runs are net of nothing, and why, where the baseline is described.
+TEST(HtmlReport, RunsWithoutAnIdleBaselineAreCountedWithTheirReasonInTheIdleRow) {
+  json doc = sweep_doc(idle(0.01));
+  ASSERT_GE(doc["runs"].size(), 3u);
+  const std::string why = "not idle: the server answered 4321 pages in the 1.00 s before the run";
+  doc["runs"][0]["idle_error"] = why;
+  doc["runs"][2]["idle_error"] = "another reason";
+  const std::regex idle_row("<th>idle baseline</th><td>([\\s\\S]*?)</td></tr>");
+  std::smatch m;
+  const std::string html = html_report({doc}, "t"), all_had_one = html_report({sweep_doc(idle(0.01))}, "t");
+  ASSERT_TRUE(std::regex_search(html, m, idle_row));
+  const std::string cell = visible_text(m[1]);
+  EXPECT_NE(cell.find("2 of " + std::to_string(doc["runs"].size()) + " runs without one, nothing taken off (" + why),
+            std::string::npos)
+      << cell;
+  // And none when every run had one.
+  ASSERT_TRUE(std::regex_search(all_had_one, m, idle_row));
+  EXPECT_EQ(visible_text(m[1]).find("without one"), std::string::npos);
+}
+
 // Issue 30, 4: a net figure below zero is marked where it stands, left out of the ranges, and
 // its reason listed; never shown as a plain number.
 TEST(HtmlReport, FiguresThatCannotBeRightAreMarkedNeverPlain) {

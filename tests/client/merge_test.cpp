@@ -140,8 +140,8 @@ TEST(Merge, TheFloorComesFromTheInputThatHasOneAndEachClientsStartLatenessIsList
   EXPECT_EQ(clients[0]["start_late_ms"], 40.0);
   EXPECT_EQ(clients[1]["start_late_ms"], 0.25);
   // Without --start-at: null, not 0 (no start time was asked).
-  auto plain = merge_docs({client_run(3, 100, 0, 0, 0.03, &all), client_run(4, 100, 0, 1, 0.03, &all)}, {"a", "b"},
-                          &warnings);
+  auto plain =
+      merge_docs({client_run(3, 100, 0, 0, 0.03, &all), client_run(4, 100, 0, 1, 0.03, &all)}, {"a", "b"}, &warnings);
   ASSERT_TRUE(plain);
   EXPECT_TRUE((*plain)["merged"]["clients"][0]["start_late_ms"].is_null());
   EXPECT_FALSE(plain->contains("floor"));

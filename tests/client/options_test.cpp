@@ -1,5 +1,4 @@
 #include "client/options.h"
-#include "core/clock.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -11,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/clock.h"
 #include "load/load_runner.h"
 #include "load/net.h"
 #include "measure/run_output.h"  // MeasureOptions

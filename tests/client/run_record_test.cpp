@@ -131,7 +131,7 @@ TEST(RunRecord, EveryFieldOfTheTableIsInTheJsonTheCsvAndTheHtml) {
   r.axes["log"] = "line";
   r.floor = {{"floor_us", {{"total", 10.0}}}};  // asked of a server that calibrates
   r.floor_error = "none";
-  r.idle_error = "none";                     // a baseline with another client's load in it
+  r.idle_error = "none";                              // a baseline with another client's load in it
   r.start_at_unix_ns = 1'700'000'000'000'000'000ULL;  // hitcost-load --start-at
   r.start_late_ms = 0.1;
   r.slowest = {{"threshold_us", 1000.0}, {"recorded", 0}, {"slowest", json::array()}};  // a server with --slow-log

@@ -203,8 +203,8 @@ TEST(Compose, BuildContextHoldsWhatTheImageBuildReads) {
       dockerfile += line + "\n";
   static const std::regex copied_path(R"(\b((?:docker|scripts)/[A-Za-z0-9_.-]+))");
   int paths = 0;
-  for (auto it = std::sregex_iterator(dockerfile.begin(), dockerfile.end(), copied_path);
-       it != std::sregex_iterator(); ++it, ++paths)
+  for (auto it = std::sregex_iterator(dockerfile.begin(), dockerfile.end(), copied_path); it != std::sregex_iterator();
+       ++it, ++paths)
     EXPECT_TRUE(fs::exists(context / (*it)[1].str())) << "the Dockerfile copies " << (*it)[1] << ", not in the context";
   EXPECT_GE(paths, 5) << "the Dockerfile copies the load service's scripts";
 }
