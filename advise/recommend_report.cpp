@@ -333,7 +333,9 @@ std::string recommend_html(const RecommendResult& r, const Manifest& corpus) {
                c.compressed_values, c.values_ok, mib(c.stored_bytes), mib(c.chunk_bytes), c.memory_ratio, c.cpu_ratio,
                c.score) +
            "<td>" + escaped(confirmed_text(c, r.confirmation.how.min_effect)) + "</td><td>" +
-           escaped(std::string(to_string(c.php)) + (mark_of(r, i).empty() ? "" : " " + mark_of(r, i))) + "</td></tr>\n";
+           escaped(std::string(to_string(c.php)) +
+                   (mark_of(r, i).empty() ? std::string() : std::string(" ").append(mark_of(r, i)))) +
+           "</td></tr>\n";
   }
   out += "</table>\n<ul>\n";
   for (const std::string& n : notes(r)) out += "<li>" + escaped(n) + "</li>\n";

@@ -77,7 +77,7 @@ template <class Rows>
 std::string alternatives(const Rows& rows, std::string_view extra = {}) {
   std::string s = "{";
   for (const auto& row : rows) s += std::string(s.size() > 1 ? "," : "") + row.name;
-  if (!extra.empty()) s += "," + std::string(extra);
+  if (!extra.empty()) (s += ',') += extra;  // apart: GCC 12's -Wrestrict false positive on "," + std::string&&
   return s + "}";
 }
 

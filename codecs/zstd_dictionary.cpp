@@ -112,8 +112,8 @@ Result<DictionaryOption> parse_dictionary_option(std::string_view option) {
   }
   if (!known_scope(d.scope))
     return Error{Errc::invalid_argument,
-                 "'" + std::string(option) + "': unknown scope '" + d.scope + "' (" + scope_words() + ")"};
-  if (d.path.empty()) return Error{Errc::invalid_argument, "'" + std::string(option) + "': no file"};
+                 std::string("'").append(option) + "': unknown scope '" + d.scope + "' (" + scope_words() + ")"};
+  if (d.path.empty()) return Error{Errc::invalid_argument, std::string("'").append(option) + "': no file"};
   return d;
 }
 

@@ -163,7 +163,7 @@ std::string address_text(const Endpoint& ep) {
   }
   const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&ep.addr);
   if (ep.addr.ss_family != AF_INET6 || !inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text)) return "";
-  return "[" + std::string(text) + "]:" + std::to_string(ntohs(v6->sin6_port));
+  return std::string("[").append(text).append("]:").append(std::to_string(ntohs(v6->sin6_port)));
 }
 
 int start_connect(const Endpoint& ep, bool* in_progress) noexcept {

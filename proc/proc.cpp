@@ -156,8 +156,15 @@ std::string missing_from(std::vector<int> cpus, std::vector<int> pool, size_t& c
   }
   count = negative.size() + missing.size();
   std::string s;
-  for (int c : negative) s += (s.empty() ? "" : ",") + std::to_string(c);
-  if (!missing.empty()) s += (s.empty() ? "" : ",") + format_cpu_list(missing);
+  // Appended apart: GCC 12's -Wrestrict false positive on "," + std::string&&.
+  for (int c : negative) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(c);
+  }
+  if (!missing.empty()) {
+    if (!s.empty()) s += ',';
+    s += format_cpu_list(missing);
+  }
   return s;
 }
 std::string sorted_list(std::vector<int> cpus) {

@@ -90,11 +90,13 @@ Status check_output_path(const OutputPath& out) {
 // yet is compared by its directory's inode and its name.
 std::string identity_of(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) return "f" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  if (::stat(path.c_str(), &st) == 0)
+    return std::string("f").append(std::to_string(st.st_dev)).append(":").append(std::to_string(st.st_ino));
   const size_t slash = path.find_last_of('/');
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   if (::stat(directory_of(path).c_str(), &st) == 0)
-    return "d" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + "/" + name;
+    return std::string("d").append(std::to_string(st.st_dev)).append(":").append(std::to_string(st.st_ino)) + "/" +
+           name;
   return "p" + path;
 }
 }  // namespace

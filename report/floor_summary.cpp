@@ -98,7 +98,8 @@ std::string floor_csv_cells(const SweepRow& r) {
     std::optional<Range> ratio;
     for (const FloorPart& fp : r.floor_parts)
       if (fp.part == p) ratio = fp.ratio;
-    c += "," + cell(ratio, &Range::median);
+    c += ',';  // appended apart: GCC 12's -Wrestrict false positive on "," + std::string&&
+    c += cell(ratio, &Range::median);
   }
   return c;
 }
@@ -134,7 +135,7 @@ std::string floor_table(const Summary& s, int label_width, int store_width) {
     for (const FloorPart& p : r.floor_parts) {
       std::string c = (p.measured_us ? fmt("%.1f", p.measured_us->median) : std::string("-")) + "/" +
                       (p.floor_us ? fmt("%.1f", p.floor_us->median) : std::string("-"));
-      if (p.ratio) c += " " + fmt("%.2f", p.ratio->median) + "x";
+      if (p.ratio) (c += ' ').append(fmt("%.2f", p.ratio->median)) += 'x';
       std::snprintf(line, sizeof line, " %-20s", c.c_str());
       out += line;
     }

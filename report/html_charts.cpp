@@ -327,7 +327,9 @@ std::string cell(const std::optional<double>& v, const std::optional<std::string
   if (!v) return "<td>-</td>";
   // Two decimals up to 100 µs, fewer above: four significant digits at most.
   const int decimals = *v == 0 ? 2 : std::clamp(3 - magnitude(*v), 0, 2);
-  const std::string text = (sign && *v >= 0 ? "+" : "") + fixed(*v, decimals);
+  std::string text =
+      sign && *v >= 0 ? "+" : "";  // appended apart: GCC 12's -Wrestrict false positive on "+" + std::string&&
+  text += fixed(*v, decimals);
   return std::string(sign && *v < 0 ? "<td class=\"bad\">" : "<td>") + (flag ? flagged_html(text, *flag) : text) +
          "</td>";
 }
@@ -456,8 +458,8 @@ void phase_table_rows(std::ostringstream& s, const Group& group, const PhaseBars
     << esc(from) << "</span></td>";
   for (size_t i = 0; i < shown.size(); ++i) {
     const PartFigures& p = b.parts[shown[i]];
-    const std::optional<double> wait =
-        p.wall && p.sampled && (*p.wall != 0 || *p.sampled != 0) ? std::optional(*p.wall - *p.sampled) : std::nullopt;
+    std::optional<double> wait;  // set apart, not by ?: (GCC 12 then warns it may be read uninitialized)
+    if (p.wall && p.sampled && (*p.wall != 0 || *p.sampled != 0)) wait = *p.wall - *p.sampled;
     s << (i ? "<tr>" : "") << "<td>" << kParts[shown[i]] << "</td>" << cell(p.sampled, p.flag_sampled)
       << cell(p.corrected, p.flag_corrected) << cell(p.wall) << cell(wait, std::nullopt, true) << "</tr>";
   }

@@ -120,8 +120,11 @@ std::string uniq(const std::vector<RunRecord>& runs, const std::function<json(co
 }
 std::string rows_mix_text(const RunRecord& r) {
   std::string text;
-  for (const RowsMixRecord& e : r.rows_mix.value_or(std::vector<RowsMixRecord>{}))
-    text += (text.empty() ? "" : ",") + json(e.rows).dump() + ":" + json(e.weight).dump();
+  for (const RowsMixRecord& e : r.rows_mix.value_or(std::vector<RowsMixRecord>{})) {
+    if (!text.empty()) text += ',';  // appended apart: GCC 12's -Wrestrict false positive on "," + std::string&&
+    (text += json(e.rows).dump()) += ':';
+    text += json(e.weight).dump();
+  }
   return text;
 }
 
@@ -179,7 +182,7 @@ std::string header_section(const std::vector<RunRecord>& runs, const std::vector
                   u([](const RunRecord& r) { return json(r.key_dist); }) + ", target hit ratio " +
                   u([](const RunRecord& r) { return r.target_hit_ratio ? json(*r.target_hit_ratio) : json(); }) +
                   ", rows " + u([](const RunRecord& r) { return r.rows ? json(*r.rows) : json(); }) +
-                  (runs.empty() || !runs[0].rows_mix ? "" : ", rows mix " + u([](const RunRecord& r) {
+                  (runs.empty() || !runs[0].rows_mix ? "" : std::string(", rows mix ") + u([](const RunRecord& r) {
                                                               return r.rows_mix ? json(rows_mix_text(r)) : json();
                                                             })));
   row("CPU placement", "client pinned " + u([](const RunRecord& r) { return json(r.cpus); }) + " (threads seen on " +

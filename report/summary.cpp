@@ -525,10 +525,15 @@ std::string csv_summary(const Summary& s) {
            std::to_string(r.errors) + "," + r.attribution;
     for (const RangeColumn& c : range_columns()) {
       const std::optional<Range>& range = r.*c.member;
-      for (int k = 0; k < 3; ++k)
-        out += "," + (range ? cell(k == 0 ? range->min : k == 1 ? range->median : range->max) : "");
+      for (int k = 0; k < 3; ++k) {
+        out += ',';  // appended apart: GCC 12's -Wrestrict false positive on "," + std::string&&
+        if (range) out += cell(k == 0 ? range->min : k == 1 ? range->median : range->max);
+      }
     }
-    for (const auto* v : {&r.latency_rate, &r.p50_us, &r.p99_us, &r.p999_us, &r.lateness_p99_us}) out += "," + cell(*v);
+    for (const auto* v : {&r.latency_rate, &r.p50_us, &r.p99_us, &r.p999_us, &r.lateness_p99_us}) {
+      out += ',';
+      out += cell(*v);
+    }
     if (floors) out += "," + floor_csv_cells(r);
     out += "\n";
   }

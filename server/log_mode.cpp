@@ -23,7 +23,7 @@ Result<uint32_t> parse_ms(std::string_view text, std::string_view ms) {
   uint32_t n = 0;
   auto [p, ec] = std::from_chars(ms.data(), ms.data() + ms.size(), n);
   if (ms.empty() || ec != std::errc{} || p != ms.data() + ms.size() || n < 1 || n > 3'600'000)
-    return bad(text, "'" + std::string(ms) + "' is not a number of ms in 1..3600000");
+    return bad(text, std::string("'").append(ms) + "' is not a number of ms in 1..3600000");
   return n;
 }
 

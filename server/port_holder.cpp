@@ -125,7 +125,8 @@ std::vector<std::string> pids_holding(uint64_t inode) {
 }  // namespace
 
 std::string format_endpoint(const ip::address& addr, int port) {
-  return (addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string()) + ":" + std::to_string(port);
+  return (addr.is_v6() ? std::string("[").append(addr.to_string()) + "]" : addr.to_string()) + ":" +
+         std::to_string(port);
 }
 
 bool parse_listener_line(std::string_view line, ListenerLine& out) {
