@@ -206,8 +206,8 @@ std::optional<IdleBaseline> idle_before(const LoadPlan& plan, const StatsSource&
     window_ns = *start_at > now + kSnapshotRoom ? *start_at - now - kSnapshotRoom : 0;
     // Less than a quarter of the window asked: too short to say what idle costs.
     if (window_ns < idle_ns / 4) {
-      why_none = "the floor's calibration ended " + std::to_string((idle_ns - window_ns) / 1'000'000) +
-                 " ms into the idle window before --start-at: no time left to measure idle";
+      why_none = "only " + std::to_string(window_ns / 1'000'000) + " of the " + std::to_string(idle_ns / 1'000'000) +
+                 " ms before --start-at were left after the floor (or a late start): too short to measure idle";
       return std::nullopt;
     }
   }

@@ -11,7 +11,10 @@ namespace hitcost::client {
 std::string ProcessSetSpec::describe() const {
   auto list = [](const std::vector<int64_t>& v) {
     std::string s;
-    for (int64_t p : v) (s.empty() ? s : s += ',') += std::to_string(p);
+    for (int64_t p : v) {
+      if (!s.empty()) s += ',';  // appended apart: GCC 12's -Wrestrict false positive on "," + std::string&&
+      s += std::to_string(p);
+    }
     return s;
   };
   std::string out;
